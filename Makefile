@@ -1,0 +1,37 @@
+# Two set-up commands (see README): `make demo` and `make test`. Both create .venv/ at the repo root.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip
+SAMPLE := examples/PMC1821024.nxml
+
+.PHONY: demo test lint typecheck bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# the default install: no torch
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet -e .
+	touch $@
+
+# test set-up: the CPU torch wheel first (plain `torch` would pull a CUDA build), then the extras
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(PIP) install --quiet torch==2.13.0
+	$(PIP) install --quiet -e '.[dev,torch]'
+	touch $(VENV)/.installed $@
+
+demo: $(VENV)/.installed
+	$(BIN)/claimtrace parse $(SAMPLE)
+	$(BIN)/claimtrace stats $(SAMPLE)
+
+test: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,5 @@
+"""``python -m claimtrace``."""
+
+from claimtrace.cli import main
+
+main()

@@ -1,0 +1,63 @@
+"""The ``claimtrace`` command line. Each command lives in its own module and registers on ``app``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from claimtrace.errors import ClaimtraceError
+
+app = typer.Typer(
+    name="claimtrace",
+    help="Extract claim traces (finding -> hypothesis -> statistical evidence) from scientific papers.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+
+def _version(value: bool) -> None:
+    if value:
+        from claimtrace import __version__
+
+        typer.echo(f"claimtrace {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    """claimtrace: findings, hypotheses and statistical evidence from scientific papers."""
+
+
+# command modules; each defines its commands with @app.command() on the app above
+COMMAND_MODULES = ["parse", "stats", "llm", "retrieve", "extract", "evaluate", "graph", "conclude", "train"]
+
+
+def _register() -> None:
+    for name in COMMAND_MODULES:
+        module = f"claimtrace.cli.{name}"
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+_register()
+
+
+def main() -> None:
+    """Console-script entry point: one-line errors, exit status 2 on bad input."""
+    try:
+        app()
+    except ClaimtraceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        raise SystemExit(130) from None

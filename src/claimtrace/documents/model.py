@@ -1,0 +1,186 @@
+"""The Document model: a paper as abstract sections, body paragraphs and sentences, with offsets.
+
+Offsets are character offsets into ``Document.body_text`` (body units) or ``Document.abstract_text``
+(abstract units). ``body_text`` is the body paragraphs joined by a blank line ("\\n\\n"); likewise
+``abstract_text`` for the abstract sections. Unit ids are stable for the same input: paragraphs
+``p1, p2, ...`` (1-based; ``Paragraph.index`` is 0-based), sentences ``p12.s3``, abstract sections
+``a1, a2, ...`` and abstract sentences ``a2.s1``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+SCHEMA_VERSION = "1.0"
+
+Scope = Literal["body", "abstract"]
+SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]
+SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown"]
+ExcludedKind = Literal[
+    "references",
+    "table",
+    "figure",
+    "caption",
+    "equation",
+    "acknowledgements",
+    "footnote",
+    "front matter",
+    "header",
+    "other",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Span(_Model):
+    """A character span in a document: ``scope`` says which text the offsets index."""
+
+    scope: Scope
+    start: int
+    end: int
+    unit_id: str | None = None
+
+
+class BBox(_Model):
+    """A box on a PDF page in PDF points (x0, top, x1, bottom), origin top-left."""
+
+    x0: float
+    top: float
+    x1: float
+    bottom: float
+
+
+class Sentence(_Model):
+    """One sentence, with offsets into ``body_text`` or ``abstract_text`` (see ``scope``)."""
+
+    id: str
+    text: str
+    start: int
+    end: int
+    scope: Scope = "body"
+    page: int | None = None
+
+
+class Paragraph(_Model):
+    """One body paragraph; ``start``/``end`` index ``Document.body_text``."""
+
+    id: str
+    index: int
+    section: str | None = None
+    section_kind: SectionKind = "other"
+    text: str
+    sentences: list[Sentence] = Field(default_factory=list)
+    start: int
+    end: int
+    page: int | None = None
+    pages: list[int] = Field(default_factory=list)
+    bbox: BBox | None = None
+    source_start: int | None = None
+    source_end: int | None = None
+
+
+class AbstractSection(_Model):
+    """One section of the abstract (label set when the abstract is structured)."""
+
+    id: str
+    index: int
+    label: str | None = None
+    text: str
+    sentences: list[Sentence] = Field(default_factory=list)
+    start: int
+    end: int
+    page: int | None = None
+
+
+class ExcludedBlock(_Model):
+    """A block left out of the body (references, table, caption...), kept so nothing is lost."""
+
+    kind: ExcludedKind
+    text: str
+    label: str | None = None
+    section: str | None = None
+    page: int | None = None
+
+
+class Source(_Model):
+    """Where a Document came from."""
+
+    path: str
+    format: SourceFormat
+    size: int | None = None
+
+
+class Document(_Model):
+    """A parsed paper: abstract kept apart, body paragraphs and sentences, excluded blocks."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    source: Source
+    title: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    metadata: dict[str, str] = Field(default_factory=dict)
+    abstract: list[AbstractSection] = Field(default_factory=list)
+    abstract_text: str = ""
+    paragraphs: list[Paragraph] = Field(default_factory=list)
+    body_text: str = ""
+    excluded: list[ExcludedBlock] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+    _units: dict[str, Paragraph | AbstractSection | Sentence] | None = PrivateAttr(default=None)
+
+    # ---- navigation helpers -------------------------------------------------------------
+    def sentences(self, scope: Scope | Literal["all"] = "body") -> list[Sentence]:
+        """All sentences of the body, the abstract, or both (abstract first)."""
+        out: list[Sentence] = []
+        if scope in ("abstract", "all"):
+            for sec in self.abstract:
+                out.extend(sec.sentences)
+        if scope in ("body", "all"):
+            for par in self.paragraphs:
+                out.extend(par.sentences)
+        return out
+
+    def unit(self, unit_id: str) -> Paragraph | AbstractSection | Sentence:
+        """Look a paragraph, abstract section or sentence up by its id."""
+        index = self._unit_index()
+        try:
+            return index[unit_id]
+        except KeyError:
+            raise KeyError(f"no unit {unit_id!r} in document {self.id[:12]}") from None
+
+    def paragraph_of(self, unit_id: str) -> Paragraph | AbstractSection:
+        """The paragraph (or abstract section) that holds a unit."""
+        unit = self.unit(unit_id.split(".")[0])
+        assert not isinstance(unit, Sentence)
+        return unit
+
+    def text_of(self, span: Span) -> str:
+        """The text a span covers."""
+        text = self.body_text if span.scope == "body" else self.abstract_text
+        return text[span.start : span.end]
+
+    def locate_offset(self, offset: int, scope: Scope = "body") -> Sentence | None:
+        """The sentence that contains a character offset."""
+        for sent in self.sentences(scope):
+            if sent.start <= offset < sent.end:
+                return sent
+        return None
+
+    def _unit_index(self) -> dict[str, Paragraph | AbstractSection | Sentence]:
+        cached = self._units
+        if cached is None:
+            cached = {}
+            for sec in self.abstract:
+                cached[sec.id] = sec
+                for s in sec.sentences:
+                    cached[s.id] = s
+            for par in self.paragraphs:
+                cached[par.id] = par
+                for s in par.sentences:
+                    cached[s.id] = s
+            self._units = cached
+        return cached

@@ -1,0 +1,105 @@
+"""Readers turn source bytes into a Document. One Protocol; the format is chosen by content sniffing."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+from typing import Protocol
+
+from claimtrace.documents.model import Document, SourceFormat
+from claimtrace.errors import InputError
+
+DEFAULT_MAX_BYTES = 100 * 1024 * 1024
+
+
+class Reader(Protocol):
+    """Reads one format. ``read`` raises InputError for unusable input, never returns an empty Document."""
+
+    format: SourceFormat
+
+    def read(self, data: bytes, path: str) -> Document:
+        """Parse the source bytes into a Document."""
+        ...
+
+
+_READER_MODULES: dict[SourceFormat, str] = {
+    "jats": "claimtrace.documents.readers.jats",
+    "tei": "claimtrace.documents.readers.tei",
+    "pdf": "claimtrace.documents.readers.pdf",
+    "html": "claimtrace.documents.readers.html",
+    "text": "claimtrace.documents.readers.text",
+    "markdown": "claimtrace.documents.readers.text",
+}
+
+
+def get_reader(fmt: SourceFormat) -> Reader:
+    """The reader for a format."""
+    module = importlib.import_module(_READER_MODULES[fmt])
+    reader: Reader = module.get_reader(fmt)
+    return reader
+
+
+def sniff_format(data: bytes, path: str = "") -> SourceFormat:
+    """Decide the format from the content (the extension only breaks ties for text vs Markdown)."""
+    head = data[:4096]
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"%PDF") or b"%PDF-" in head[:1024]:
+        return "pdf"
+    lower = stripped[:4096].lower()
+    if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype") or lower.startswith(b"<"):
+        if re.search(rb"<tei[\s>]|http://www\.tei-c\.org/ns", lower):
+            return "tei"
+        if re.search(rb"<article[\s>]|jats|nlm//dtd|<pmc-articleset", lower):
+            return "jats"
+        if re.search(rb"<html[\s>]|<!doctype html|<body[\s>]|<head[\s>]|<p[\s>]|<div[\s>]", lower):
+            return "html"
+        if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype"):
+            raise InputError(path, "unsupported XML format (expected JATS/NLM, GROBID TEI or HTML)")
+    if _looks_binary(head):
+        raise InputError(path, "unsupported format (binary file that is not a PDF)")
+    suffix = Path(path).suffix.lower()
+    if suffix in (".md", ".markdown"):
+        return "markdown"
+    if re.search(rb"(?m)^#{1,6} \S", head):
+        return "markdown"
+    return "text"
+
+
+def _looks_binary(head: bytes) -> bool:
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # a multi-byte character cut at the 4 KiB boundary is still text
+        if exc.start < len(head) - 4:
+            return True
+    return False
+
+
+def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: SourceFormat | None = None) -> Document:
+    """Read a paper from disk (JATS, TEI, PDF, HTML, text, Markdown) into a Document."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "no such file")
+    if p.is_dir():
+        raise InputError(p, "is a directory, not a file")
+    size = p.stat().st_size
+    if size == 0:
+        raise InputError(p, "empty file")
+    if size > max_bytes:
+        raise InputError(p, f"file is {size:,} bytes, over the size limit of {max_bytes:,} bytes")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise InputError(p, f"cannot read file ({exc.strerror or exc})") from None
+    return read_bytes(data, str(p), fmt=fmt)
+
+
+def read_bytes(data: bytes, path: str = "<bytes>", *, fmt: SourceFormat | None = None) -> Document:
+    """Parse in-memory source bytes into a Document."""
+    if not data.strip():
+        raise InputError(path, "empty file")
+    fmt = fmt or sniff_format(data, path)
+    return get_reader(fmt).read(data, path)
