@@ -35,7 +35,9 @@ def _root(
 
 
 # command modules; each defines its commands with @app.command() on the app above
-COMMAND_MODULES = ["parse", "stats", "llm", "retrieve", "extract", "evaluate", "graph", "conclude", "train"]
+COMMAND_MODULES = [
+    "parse", "stats", "llm", "retrieve", "train", "extract", "evaluate", "experiment", "graph", "conclude",
+]
 
 
 def _register() -> None:
