@@ -1,0 +1,147 @@
+"""``claimtrace stats``: find, parse and check every statistical result in a paper (or stdin text)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claimtrace.cli import app
+from claimtrace.cli.common import print_json, stdout_console
+from claimtrace.errors import InputError
+from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
+
+RECORD_FIELDS = (
+    "scope", "unit_id", "section", "text", "start", "end", "kind", "test", "test_text", "test_detail",
+    "df1", "df2", "value", "p_comparison", "p_value", "one_tailed", "ci_level", "ci_low", "ci_high", "se",
+    "n", "effects", "descriptives", "computed_p", "consistent", "decision_error", "significant",
+    "ci_consistent", "ci_p_consistent", "flags", "repaired", "spans",
+)
+
+
+def stats_for_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
+    """Results of plain text (stdin): offsets index the text as given, scope ``text``."""
+    from claimtrace.stats import check, mentions_one_tailed, parse
+
+    ctx = mentions_one_tailed(text)
+    return [DocumentStat(**check(r, alpha=alpha, one_tailed_context=ctx).model_dump(), scope="text")
+            for r in parse(text)]
+
+
+def stats_for_file(path: str, *, alpha: float = 0.05) -> list[DocumentStat]:
+    """Results of a paper in any format the project reads."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats import analyze_document
+
+    return analyze_document(load_document(path), alpha=alpha)
+
+
+def records(results: list[DocumentStat]) -> list[dict[str, Any]]:
+    """The JSON records of ``--json`` (one per result)."""
+    out = []
+    for r in results:
+        d = r.model_dump(mode="json")
+        out.append({k: d.get(k) for k in RECORD_FIELDS})
+    return out
+
+
+def summary(results: list[DocumentStat]) -> dict[str, int]:
+    """Counts: results, checked, inconsistencies, decision errors."""
+    return {
+        "results": len(results),
+        "checked": sum(r.consistent is not None for r in results),
+        "inconsistent": sum(r.consistent is False for r in results),
+        "decision_errors": sum(bool(r.decision_error) for r in results),
+        "ci_inconsistent": sum(r.ci_consistent is False or r.ci_p_consistent is False for r in results),
+    }
+
+
+def _fmt_p(cmp: str | None, p: float | None) -> str:
+    if cmp is None:
+        return ""
+    if cmp == "ns":
+        return "ns"
+    return f"{cmp} {p:.4g}" if p is not None else cmp
+
+
+def _flag(r: DocumentStat) -> str:
+    if r.decision_error:
+        return "[bold red]decision error[/]"
+    if r.consistent is False:
+        return "[red]inconsistent[/]"
+    if r.ci_consistent is False or r.ci_p_consistent is False:
+        return "[yellow]CI mismatch[/]"
+    if r.consistent:
+        return "[green]ok[/]"
+    return ""
+
+
+def print_table(results: list[DocumentStat], source: str) -> None:
+    """A readable table of results and a summary line."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    con = stdout_console()
+    table = Table(title=f"Statistical results in {source}", show_lines=False)
+    for col in ("section", "sentence", "result", "reported p", "recomputed p", "flag"):
+        table.add_column(col, overflow="fold")
+    for r in results:
+        text = " ".join(r.text.split())
+        if len(text) > 90:
+            text = text[:89] + "…"
+        section = r.section or r.scope
+        table.add_row(escape(section[:30]), r.unit_id or "", escape(text), _fmt_p(r.p_comparison, r.p_value),
+                      f"{r.computed_p:.4g}" if r.computed_p is not None else "", _flag(r))
+    con.print(table)
+    s = summary(results)
+    con.print(f"{s['results']} results found, {s['checked']} checked, {s['inconsistent']} inconsistent, "
+              f"{s['decision_errors']} decision errors, {s['ci_inconsistent']} CI mismatches")
+
+
+def _run(source: str, alpha: float) -> list[DocumentStat]:
+    if source == "-":
+        text = sys.stdin.read()
+        if not text.strip():
+            raise InputError("-", "empty input on stdin")
+        return stats_for_text(text, alpha=alpha)
+    return stats_for_file(source, alpha=alpha)
+
+
+@app.command()
+def stats(
+    source: str = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown) or '-' for text on stdin."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON record per result."),
+    batch: Path | None = typer.Option(None, "--batch", help="JSONL with {\"id\", \"doc\"} per line."),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: write rows here (resumes)."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Significance level for decision errors."),
+) -> None:
+    """Find, parse and check every statistical result (t, F, chi2, r, z, Q, OR/HR/RR, CIs, p...)."""
+    if not 0 < alpha < 1:
+        raise InputError(None, f"--alpha must be between 0 and 1, got {alpha}")
+    if batch is not None:
+        from claimtrace.batch import read_jsonl, run_batch
+
+        items = read_jsonl(batch)
+
+        def one(item: dict[str, Any]) -> dict[str, Any]:
+            doc = item.get("doc")
+            if not isinstance(doc, str) or not doc:
+                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
+            res = stats_for_file(doc, alpha=alpha)
+            return {"schema_version": SCHEMA_VERSION, "doc": doc, "summary": summary(res),
+                    "results": records(res)}
+
+        counts = run_batch(items, one, out=out, desc="stats")
+        if counts["failed"]:
+            raise SystemExit(1)
+        return
+    if source is None:
+        raise InputError(None, "give a FILE, '-' for stdin, or --batch FILE.jsonl")
+    results = _run(source, alpha)
+    if json_out:
+        print_json({"schema_version": SCHEMA_VERSION, "source": source, "alpha": alpha,
+                    "summary": summary(results), "results": records(results)})
+    else:
+        print_table(results, "stdin" if source == "-" else Path(source).name)

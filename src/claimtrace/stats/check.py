@@ -1,0 +1,203 @@
+"""Recompute p-values and check reported results (``check``), statcheck's rounding rule included.
+
+p is recomputed for t, F, χ², r (and ρ, τ with df), z and Q (as χ²): two-tailed, or one-tailed
+when the result says so (``one_tailed``). With ``one_tailed_context`` (the paper mentions one-tailed
+tests somewhere) a result inconsistent two-tailed but consistent one-tailed counts as consistent, as
+in statcheck. The reported statistic is consistent when any value that rounds to it (to its reported
+decimals) gives a p that agrees with the reported comparison and p (itself taken with its rounding).
+A decision error is an inconsistency that flips significance at ``alpha``. CIs are checked against
+the point estimate (ratio measures on the log scale) and against the reported p (a 95% CI excludes
+the null exactly when p < .05).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from scipy import stats as sps
+
+from claimtrace.stats.model import RATIO_TESTS, StatResult
+
+_COMPUTABLE = frozenset({"t", "F", "chi2", "r", "rho", "tau", "z", "Q"})
+_LINEAR_ESTIMATES = frozenset({"MD", "SMD", "RD", "b", "beta", "d", "g"})
+
+
+def _decimals(text: str | None) -> int:
+    if not text:
+        return 2
+    s = text.strip().lstrip("+-−– ")
+    if "e" in s.lower() or "×" in s:
+        return 10
+    if "." in s:
+        return len(s.split(".")[1].rstrip(" )"))
+    return 0
+
+
+def compute_p(test: str, value: float, df1: float | None, df2: float | None, *,
+              n: int | None = None, one_tailed: bool = False) -> float | None:
+    """The p-value of a test statistic (two-tailed unless ``one_tailed``); None when not computable."""
+    v = abs(value)
+    if test == "t" and df1:
+        p = 2 * float(sps.t.sf(v, df1))
+    elif test == "z":
+        p = 2 * float(sps.norm.sf(v))
+    elif test == "F" and df1 and df2:
+        return float(sps.f.sf(value, df1, df2)) if value >= 0 else None
+    elif test in ("chi2", "Q") and df1:
+        return float(sps.chi2.sf(value, df1)) if value >= 0 else None
+    elif test in ("r", "rho", "tau"):
+        df = df1 if df1 else (n - 2 if n and n > 2 else None)
+        if not df or v > 1:
+            return None
+        if v == 1:
+            p = 0.0
+        else:
+            tval = v * math.sqrt(df / (1 - v * v))
+            p = 2 * float(sps.t.sf(tval, df))
+    else:
+        return None
+    return p / 2 if one_tailed else p
+
+
+def _p_range(r: StatResult, one_tailed: bool) -> tuple[float, float] | None:
+    """Lowest and highest p over the values that round to the reported statistic."""
+    assert r.test is not None and r.value is not None
+    text = r.spans["value"].text if "value" in r.spans else None
+    half = 0.5 * 10 ** (-_decimals(text))
+    lo_v, hi_v = abs(r.value) - half, abs(r.value) + half
+    lo_v = max(lo_v, 0.0)
+    if r.test in ("r", "rho", "tau"):
+        hi_v = min(hi_v, 1.0)
+    ps = [compute_p(r.test, x, r.df1, r.df2, n=r.n, one_tailed=one_tailed) for x in (lo_v, hi_v)]
+    p0, p1 = ps
+    if p0 is None or p1 is None:
+        return None
+    return min(p0, p1), max(p0, p1)
+
+
+def _consistent(r: StatResult, prange: tuple[float, float], alpha: float) -> bool:
+    pmin, pmax = prange
+    cmp = r.p_comparison
+    if cmp == "ns":
+        return pmax > alpha
+    rep = r.p_value
+    assert rep is not None
+    if cmp == "=":
+        dec = _decimals(r.spans["p"].text if "p" in r.spans else None)
+        if dec >= 10:  # scientific notation: compare with a relative tolerance
+            return pmin * 0.9 <= rep <= pmax * 1.1 + 1e-300
+        half = 0.5 * 10 ** (-dec)
+        if rep == 0:  # "p = .000" means p < .0005
+            return pmin < half
+        return pmin <= rep + half and pmax >= rep - half
+    if cmp in ("<", "<="):
+        return pmin < rep if cmp == "<" else pmin <= rep
+    if cmp in (">", ">="):
+        return pmax > rep if cmp == ">" else pmax >= rep
+    return True
+
+
+def reported_significant(r: StatResult, alpha: float = 0.05) -> bool | None:
+    """Whether the reported p says significant at ``alpha`` (None when it cannot tell)."""
+    cmp, p = r.p_comparison, r.p_value
+    if cmp is None:
+        return None
+    if cmp == "ns":
+        return False
+    assert p is not None
+    if cmp in ("=", "<="):
+        return p <= alpha
+    if cmp == "<":
+        return True if p <= alpha else None
+    return False if p >= alpha else None
+
+
+def _ci_null(test: str | None) -> float:
+    return 1.0 if test in RATIO_TESTS else 0.0
+
+
+def _check_ci(r: StatResult, alpha: float) -> None:
+    lo, hi = r.ci_low, r.ci_high
+    assert lo is not None and hi is not None
+    ratio = r.test in RATIO_TESTS
+    if lo > hi:
+        r.ci_consistent = False
+        r.flags.append("CI lower bound above upper bound")
+        return
+    if r.value is not None:
+        est = r.value
+        vt = r.spans["value"].text if "value" in r.spans else None
+        ci_nums = re.findall(r"\d*\.?\d+", r.spans["ci"].text) if "ci" in r.spans else []
+        slack = 0.5 * 10 ** (-_decimals(vt)) + 0.5 * 10 ** (-_decimals(ci_nums[-1] if ci_nums else None))
+        inside = lo - slack <= est <= hi + slack
+        symmetric = True
+        if inside and r.test is not None and (ratio or r.test in _LINEAR_ESTIMATES):
+            if ratio and lo > 0 and est > 0:
+                a, b, c = math.log(lo), math.log(est), math.log(hi)
+                tol = 0.2 * (c - a) + 0.5 * 10 ** (-_decimals(vt)) / est * 2 + 0.02
+            else:
+                a, b, c = lo, est, hi
+                tol = 0.2 * (c - a) + 2 * slack
+            symmetric = abs((c - b) - (b - a)) <= tol
+        r.ci_consistent = inside and symmetric
+        if not inside:
+            r.flags.append("point estimate outside its CI")
+        elif not symmetric:
+            r.flags.append("CI not centred on the point estimate")
+    null = _ci_null(r.test)
+    excludes = lo > null or hi < null
+    on_bound = lo == null or hi == null
+    level = (r.ci_level or 95.0) / 100
+    if r.p_comparison is not None and not on_bound:
+        sig_at_level = reported_significant(r, alpha=round(1 - level, 6))
+        if sig_at_level is not None:
+            r.ci_p_consistent = sig_at_level == excludes
+            if not r.ci_p_consistent:
+                r.flags.append(f"CI {'excludes' if excludes else 'includes'} the null but p says "
+                               f"{'not ' if excludes else ''}significant")
+    if r.significant is None and not on_bound and abs(level - (1 - alpha)) < 1e-9:
+        r.significant = excludes
+
+
+def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False) -> StatResult:
+    """Recompute p and flag inconsistencies and decision errors; returns a checked copy."""
+    r = result.model_copy(deep=True)
+    r.flags = []
+    r.computed_p = r.consistent = r.decision_error = r.significant = None
+    r.ci_consistent = r.ci_p_consistent = None
+    r.significant = reported_significant(r, alpha)
+    if r.test in _COMPUTABLE and r.value is not None and (r.comparison in (None, "=")):
+        r.computed_p = compute_p(r.test, r.value, r.df1, r.df2, n=r.n, one_tailed=r.one_tailed)
+        if r.computed_p is not None and r.p_comparison is not None:
+            prange = _p_range(r, r.one_tailed)
+            if prange is not None:
+                ok = _consistent(r, prange, alpha)
+                if not ok and one_tailed_context and not r.one_tailed and r.test in ("t", "z", "r", "rho", "tau"):
+                    one = _p_range(r, True)
+                    if one is not None and _consistent(r, one, alpha):
+                        ok = True
+                        r.flags.append("consistent only as a one-tailed test")
+                r.consistent = ok
+                if not ok:
+                    rep_sig = reported_significant(r, alpha)
+                    comp_sig = r.computed_p <= alpha
+                    r.decision_error = rep_sig is not None and rep_sig != comp_sig
+                    r.flags.append("inconsistent p-value")
+                    if r.decision_error:
+                        r.flags.append(f"decision error at alpha={alpha:g}")
+                else:
+                    r.decision_error = False
+        if r.significant is None and r.computed_p is not None:
+            r.significant = r.computed_p <= alpha
+    if r.ci_low is not None and r.ci_high is not None:
+        _check_ci(r, alpha)
+    return r
+
+
+def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None) -> list[StatResult]:
+    """Parse and check every result in ``text`` (``one_tailed_context`` defaults to the text's own)."""
+    from claimtrace.stats.parse import mentions_one_tailed, parse
+
+    ctx = mentions_one_tailed(text) if one_tailed_context is None else one_tailed_context
+    return [check(r, alpha=alpha, one_tailed_context=ctx) for r in parse(text)]

@@ -1,0 +1,124 @@
+"""Data model of the statistics engine: one ``StatResult`` per reported result, with component spans.
+
+Offsets (``start``/``end`` of the result and of every component) index the text given to
+``claimtrace.stats.parse`` exactly as given (before any PDF-damage repair). Fields filled by
+``check`` (``computed_p``, ``consistent``, ``decision_error``, ``significant``...) are ``None``
+until the result is checked, and stay ``None`` where the check does not apply.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+PComparison = Literal["=", "<", ">", "<=", ">=", "ns"]
+ResultKind = Literal["test", "estimate", "p", "descriptives"]
+DescriptiveKind = Literal["mean", "sd", "se", "median", "percent", "count"]
+Scope = Literal["body", "abstract", "text"]
+
+# canonical test vocabulary (see docs/statistics.md)
+TESTS = (
+    "t", "F", "chi2", "r", "rho", "tau", "z", "Q", "U", "W", "H", "b", "beta", "OR", "RR", "HR", "IRR",
+    "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2", "MD", "SMD", "RD",
+)
+RATIO_TESTS = frozenset({"OR", "RR", "HR", "IRR"})
+EFFECT_SIZES = frozenset({"d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"})
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ComponentSpan(_Model):
+    """Where one component (test, df, value, p, CI, SE, n...) was written: offsets and the text."""
+
+    start: int
+    end: int
+    text: str
+
+
+class Descriptive(_Model):
+    """A group descriptive: a mean, SD, SE, median, percentage, or a count ``value`` of ``total``."""
+
+    kind: DescriptiveKind
+    value: float
+    total: int | None = None
+    start: int
+    end: int
+    text: str
+
+
+class EffectSize(_Model):
+    """An effect size reported alongside a test (``t(30) = 2.1, p = .04, d = 0.77``)."""
+
+    measure: str
+    value: float
+    start: int
+    end: int
+    text: str
+
+
+class StatResult(_Model):
+    """One reported statistical result with its components and (after ``check``) its verdict."""
+
+    kind: ResultKind
+    text: str
+    start: int
+    end: int
+    test: str | None = None
+    test_text: str | None = None
+    test_detail: str | None = None
+    df1: float | None = None
+    df2: float | None = None
+    comparison: str | None = None  # how the statistic was reported: "=", "<", ">"
+    value: float | None = None
+    p_comparison: PComparison | None = None
+    p_value: float | None = None
+    one_tailed: bool = False
+    ci_level: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    se: float | None = None
+    n: int | None = None
+    n_per_group: bool = False
+    effects: list[EffectSize] = Field(default_factory=list)
+    descriptives: list[Descriptive] = Field(default_factory=list)
+    spans: dict[str, ComponentSpan] = Field(default_factory=dict)
+    repaired: list[str] = Field(default_factory=list)
+    # set by check()
+    computed_p: float | None = None
+    consistent: bool | None = None
+    decision_error: bool | None = None
+    significant: bool | None = None
+    ci_consistent: bool | None = None
+    ci_p_consistent: bool | None = None
+    flags: list[str] = Field(default_factory=list)
+
+    def shifted(self, delta: int) -> StatResult:
+        """A copy with every offset moved by ``delta`` (to index a larger text)."""
+        data = self.model_dump()
+        data["start"] += delta
+        data["end"] += delta
+        for comp in data["spans"].values():
+            comp["start"] += delta
+            comp["end"] += delta
+        for item in (*data["effects"], *data["descriptives"]):
+            item["start"] += delta
+            item["end"] += delta
+        return StatResult.model_validate(data)
+
+
+class DocumentStat(StatResult):
+    """A result found in a Document: offsets index ``body_text`` or ``abstract_text`` (``scope``)."""
+
+    scope: Scope = "body"
+    unit_id: str | None = None
+    paragraph_id: str | None = None
+    section: str | None = None
+
+    def record(self) -> dict[str, object]:
+        """The flat JSON record of the CLI (``--json``)."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,643 @@
+"""Find and parse every reported statistical result in a text (``parse``).
+
+The text is first repaired (``normalize``), then scanned for components: test statistics
+(``t(37) = -4.93``), effect estimates (``OR 2.1``), p-values (``p < .001``, ``n.s.``), confidence
+intervals, standard errors, sample sizes and group descriptives. Components are grouped into results
+left to right: a test statistic or effect estimate opens a result and takes the p-value, CI, SE, N
+and effect sizes that follow it closely in the same sentence; a p-value or CI that follows no open
+result opens its own. Descriptives (means, SDs, percentages, counts) written before a result in the
+same sentence belong to it. Offsets always refer to the text as given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from claimtrace.stats.model import (
+    EFFECT_SIZES,
+    RATIO_TESTS,
+    ComponentSpan,
+    Descriptive,
+    EffectSize,
+    StatResult,
+)
+from claimtrace.stats.normalize import map_span, normalize
+
+# ---------------------------------------------------------------------------------------------
+# building blocks
+NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
+SNUM = r"(?:[-+]\s?)?" + NUM
+BOUND = r"(?:[-+]\s?)?(?:\d{1,3}(?:,\d{3})+(?![\d.])|" + NUM + ")"
+DF = r"(?:[0-9lI][0-9lI]*(?:\.\d+)?)"
+
+# test names: (regex, canonical). Order matters (longest first). Single letters are guarded below.
+_TEST_NAMES: list[tuple[str, str]] = [
+    (r"partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|η\s*2\s*p|ηp|partial\s+eta2", "partial_eta2"),
+    (r"(?:η|eta)\s*[- ]?(?:2|squared)|η", "eta2"),
+    (r"(?:ω|omega)\s*[- ]?(?:2|squared)", "omega2"),
+    (r"(?:adjusted\s+|adj\.?\s*)?R\s*[- ]?(?:2|squared)|Radj2", "R2"),
+    (r"Cohen'?s\s+f\s*2|f\s*2", "f2"),
+    (r"χ\s*\^?\s*2|χ|chi\s*\^?\s*2|[Cc]hi[- ]?squared?(?:\s+value)?|X\s*2|x\s*2|G\s*2", "chi2"),
+    (r"Mann[- ]Whitney(?:\s+U)?|U", "U"),
+    (r"Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+[WTZ])?|W", "W"),
+    (r"Kruskal[- ]Wallis(?:\s+H)?|H", "H"),
+    (r"Q\s*(?:between|within|error|total|residual|B|W|E|T|R|b|w|e|t)(?![a-z])|Q", "Q"),
+    (r"Cohen'?s\s+d|d", "d"),
+    (r"Hedges'?\s*g|g", "g"),
+    (r"Spearman'?s\s+(?:rho|ρ|r)|r\s*s(?![a-z])|rho|ρ", "rho"),
+    (r"Kendall'?s\s+(?:tau|τ)(?:\s*-?\s*b)?|tau|τ", "tau"),
+    (r"t", "t"),
+    (r"F", "F"),
+    (r"r|R", "r"),
+    (r"z|Z", "z"),
+    (r"β|beta|Beta", "beta"),
+    (r"b|B", "b"),
+    (r"(?:adjusted\s+)?odds\s+ratios?|a?ORs?|adj\.?\s*OR", "OR"),
+    (r"(?:adjusted\s+)?(?:risk|rate)\s+ratios?|relative\s+risks?|a?RRs?", "RR"),
+    (r"(?:adjusted\s+)?hazards?\s+ratios?|a?HRs?", "HR"),
+    (r"incidence\s+rate\s+ratios?|a?IRRs?", "IRR"),
+    (r"standardi[sz]ed\s+mean\s+differences?|SMD", "SMD"),
+    (r"(?:weighted\s+)?mean\s+differences?|W?MD", "MD"),
+    (r"risk\s+differences?|RD", "RD"),
+]
+_NAME_ALT = "|".join(f"(?P<n{i}>{rx})" for i, (rx, _) in enumerate(_TEST_NAMES))
+_SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
+_ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
+_LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES
+
+_TEST_RE = re.compile(
+    r"(?<![A-Za-z0-9_.'’-])(?:" + _NAME_ALT + r")"
+    r"(?![A-Za-z])"
+    r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
+    r"(?:\s*[,;]\s*[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
+    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+))?)?"
+    r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|:|,|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
+    r"\s*(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
+)
+
+_PNUM = (
+    r"(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
+    r"(?:\s*(?:[×x*]|\\times)\s*10\s*(?:\^\s*)?(?:\(\s*)?(?P<exp>[-+]?\s?\d{1,3})(?:\s*\))?"
+    r"|\s?[eE](?P<exp2>[-+]?\d{1,3}))?"
+)
+_P_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<pname>[pP](?:[\s-]*values?)?)"
+    r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
+    r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
+    r"\s*(?:"
+    r"(?P<pcmp><\s*or\s*=|>\s*or\s*=|<=|>=|=<|=>|≤|≥|<|>|=|:|b(?=\s*\.?\d)|!|(?<=\s)p(?=\s)|N(?=\s*\.?\d)"
+    r"|(?<=[ \t])(?:of|was|is|were)(?=\s))\s*" + _PNUM +
+    r"|(?P<pns>=?\s*(?:n\.\s?s\.?|NS|ns)(?![A-Za-z])))"
+)
+_NS_RE = re.compile(r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);]))")
+_SIGLEVEL_RE = re.compile(
+    r"significan\w*\s+at\s+(?:the\s+)?(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*%|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
+    r"(?:\s+(?:level|significance\s+level))?"
+)
+_CI_RE = re.compile(
+    r"(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*|(?P<lvlf>0?\.\d{2})\s+)?"
+    r"(?P<ciname>CIs?|C\.I\.|CrI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redible\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
+    r"(?:\s*\(\s*(?:CI|CrI)\s*\))?(?:\s+for\s+[A-Za-z ]{1,30}?)?"
+    r"\s*(?:[:=,]|\s(?:was|of|is|from|were))?\s*[\[(]?\s*"
+    r"(?P<lo>" + BOUND + r")\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?"
+    r"\s*(?:-|to|,|;|and|–)\s*"
+    r"(?P<hi>" + BOUND + r")(?![\d.]\d)\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?\s*[\])]?"
+)
+_BARE_CI_RE = re.compile(
+    r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
+)
+_N_RE = re.compile(
+    r"(?<![A-Za-z0-9])[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
+    r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
+)
+_SE_RE = re.compile(r"(?<![A-Za-z])(?:SE|S\.E\.|standard\s+error)\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_MEAN_RE = re.compile(r"(?<![A-Za-z])(?:M|[Mm]ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
+_SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
+_PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
+_PCT_RE = re.compile(r"(?<![\d.])(?P<v>" + NUM + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
+_COUNT_RE = re.compile(
+    r"(?<![\d./])(?P<k>\d+)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
+)
+_MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
+_ONE_TAILED_RE = re.compile(r"\b(?:one|1)[- ](?:tailed|sided)\b", re.I)
+_BREAK_RE = re.compile(r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n")
+_THRESHOLD_BEFORE = re.compile(
+    r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
+    r"considered|taken|as|to\s+be|a|an|the|value|level|\s|,)*$|"
+    r"(?:with|when|if|a|an|two-sided|two-tailed)\s*$",
+    re.I,
+)
+_THRESHOLD_AFTER = re.compile(
+    r"^\s*(?:\(\s*two[- ](?:sided|tailed)\s*\)\s*)?(?:was|were|is|are)\s+(?:considered|regarded|accepted|"
+    r"taken|defined|set|used|deemed|chosen)|^\s*(?:level|threshold)\b|^\s*(?:was|were)\s+(?:statistically\s+)?significant\b"
+    r"|^\s*(?:indicat|denot|defin)\w*\s+(?:statistical\s+)?significan",
+    re.I,
+)
+_Q_DETAIL = {"b": "between", "between": "between", "w": "within", "within": "within", "e": "error",
+             "error": "error", "t": "total", "total": "total", "r": "residual", "residual": "residual"}
+_PCMP = {"=": "=", "<": "<", ">": ">", "≤": "<=", "≥": ">=", "<=": "<=", ">=": ">=", "=<": "<=",
+         "=>": ">=", ":": "=", "b": "<", "!": "<", "p": "=", "N": ">", "of": "=", "was": "=", "is": "=",
+         "were": "="}
+
+
+def _num(s: str) -> float:
+    s = s.replace(" ", "").replace("\n", "").replace(",", "")
+    if s.startswith("+"):
+        s = s[1:]
+    return float(s)
+
+
+def _df(s: str) -> float:
+    return float(s.replace("l", "1").replace("I", "1"))
+
+
+@dataclass
+class _Tok:
+    kind: str  # test, p, ci, n, se, desc
+    start: int
+    end: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class _Res:
+    kind: str
+    start: int
+    end: int
+    last: int
+    fields: dict[str, Any] = field(default_factory=dict)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    effects: list[tuple[str, float, int, int]] = field(default_factory=list)
+    descs: list[_Tok] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------------------------
+# scanners
+def _scan_tests(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _TEST_RE.finditer(t):
+        idx = next(i for i in range(len(_TEST_NAMES)) if m.group(f"n{i}") is not None)
+        canon = _TEST_NAMES[idx][1]
+        name = m.group(f"n{idx}")
+        cmp_raw = (m.group("cmp") or "").strip()
+        has_df = m.group("df1") is not None or m.group("sdf1") is not None
+        if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
+            continue
+        loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
+        if loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df):
+            continue
+        if cmp_raw in ("", ",", "of", "was", "is", "were") and name.strip() in _SINGLE:
+            continue
+        if m.group("open") == "[" and canon not in ("t", "F", "chi2", "r", "Q", "H"):
+            continue
+        value_s = m.group("value")
+        try:
+            value = _num(value_s)
+        except ValueError:
+            continue
+        data: dict[str, Any] = {"test": canon, "test_text": name, "value": value, "has_df": has_df}
+        repaired: list[str] = []
+        if canon == "Q":
+            sub = name[1:].strip().lower()
+            if sub:
+                data["test_detail"] = _Q_DETAIL.get(sub, sub)
+        cmp = {"p": "=", "!": "<", "≤": "<=", "≥": ">="}.get(cmp_raw, cmp_raw)
+        if cmp_raw in ("p", "!"):
+            repaired.append(f"comparator '{cmp_raw}' read as '{cmp}'")
+        if cmp not in ("=", "<", ">", "<=", ">="):
+            cmp = "="
+        data["comparison"] = cmp
+        spans: dict[str, tuple[int, int]] = {"test": m.span(f"n{idx}"), "value": m.span("value")}
+        for g_df, g_sdf, key in (("df1", "sdf1", "df1"), ("df2", "sdf2", "df2")):
+            g = g_df if m.group(g_df) is not None else g_sdf
+            if m.group(g) is not None:
+                raw = m.group(g).strip()
+                if re.search("[lI]", raw):
+                    repaired.append(f"'{raw}' in df read as a number")
+                data[key] = _df(raw)
+                s, e = m.span(g)
+                spans[key] = (s + (len(m.group(g)) - len(m.group(g).lstrip())), e)
+        if m.group("n") is not None:
+            data["n"] = int(m.group("n").replace(",", ""))
+            spans["n"] = m.span("n")
+        data["spans"] = spans
+        data["repaired"] = repaired
+        end = m.end()
+        if canon in _ESTIMATE_TESTS | {"b", "beta", "d", "g"}:
+            bm = _BARE_CI_RE.match(t, end)
+            if bm and not _CI_RE.match(t, bm.start() + 1):
+                lo, hi = _num(bm.group("lo")), _num(bm.group("hi"))
+                if lo <= value <= hi:
+                    data["ci"] = (None, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
+                    end = bm.end()
+        toks.append(_Tok("test", m.start(), end, data))
+    return toks
+
+
+def _p_value(m: re.Match[str]) -> float | None:
+    raw = m.group("pval")
+    if raw.startswith("0/"):
+        raw = "0." + raw[2:]
+    elif re.fullmatch(r"0,\d+", raw):
+        raw = raw.replace(",", ".")
+    elif "," in raw or "/" in raw:
+        return None
+    try:
+        v = float(raw)
+    except ValueError:
+        return None
+    exp = m.group("exp") or m.group("exp2")
+    if exp is not None:
+        e = int(exp.replace(" ", ""))
+        if e > 0 and v * 10**e > 1:
+            e = -e  # a superscript minus lost in conversion
+        v = v * 10.0**e
+    if v > 1 or v < 0:
+        return None
+    return v
+
+
+def _scan_p(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _P_RE.finditer(t):
+        data: dict[str, Any] = {}
+        if m.group("pns") is not None:
+            data.update(p_comparison="ns", p_value=None)
+            vspan = m.span("pns")
+        else:
+            raw_cmp = re.sub(r"\s+", "", m.group("pcmp"))
+            if raw_cmp in ("<or=", ">or="):
+                cmp = "<=" if raw_cmp[0] == "<" else ">="
+            else:
+                cmp = _PCMP.get(raw_cmp, "=")
+            if raw_cmp in ("b", "!", "p", "N"):
+                data["repaired"] = [f"p comparator '{raw_cmp}' read as '{cmp}'"]
+            elif raw_cmp in ("of", "was", "is", "were") and "value" not in m.group("pname").lower():
+                continue
+            pv = _p_value(m)
+            if pv is None:
+                continue
+            data.update(p_comparison=cmp, p_value=pv)
+            vspan = (m.start("pval"), m.end())
+        if m.group("psub"):
+            data["p_detail"] = re.sub(r"[\s_-]+", " ", m.group("psub")).strip()
+        if m.group("ptail") in ("one", "1"):
+            data["one_tailed"] = True
+        if _is_threshold(t, m.start(), m.end()):
+            continue
+        data["spans"] = {"p": (m.start(), m.end()), "p_value": vspan}
+        toks.append(_Tok("p", m.start(), m.end(), data))
+    taken = [(tk.start, tk.end) for tk in toks]
+    for m in _NS_RE.finditer(t):
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        before = t[max(0, m.start() - 40) : m.start()]
+        if re.search(r"saline|sodium|nervous|system", before, re.I) or not re.search(r"\d", before):
+            continue
+        toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "ns", "p_value": None,
+                                                   "spans": {"p": m.span(), "p_value": m.span()}}))
+    for m in _SIGLEVEL_RE.finditer(t):
+        v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
+        if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
+            toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
+                                                       "spans": {"p": m.span(), "p_value": m.span()}}))
+    return toks
+
+
+def _is_threshold(t: str, s: int, e: int) -> bool:
+    before = t[max(0, s - 70) : s]
+    cut = max(before.rfind(". "), before.rfind("; "))
+    if cut >= 0:
+        before = before[cut + 2 :]
+    after = t[e : e + 60]
+    if _THRESHOLD_AFTER.search(after):
+        return True
+    if re.search(r"(?:significan\w*|alpha|α|level)\s*(?:\w+\s*){0,4}(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$", before, re.I):
+        return not re.search(r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", before, re.I)
+    return False
+
+
+def _scan_ci(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _CI_RE.finditer(t):
+        lo, hi = _num(m.group("lo")), _num(m.group("hi"))
+        lvl: float | None = None
+        if m.group("lvl"):
+            lvl = float(m.group("lvl"))
+        elif m.group("lvlf"):
+            lvl = float(m.group("lvlf")) * 100
+        if lvl is not None and not 50 <= lvl < 100:
+            continue
+        if lo > hi:
+            if re.match(r"-", m.group("hi")) and -hi >= lo:
+                continue
+            lo, hi = hi, lo  # written high first; kept, flagged by check
+        start = m.start("lvl") if m.group("lvl") else (m.start("lvlf") if m.group("lvlf") else m.start("ciname"))
+        toks.append(_Tok("ci", start, m.end(), {"ci": (lvl, lo, hi, m.start("lo"), m.end("hi")),
+                                               "swapped": _num(m.group("lo")) > _num(m.group("hi"))}))
+    return toks
+
+
+def _scan_misc(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _N_RE.finditer(t):
+        toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
+    for m in _SE_RE.finditer(t):
+        toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
+    for m in _MEAN_RE.finditer(t):
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
+    for m in _SD_RE.finditer(t):
+        kind = "se" if m.group("k") == "SEM" else "sd"
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
+    for m in _PM_RE.finditer(t):
+        toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
+        toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
+    for m in _MEDIAN_RE.finditer(t):
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": "median", "value": _num(m.group("v"))}))
+    for m in _PCT_RE.finditer(t):
+        v = float(m.group("v"))
+        if v <= 100:
+            toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
+    for m in _COUNT_RE.finditer(t):
+        k, n = int(m.group("k")), int(m.group("n"))
+        if n > 0 and k <= n and not (1900 <= n <= 2100 and "/" in m.group(0)):
+            toks.append(_Tok("desc", m.start(), m.end(), {"kind": "count", "value": float(k), "total": n}))
+    return toks
+
+
+# ---------------------------------------------------------------------------------------------
+# grouping
+def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
+    if b < a:
+        return True
+    gap = t[a:b]
+    return len(gap) <= limit and not _BREAK_RE.search(gap)
+
+
+def _overlaps(tok: _Tok, taken: list[tuple[int, int]]) -> bool:
+    return any(tok.start < e and s < tok.end for s, e in taken)
+
+
+def _group(t: str, toks: list[_Tok]) -> list[_Res]:
+    primary = [tk for tk in toks if tk.kind in ("test", "p", "ci")]
+    primary.sort(key=lambda tk: (tk.start, -tk.end))
+    # drop primaries nested inside an earlier one (a CI inside a test's bare CI, a "p" inside a name)
+    kept: list[_Tok] = []
+    for tk in primary:
+        if kept and tk.start < kept[-1].end and tk.kind == kept[-1].kind:
+            continue
+        if kept and tk.kind == "ci" and kept[-1].kind == "test" and "ci" in kept[-1].data and tk.start < kept[-1].end:
+            continue
+        if kept and tk.kind == "test" and kept[-1].kind == "p" and tk.start < kept[-1].end:
+            continue
+        kept.append(tk)
+    taken = [(tk.start, tk.end) for tk in kept]
+    minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci") and not _overlaps(tk, taken)),
+                   key=lambda tk: tk.start)
+    # descriptives: drop those overlapping one another (keep the first, longest)
+    descs: list[_Tok] = []
+    for tk in sorted((tk for tk in minor if tk.kind == "desc"), key=lambda tk: (tk.start, -tk.end)):
+        if descs and tk.start < descs[-1].end:
+            continue
+        descs.append(tk)
+    others = [tk for tk in minor if tk.kind != "desc"]
+    events = sorted(kept + descs + others, key=lambda tk: (tk.start, 0 if tk.kind in ("test", "p", "ci") else 1))
+
+    results: list[_Res] = []
+    cur: _Res | None = None
+    pending_desc: list[_Tok] = []
+    pending_n: _Tok | None = None
+
+    def open_result(kind: str, tk: _Tok) -> _Res:
+        nonlocal pending_desc, pending_n
+        r = _Res(kind, tk.start, tk.end, tk.end)
+        if pending_desc and _gap_ok(t, pending_desc[-1].end, tk.start, 120):
+            # keep the descriptives of this sentence only
+            r.descs = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
+            if r.descs:
+                r.start = min(r.start, r.descs[0].start)
+        pending_desc = []
+        if pending_n is not None and _gap_ok(t, pending_n.end, tk.start, 60):
+            r.fields["n"] = pending_n.data["n"]
+            r.fields["n_per_group"] = pending_n.data["per"]
+            r.spans["n"] = (pending_n.start, pending_n.end)
+            r.start = min(r.start, pending_n.start)
+        pending_n = None
+        results.append(r)
+        return r
+
+    for tk in events:
+        close = cur is not None and _gap_ok(t, cur.last, tk.start, 45)
+        if tk.kind == "test":
+            d = tk.data
+            if (cur is not None and close and d["test"] in EFFECT_SIZES and cur.kind == "test"
+                    and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")):
+                cur.effects.append((d["test"], d["value"], tk.start, tk.end))
+                cur.last = cur.end = max(cur.end, tk.end)
+                continue
+            cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
+            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison"):
+                if key in d:
+                    cur.fields[key] = d[key]
+            cur.spans.update(d["spans"])
+            cur.repaired.extend(d["repaired"])
+            if "ci" in d:
+                _set_ci(cur, d["ci"])
+        elif tk.kind == "p":
+            if cur is not None and close and "p_comparison" not in cur.fields:
+                target = cur
+            else:
+                cur = target = open_result("p", tk)
+            target.fields["p_comparison"] = tk.data["p_comparison"]
+            target.fields["p_value"] = tk.data["p_value"]
+            if tk.data.get("one_tailed"):
+                target.fields["one_tailed"] = True
+            if tk.data.get("p_detail") and "test_detail" not in target.fields:
+                target.fields["test_detail"] = tk.data["p_detail"]
+            target.spans["p"] = tk.data["spans"]["p_value"]
+            target.spans["p_full"] = tk.data["spans"]["p"]
+            target.repaired.extend(tk.data.get("repaired", []))
+            target.last = target.end = max(target.end, tk.end)
+        elif tk.kind == "ci":
+            if (cur is not None and _gap_ok(t, cur.last, tk.start, 35) and "ci_low" not in cur.fields and "p_comparison" not in cur.fields) or (cur is not None and cur.kind in ("test", "estimate") and _gap_ok(t, cur.last, tk.start, 35) and "ci_low" not in cur.fields):
+                target = cur
+            else:
+                cur = target = open_result("estimate", tk)
+                _estimate_before(t, target, tk.start)
+            _set_ci(target, tk.data["ci"])
+            if tk.data.get("swapped"):
+                target.repaired.append("CI bounds written high first")
+            target.spans["ci_full"] = (tk.start, tk.end)
+            target.last = target.end = max(target.end, tk.end)
+        elif tk.kind == "n":
+            if cur is not None and close and "n" not in cur.fields:
+                cur.fields["n"] = tk.data["n"]
+                cur.fields["n_per_group"] = tk.data["per"]
+                cur.spans["n"] = (tk.start, tk.end)
+                cur.last = cur.end = max(cur.end, tk.end)
+            else:
+                pending_n = tk
+        elif tk.kind == "se":
+            if cur is not None and close and "se" not in cur.fields:
+                cur.fields["se"] = tk.data["se"]
+                cur.spans["se"] = (tk.start, tk.end)
+                cur.last = cur.end = max(cur.end, tk.end)
+        elif tk.kind == "desc":
+            pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
+            pending_desc.append(tk)
+    return results
+
+
+def _set_ci(r: _Res, ci: tuple[float | None, float, float, int, int]) -> None:
+    lvl, lo, hi, s, e = ci
+    r.fields["ci_level"] = lvl
+    r.fields["ci_low"] = lo
+    r.fields["ci_high"] = hi
+    r.spans["ci"] = (s, e)
+    r.end = max(r.end, e)
+    r.last = max(r.last, e)
+
+
+_EST_BEFORE = re.compile(
+    r"(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*(?:%|[a-zA-Zμµ]{1,10}(?:/[a-zA-Z0-9]+)?)?\s*[,;:(\[]?\s*$"
+)
+
+
+def _estimate_before(t: str, r: _Res, ci_start: int) -> None:
+    """A CI that opens a result: take the point estimate written just before it, if any."""
+    window = t[max(0, ci_start - 30) : ci_start]
+    m = _EST_BEFORE.search(window)
+    if not m:
+        return
+    base = ci_start - len(window)
+    r.fields["value"] = _num(m.group("v"))
+    r.spans["value"] = (base + m.start("v"), base + m.end("v"))
+    r.start = min(r.start, base + m.start("v"))
+    ctx = t[max(0, ci_start - 80) : ci_start].lower()
+    if "mean difference" in ctx:
+        r.fields.setdefault("test", "MD")
+    elif "risk difference" in ctx:
+        r.fields.setdefault("test", "RD")
+
+
+# ---------------------------------------------------------------------------------------------
+def _keep(r: _Res) -> bool:
+    f = r.fields
+    test = f.get("test")
+    has_support = "p_comparison" in f or "ci_low" in f or "se" in f
+    v = f.get("value")
+    if r.kind == "p":
+        return "p_comparison" in f
+    if r.kind == "estimate" and test is None:
+        return "ci_low" in f
+    if test is None or v is None:
+        return False
+    has_df = "df1" in f
+    if test in ("r", "rho", "tau") and abs(v) > 1:
+        return False
+    if test in ("eta2", "partial_eta2", "omega2", "R2") and not 0 <= v <= 1:
+        return False
+    if test in ("F", "chi2", "Q", "H", "U", "W", "f2") and v < 0:
+        return False
+    if test in RATIO_TESTS and not (0 < v < 50):
+        return False
+    if test in ("d", "g") and abs(v) >= 10:
+        return False
+    if test in _ESTIMATE_TESTS or test in ("b", "beta"):
+        return has_support
+    if has_df:
+        return True
+    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"):
+        return True
+    return has_support
+
+
+def _finish(text: str, norm: str, offsets: list[int], r: _Res) -> StatResult:
+    def span(s: int, e: int) -> ComponentSpan:
+        os_, oe = map_span(offsets, s, e)
+        return ComponentSpan(start=os_, end=oe, text=text[os_:oe])
+
+    f = r.fields
+    start, end = map_span(offsets, r.start, r.end)
+    spans = {k: span(s, e) for k, (s, e) in r.spans.items()}
+    descs: list[Descriptive] = []
+    for d in r.descs:
+        sp = span(d.start, d.end)
+        descs.append(Descriptive(kind=d.data["kind"], value=d.data["value"], total=d.data.get("total"),
+                                 start=sp.start, end=sp.end, text=sp.text))
+    effects: list[EffectSize] = []
+    for measure, value, s, e in r.effects:
+        sp = span(s, e)
+        effects.append(EffectSize(measure=measure, value=value, start=sp.start, end=sp.end, text=sp.text))
+    one_tailed = bool(f.get("one_tailed")) or bool(_ONE_TAILED_RE.search(norm[max(0, r.start - 60) : r.end + 40]))
+    repaired = list(r.repaired)
+    if norm[r.start : r.end] != text[start:end]:
+        repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
+    return StatResult(
+        kind=r.kind,
+        text=text[start:end],
+        start=start,
+        end=end,
+        test=f.get("test"),
+        test_text=f.get("test_text"),
+        test_detail=f.get("test_detail"),
+        df1=f.get("df1"),
+        df2=f.get("df2"),
+        comparison=f.get("comparison"),
+        value=f.get("value"),
+        p_comparison=f.get("p_comparison"),
+        p_value=f.get("p_value"),
+        one_tailed=one_tailed,
+        ci_level=f.get("ci_level"),
+        ci_low=f.get("ci_low"),
+        ci_high=f.get("ci_high"),
+        se=f.get("se"),
+        n=f.get("n"),
+        n_per_group=bool(f.get("n_per_group")),
+        effects=effects,
+        descriptives=descs,
+        spans=spans,
+        repaired=repaired,
+    )
+
+
+def mentions_one_tailed(text: str) -> bool:
+    """Whether a text says that (some) tests were one-tailed / one-sided."""
+    return bool(_ONE_TAILED_RE.search(text))
+
+
+def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
+    """Every statistical result reported in ``text``, in order, with offsets into ``text`` as given."""
+    if not text:
+        return []
+    norm, offsets = normalize(text)
+    toks = _scan_tests(norm) + _scan_p(norm) + _scan_ci(norm) + _scan_misc(norm)
+    grouped = [r for r in _group(norm, toks) if _keep(r)]
+    out = [_finish(text, norm, offsets, r) for r in grouped]
+    if descriptives:
+        out = _with_standalone_descriptives(text, norm, offsets, toks, out)
+    return out
+
+
+def _with_standalone_descriptives(text: str, norm: str, offsets: list[int], toks: list[_Tok],
+                                  results: list[StatResult]) -> list[StatResult]:
+    used = {(d.start, d.end) for r in results for d in r.descriptives}
+    covered = [(r.start, r.end) for r in results]
+    extra: list[StatResult] = []
+    for tk in sorted((tk for tk in toks if tk.kind == "desc"), key=lambda tk: tk.start):
+        s, e = map_span(offsets, tk.start, tk.end)
+        if (s, e) in used or any(a <= s < b for a, b in covered):
+            continue
+        d = Descriptive(kind=tk.data["kind"], value=tk.data["value"], total=tk.data.get("total"),
+                        start=s, end=e, text=text[s:e])
+        if extra and s - extra[-1].end <= 40 and not _BREAK_RE.search(text[extra[-1].end : s]):
+            last = extra[-1]
+            last.descriptives.append(d)
+            last.end = e
+            last.text = text[last.start : e]
+            continue
+        extra.append(StatResult(kind="descriptives", text=text[s:e], start=s, end=e, descriptives=[d]))
+    return sorted([*results, *extra], key=lambda r: r.start)
