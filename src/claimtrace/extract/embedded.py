@@ -1,0 +1,222 @@
+"""The embedded extractor: offline, no LLM. Scores the paper's body sentences for each stage.
+
+Stage 1 (hypothesis): similarity to the finding (BM25 over sentences, plus MiniLM cosine with
+``similarity="hybrid"``) + the hypothesis classifier's probability + section priors (introduction and
+sections titled "hypotheses" up; results down). Stage 2 (evidence): sentences that carry statistical
+results, ranked by similarity to the composite query (finding + hypothesis) + statistic strength +
+section priors (results up; methods and introduction down); the best sentence is extended to its
+neighbours in the same paragraph only when they also carry results and score close to it, up to
+``max_evidence_sentences`` (3 by default).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from claimtrace.documents.model import Document, Sentence
+from claimtrace.extract.config import ContextConfig
+from claimtrace.extract.context import ContextSelector
+from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
+from claimtrace.extract.locate import span_from_offsets
+from claimtrace.extract.model import Flag, TraceSpan
+from claimtrace.extract.statistics import stat_strength
+
+HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.4, "discussion": -0.3,
+                     "conclusion": -0.4, "other": 0.0}
+CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
+EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
+                    "introduction": -0.5, "other": 0.0}
+_HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (study|research)", re.I)
+_RESULT_HEADING = re.compile(r"result|finding|outcome|efficacy|effect", re.I)
+_HYP_MIN_SCORE = 0.45
+INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
+W_SIM_HYP, W_CLS = 1.0, 0.6
+W_SIM_EV, W_STAT = 1.0, 0.6
+MIN_EVIDENCE_STRENGTH = 0.3
+EXTEND_RATIO = 0.85
+
+
+@dataclass
+class StageOutput:
+    """What one extraction stage returns: the span (or None), flags, and LLM bookkeeping."""
+
+    span: TraceSpan | None
+    flags: list[Flag] = field(default_factory=list)
+    invocation_ids: list[str] = field(default_factory=list)
+    model: str | None = None
+    context_paragraphs: list[str] | None = None
+
+
+class DocIndex:
+    """Per-document precomputation shared by both stages and every finding."""
+
+    def __init__(self, doc: Document, similarity: str = "bm25") -> None:
+        from claimtrace.retrieval.bm25 import BM25Retriever
+        from claimtrace.retrieval.units import document_units
+
+        self.doc = doc
+        self.sents: list[Sentence] = doc.sentences("body")
+        self.units = document_units(doc, "sentence")
+        by_id = {s.id: s for s in self.sents}
+        self.sents = [by_id[u.id] for u in self.units]  # drop empty ones, same order as units
+        self.pid = [u.paragraph_id for u in self.units]
+        self.kind = [u.section_kind for u in self.units]
+        self.section = [u.section or "" for u in self.units]
+        self.pos = {s.id: i for i, s in enumerate(self.sents)}
+        intro = [p.id for p in doc.paragraphs if p.section_kind == "introduction"]
+        self.intro_last = np.array([bool(intro) and p == intro[-1] for p in self.pid], dtype=bool)
+        self.similarity = similarity
+        self._bm25 = BM25Retriever()
+        self._bm25_index = self._bm25.build(self.units) if self.units else None
+        self.sims_cache: dict[str, np.ndarray] = {}
+        self._hyp: np.ndarray | None = None
+        self._cue: np.ndarray | None = None
+        self._stat: np.ndarray | None = None
+        self._emb: np.ndarray | None = None
+        self._embedder: Any = None
+
+    @property
+    def hyp(self) -> np.ndarray:
+        """Hypothesis-classifier probability of every sentence."""
+        if self._hyp is None:
+            self._hyp = np.array([hypothesis_score(s.text, priors=False) for s in self.sents])
+        return self._hyp
+
+    @property
+    def cue(self) -> np.ndarray:
+        """Explicit hypothesis/aim cue bonus of every sentence."""
+        if self._cue is None:
+            self._cue = np.array([max((CUE_BONUS[k] for k in hypothesis_cues(s.text)), default=0.0) for s in self.sents])
+        return self._cue
+
+    @property
+    def stat(self) -> np.ndarray:
+        """Statistic-strength cue of every sentence."""
+        if self._stat is None:
+            self._stat = np.array([stat_strength(s.text) for s in self.sents])
+        return self._stat
+
+    def sim(self, query: str) -> np.ndarray:
+        """Similarity of every sentence to a query, each component scaled to [0, 1]."""
+        n = len(self.sents)
+        if not n or self._bm25_index is None:
+            return np.zeros(n)
+        bm = np.asarray(self._bm25.scores(self._bm25_index, query), dtype=np.float64)
+        bm = bm / bm.max() if bm.max() > 0 else bm
+        if self.similarity == "bm25":
+            return bm
+        if self._emb is None:
+            from claimtrace.retrieval.embeddings import get_embedder
+
+            self._embedder = get_embedder(None, cache=False)
+            self._emb = np.asarray(self._embedder.encode([s.text for s in self.sents]))
+        q = np.asarray(self._embedder.encode([query]))[0]
+        cos = self._emb @ q
+        lo, hi = float(np.median(cos)), float(cos.max())
+        dn = np.clip((cos - lo) / (hi - lo), 0, 1) if hi > lo else np.zeros(n)
+        if self.similarity == "dense":
+            return dn
+        return np.asarray(0.5 * bm + 0.5 * dn)
+
+
+class EmbeddedExtractor:
+    """Offline extractor: sentence scoring with BM25/MiniLM similarity, the hypothesis classifier and cues."""
+
+    name = "embedded"
+
+    def __init__(self, *, similarity: str = "bm25", max_evidence_sentences: int = 3,
+                 selector: ContextSelector | None = None) -> None:
+        self.similarity = similarity
+        self.max_evidence_sentences = max(1, max_evidence_sentences)
+        self.selector = selector or ContextSelector()
+        self._index: DocIndex | None = None
+
+    def index(self, doc: Document) -> DocIndex:
+        """The per-document index (rebuilt when the document changes)."""
+        if self._index is None or self._index.doc.id != doc.id:
+            self._index = DocIndex(doc, self.similarity)
+        return self._index
+
+    def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
+        """Mask of the sentences inside the configuration's context."""
+        mask = np.ones(len(ix.sents), dtype=bool)
+        if config.mode == "fulltext":
+            return mask
+        if config.mode == "rag" and config.reranker == "default" and not self.selector.reranker_spec:
+            # embedded rag-rerank: retrieve M paragraphs; the sentence scorer does the reranking
+            import dataclasses
+
+            config = dataclasses.replace(config, selector=f"top{config.candidates}" if config.candidates in (5, 10, 20) else "top20")
+        pids = self.selector.paragraphs(ix.doc, query, config, gold)
+        if pids is None:
+            return mask
+        keep = set(pids)
+        return np.array([p in keep for p in ix.pid], dtype=bool)
+
+    def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
+                   gold: Sequence[str] | None = None) -> StageOutput:
+        """Stage 1: the sentence(s) stating the core hypothesis the finding answers."""
+        ix = self.index(doc)
+        if not ix.sents:
+            return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis", message="the document has no body sentences")])
+        sim = ix.sim(finding)
+        prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
+                          for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
+        score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
+        score = np.where(self._allowed(ix, finding, config, gold), score, -np.inf)
+        best = int(np.argmax(score))
+        if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
+            return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",
+                                           message=f"no sentence scored as a hypothesis (best {float(score[best]):.2f} "
+                                                   f"< {_HYP_MIN_SCORE})")])
+        lo = hi = best
+        # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
+        nxt = best + 1
+        if nxt < len(ix.sents) and ix.pid[nxt] == ix.pid[best] and ix.hyp[nxt] >= 0.5 and score[nxt] >= 0.8 * score[best]:
+            hi = nxt
+        span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
+                                 score=round(float(score[best]), 4))
+        return StageOutput(span)
+
+    def evidence(self, doc: Document, query: str, config: ContextConfig,
+                 gold: Sequence[str] | None = None, max_sentences: int | None = None) -> StageOutput:
+        """Stage 2: the consecutive sentences (at most ``max_sentences``) reporting the statistical test."""
+        ix = self.index(doc)
+        flags: list[Flag] = []
+        if not ix.sents:
+            return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the document has no body sentences")])
+        limit = max(1, max_sentences or self.max_evidence_sentences)
+        sim = ix.sim(query)
+        stat = ix.stat
+        prior = np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
+                          for k, sec in zip(ix.kind, ix.section, strict=True)])
+        score = W_SIM_EV * sim + W_STAT * stat + prior
+        allowed = self._allowed(ix, query, config, gold)
+        cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
+        if not cand.any():
+            flags.append(Flag(code="no_statistics", stage="evidence",
+                              message="no sentence in the context reports a statistical result; chose the most relevant sentence"))
+            cand = allowed
+        if not cand.any():
+            return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the context is empty")])
+        masked = np.where(cand, score, -np.inf)
+        best = int(np.argmax(masked))
+        lo = hi = best
+        while hi - lo + 1 < limit:
+            options = []
+            for j in (lo - 1, hi + 1):
+                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 \
+                        and masked[j] >= EXTEND_RATIO * masked[best]:
+                    options.append(j)
+            if not options:
+                break
+            j = max(options, key=lambda t: masked[t])
+            lo, hi = min(lo, j), max(hi, j)
+        span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
+                                 score=round(float(masked[best]), 4))
+        return StageOutput(span, flags)

@@ -1,0 +1,132 @@
+"""Detect the finding sentences of an abstract (sentences that report an empirical result), with reasons.
+
+The detector is a linear model (``weights/findings.json``, trained by ``scripts/train_findings.py`` on
+``shared/data/findings``) over TF-IDF n-grams plus position, result-cue and statistics features. The
+labels of a structured abstract (RESULTS, CONCLUSIONS, METHODS...) are not in that training data, so
+they enter as a fixed, documented prior (``SECTION_PRIOR``) added to the model's logit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from claimtrace.documents.model import Document
+from claimtrace.errors import InputError
+from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
+
+FINDINGS_WEIGHTS = WEIGHTS_DIR / "findings.json"
+
+RESULT_CUES = re.compile(
+    r"\b(we (found|show|showed|observed|demonstrate[ds]?|report)|(was|were) (found|observed|associated)|"
+    r"(show|showed|shown|demonstrate[ds]?|reveal(s|ed)?|indicate[ds]?|suggest(s|ed)?|confirm(s|ed)?)( that)?|"
+    r"significant(ly)?|associated with|correlat\w+|increase[ds]?|decrease[ds]?|reduc\w+|improv\w+|"
+    r"higher|lower|greater|fewer|more likely|less likely|no (significant )?(difference|effect|association)|"
+    r"did not|was not|were not|led to|resulted in|predict\w*|outperform\w*|effective|inhibit\w*|enhance\w*)\b",
+    re.I,
+)
+CONCLUSION_CUES = re.compile(r"\b(thus|therefore|taken together|in conclusion|overall|these (results|findings|data)|"
+                             r"our (results|findings|data)|this (study|work) (shows|demonstrates|suggests))\b", re.I)
+METHOD_CUES = re.compile(r"\b(we (used|collected|performed|conducted|analy[sz]ed|measured|recruited|examined|"
+                         r"investigated|assessed|compared|developed|propose|present)|(was|were) (randomi[sz]ed|"
+                         r"assigned|enrolled|recruited|measured|collected|performed|analy[sz]ed)|aim(ed)? (was |is )?to|"
+                         r"objective|purpose|to (investigate|determine|examine|assess|evaluate|test|explore))\b", re.I)
+BACKGROUND_CUES = re.compile(r"\b(is (a|an|one)|are (a|an)|remains? (unclear|unknown|poorly)|poorly understood|"
+                             r"little is known|however|has been|have been|is thought|are thought|believed)\b", re.I)
+STAT_CUES = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b(CI|OR|HR|RR)\b|\d+(\.\d+)?\s*%|\br\s*=\s*-?0?\.\d)", re.I)
+
+# structured-abstract labels: a fixed prior on the logit (the training abstracts are unstructured)
+SECTION_PRIOR: dict[str, float] = {
+    "results": 1.0, "findings": 1.0, "conclusions": 1.0, "conclusion": 1.0, "interpretation": 1.0,
+    "background": -2.5, "introduction": -2.5, "objective": -2.5, "objectives": -2.5, "aim": -2.5,
+    "aims": -2.5, "purpose": -2.5, "context": -2.5, "methods": -2.5, "method": -2.5, "design": -2.5,
+    "setting": -2.5, "participants": -2.5, "materials and methods": -2.5, "patients": -2.5,
+    "methodology": -2.5, "trial registration": -4.0, "funding": -4.0,
+}
+
+
+class FindingCandidate(BaseModel):
+    """One abstract sentence with its finding score and the reason it was (not) chosen."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sentence_id: str | None
+    text: str
+    score: float
+    chosen: bool
+    reason: str
+
+
+def finding_features(text: str, ctx: dict[str, Any]) -> dict[str, float]:
+    """Dense features of one abstract sentence: position, cue counts, statistics, length."""
+    i, n = int(ctx.get("index", 0)), max(int(ctx.get("n", 1)), 1)
+    rel = i / (n - 1) if n > 1 else 1.0
+    words = len(text.split())
+    return {
+        "rel_position": rel,
+        "rel_position_sq": rel * rel,
+        "is_first": float(i == 0),
+        "is_last": float(i == n - 1),
+        "is_second_last": float(i == n - 2),
+        "result_cues": math.log1p(len(RESULT_CUES.findall(text))),
+        "conclusion_cues": float(bool(CONCLUSION_CUES.search(text))),
+        "method_cues": float(bool(METHOD_CUES.search(text))),
+        "background_cues": float(bool(BACKGROUND_CUES.search(text))),
+        "has_statistics": float(bool(STAT_CUES.search(text))),
+        "log_words": math.log1p(words) / 4.0,
+    }
+
+
+@lru_cache(maxsize=1)
+def findings_model() -> LinearTextModel:
+    """The shipped findings model (loaded once)."""
+    return LinearTextModel.load(FINDINGS_WEIGHTS)
+
+
+def score_sentences(sentences: list[str], labels: list[str | None] | None = None) -> list[tuple[float, str]]:
+    """Finding probability and a short reason for each sentence of one abstract."""
+    model = findings_model()
+    out: list[tuple[float, str]] = []
+    n = len(sentences)
+    for i, text in enumerate(sentences):
+        label = (labels[i] if labels else None) or ""
+        z, contrib = model.decision(text, finding_features(text, {"index": i, "n": n}))
+        prior = SECTION_PRIOR.get(label.strip().lower().rstrip(":"), 0.0)
+        z += prior
+        p = 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+        pos = [t for t, c in contrib if c > 0][:4]
+        why = f"score {p:.2f}; sentence {i + 1} of {n}"
+        if label:
+            why += f"; abstract section {label}" + (f" (prior {prior:+.1f})" if prior else "")
+        if pos:
+            why += "; strongest cues: " + ", ".join(repr(t) for t in pos)
+        out.append((p, why))
+    return out
+
+
+def detect_findings(doc: Document, *, threshold: float | None = None, max_findings: int = 5) -> list[FindingCandidate]:
+    """The finding sentences of a Document's abstract (the chosen ones first, in abstract order)."""
+    sents = doc.sentences("abstract")
+    if not sents:
+        raise InputError(doc.source.path, "the document has no abstract to detect findings in; give --finding TEXT")
+    labels: list[str | None] = []
+    for sec in doc.abstract:
+        labels.extend(sec.label for _ in sec.sentences)
+    scored = score_sentences([s.text for s in sents], labels)
+    thr = findings_model().threshold if threshold is None else threshold
+    order = sorted(range(len(sents)), key=lambda j: -scored[j][0])
+    chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
+    if not chosen:
+        chosen = {order[0]}
+    cands = []
+    for j, s in enumerate(sents):
+        p, why = scored[j]
+        if j in chosen:
+            why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
+                   f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
+        cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen, reason=why))
+    return cands

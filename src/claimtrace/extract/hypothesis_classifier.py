@@ -1,0 +1,98 @@
+"""Score how much a sentence reads like a hypothesis statement.
+
+A linear model (``weights/hypotheses.json``, trained by ``scripts/train_hypotheses.py`` on
+``shared/data/hypotheses``: SciARG, Meta-knowledge GENIA, PHAEDRA) over TF-IDF n-grams and cue
+features. Those corpora label mostly hedged or speculative statements; explicit statements of a
+study's hypothesis ("we hypothesized that", "H1", "consistent with our prediction") are rare in them,
+so those cues also carry a fixed, documented prior (``EXPLICIT_PRIOR``) added to the model's logit.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import lru_cache
+from typing import Any
+
+from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
+
+HYPOTHESIS_WEIGHTS = WEIGHTS_DIR / "hypotheses.json"
+
+EXPLICIT = re.compile(
+    r"\b(we (hypothesi[sz]ed?|predict(ed)?|expect(ed)?|anticipated|reasoned|propose[d]?|posit(ed)?|conjectured?)|"
+    r"(it|this) (was|is) (hypothesi[sz]ed|predicted|expected)|(our|the|this|main|central|primary|first|second) "
+    r"(hypothesis|hypotheses|prediction)|hypothes[ie]s (was|were|is|are)|(was|were) hypothesi[sz]ed|"
+    r"(consistent|in line|in accordance) with (our|the) (hypothes[ie]s|predictions?|expectations?)|"
+    r"to test (the|our|this|whether)|tested (the|whether)|we (tested|examined|investigated) whether)\b", re.I)
+AIM = re.compile(
+    r"\b(we (set out|sought|aimed|wanted|intended|decided) to|(the|our|this|main|primary) (aims?|objectives?|purpose|goal)"
+    r" (of (this|the present|our) (study|trial|work|research|paper) )?(was|were|is|are) to|this (study|trial|work|paper) "
+    r"(was designed|aims|aimed|sought|examines|examined|investigates|investigated|tests|tested|compares|compared)|"
+    r"in (this|the present) (study|trial|paper|work),? we (investigate|investigated|examine|examined|test|tested|compare|"
+    r"compared|asked|ask|evaluate|evaluated|assess|assessed))\b", re.I)
+LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
+HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|suggests?|suggesting|"
+                   r"presumably|putative|whether|appears? to|seems? to|is thought|are thought)\b", re.I)
+RESULT_STAT = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b[tFr]\s*\(\s*\d|\bχ2|\bchi2|95%\s*CI)", re.I)
+
+EXPLICIT_PRIOR = 4.0  # added to the logit when an explicit hypothesis cue is present
+AIM_PRIOR = 3.5  # a statement of the study's aim ("we set out to compare ...")
+LABEL_PRIOR = 2.0  # "H1", "Hypothesis 2"
+STAT_PRIOR = -1.5  # a sentence reporting a test statistic is a result, not a hypothesis
+
+
+def hypothesis_features(text: str, ctx: dict[str, Any] | None = None) -> dict[str, float]:
+    """Dense cue features of one sentence."""
+    return {
+        "explicit_cue": float(bool(EXPLICIT.search(text))),
+        "hypothesis_label": float(bool(LABEL.search(text))),
+        "aim_cue": float(bool(AIM.search(text))),
+        "hedges": math.log1p(len(HEDGE.findall(text))),
+        "has_test_statistic": float(bool(RESULT_STAT.search(text))),
+        "log_words": math.log1p(len(text.split())) / 4.0,
+    }
+
+
+@lru_cache(maxsize=1)
+def hypothesis_model() -> LinearTextModel:
+    """The shipped hypothesis-sentence model (loaded once)."""
+    return LinearTextModel.load(HYPOTHESIS_WEIGHTS)
+
+
+def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str]]:
+    """The hypothesis logit of a sentence and the cues that raised it."""
+    feats = hypothesis_features(text)
+    z, contrib = hypothesis_model().decision(text, feats)
+    cues = [t for t, c in contrib if c > 0][:3]
+    if priors:
+        m = EXPLICIT.search(text)
+        if m:
+            z += EXPLICIT_PRIOR
+            cues.insert(0, repr(m.group(0)))
+        a = AIM.search(text) if not m else None
+        if a:
+            z += AIM_PRIOR
+            cues.insert(0, repr(a.group(0)))
+        lab = LABEL.search(text)
+        if lab:
+            z += LABEL_PRIOR
+            cues.insert(0, repr(lab.group(0)))
+        if feats["has_test_statistic"]:
+            z += STAT_PRIOR
+    return z, cues
+
+
+def hypothesis_cues(text: str) -> dict[str, str]:
+    """The explicit hypothesis cues in a sentence: {"explicit"|"aim"|"label": matched text}."""
+    out: dict[str, str] = {}
+    for name, rx in (("explicit", EXPLICIT), ("aim", AIM), ("label", LABEL)):
+        m = rx.search(text)
+        if m:
+            out[name] = m.group(0)
+    return out
+
+
+def hypothesis_score(text: str, *, priors: bool = True) -> float:
+    """Probability that a sentence states a hypothesis."""
+    z, _ = hypothesis_logit(text, priors=priors)
+    return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))

@@ -1,0 +1,174 @@
+"""The two-stage pipeline: finding -> (stage 1) hypothesis -> (stage 2, composite query) evidence.
+
+``extract_traces`` takes a Document and findings (detected from the abstract when none are given);
+a hypothesis given with a finding skips stage 1. The evidence span's statistics are parsed and
+checked by the statistics engine.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from claimtrace.documents.model import Document
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.extract.config import EMBEDDED_DEFAULT, LLM_DEFAULT, ContextConfig, get_preset
+from claimtrace.extract.embedded import EmbeddedExtractor, StageOutput
+from claimtrace.extract.findings import detect_findings
+from claimtrace.extract.locate import locate_quote, normalise
+from claimtrace.extract.model import ClaimTrace, Evidence, Finding, Flag, TraceSpan
+from claimtrace.extract.statistics import engine_available, span_statistics
+
+DEFAULT_MAX_EVIDENCE_SENTENCES = 3
+
+
+class FindingInput(BaseModel):
+    """A finding to trace, optionally with its hypothesis (skips stage 1) and gold context (oracle)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    hypothesis: str | None = None
+    gold_paragraph_ids: list[str] | None = None
+
+
+class Extractor(Protocol):
+    """Both stages of an extractor (embedded or LLM)."""
+
+    name: str
+
+    def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
+                   gold: Sequence[str] | None = None) -> StageOutput:
+        """Stage 1."""
+        ...
+
+    def evidence(self, doc: Document, query: str, config: ContextConfig,
+                 gold: Sequence[str] | None = None, max_sentences: int | None = None) -> StageOutput:
+        """Stage 2."""
+        ...
+
+
+def parse_findings(raw: Any, where: str = "findings") -> list[FindingInput]:
+    """Findings from a manifest value: a list of strings or of {"text", "hypothesis"?} objects."""
+    if raw is None:
+        return []
+    if isinstance(raw, str):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise InputError(None, f"{where}: expected a list of strings or of {{'text', 'hypothesis'}} objects")
+    out: list[FindingInput] = []
+    for i, f in enumerate(raw):
+        if isinstance(f, str):
+            f = {"text": f}
+        if not isinstance(f, dict) or not isinstance(f.get("text"), str) or not f["text"].strip():
+            raise InputError(None, f"{where}[{i}]: each finding needs a non-empty 'text'")
+        try:
+            out.append(FindingInput.model_validate(f))
+        except ValueError as exc:
+            raise InputError(None, f"{where}[{i}]: {str(exc).splitlines()[0]}") from None
+    return out
+
+
+def _abstract_sentence_id(doc: Document, text: str) -> str | None:
+    t = normalise(text)
+    for s in doc.sentences("abstract"):
+        if normalise(s.text) == t:
+            return s.id
+    return None
+
+
+def _given_hypothesis(doc: Document, text: str) -> tuple[TraceSpan, list[Flag]]:
+    span = locate_quote(doc, text)
+    if span is not None:
+        return span, []
+    return (TraceSpan(text=text, located="user"),
+            [Flag(code="hypothesis_not_in_paper", stage="hypothesis",
+                  message="the given hypothesis was not found verbatim in the body; used as given")])
+
+
+def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config: ContextConfig, *,
+                  hypothesis: str | None = None, gold: Sequence[str] | None = None,
+                  max_evidence_sentences: int = DEFAULT_MAX_EVIDENCE_SENTENCES) -> ClaimTrace:
+    """One ClaimTrace: stage 1 (unless a hypothesis is given), then stage 2 with the composite query."""
+    timings: dict[str, float] = {}
+    flags: list[Flag] = []
+    inv: list[str] = []
+    models: list[str] = []
+    t0 = time.perf_counter()
+    hyp: TraceSpan | None
+    if hypothesis and hypothesis.strip():
+        hyp, fl = _given_hypothesis(doc, hypothesis.strip())
+        flags.extend(fl)
+    else:
+        out1 = extractor.hypothesis(doc, finding.text, config, gold)
+        hyp = out1.span
+        flags.extend(out1.flags)
+        inv.extend(out1.invocation_ids)
+        if out1.model:
+            models.append(out1.model)
+    t1 = time.perf_counter()
+    timings["hypothesis_s"] = round(t1 - t0, 4)
+    query = finding.text if hyp is None else f"{finding.text} {hyp.text}"
+    out2 = extractor.evidence(doc, query, config, gold, max_evidence_sentences)
+    flags.extend(out2.flags)
+    inv.extend(out2.invocation_ids)
+    if out2.model:
+        models.append(out2.model)
+    t2 = time.perf_counter()
+    timings["evidence_s"] = round(t2 - t1, 4)
+    evidence: Evidence | None = None
+    if out2.span is not None:
+        sp = out2.span
+        records: list[dict[str, Any]] = []
+        summary = None
+        if sp.start is not None and sp.end is not None and sp.scope == "body":
+            records, summary = span_statistics(doc, sp.start, sp.end)
+        evidence = Evidence(**sp.model_dump(), statistics=records, **({"statistics_summary": summary} if summary else {}))
+        if summary is not None and summary.inconsistent:
+            flags.append(Flag(code="inconsistent_statistics", stage="evidence",
+                              message=f"{summary.inconsistent} of {summary.checked} checked results are inconsistent"))
+        if engine_available() and not records and not any(f.code == "no_statistics" for f in flags):
+            flags.append(Flag(code="no_statistics", stage="evidence",
+                              message="the statistics engine parsed no result in the evidence span"))
+    elif not any(f.code == "no_evidence" for f in flags):
+        flags.append(Flag(code="no_evidence", stage="evidence", message="no evidence span was extracted"))
+    timings["statistics_s"] = round(time.perf_counter() - t2, 4)
+    return ClaimTrace(doc_id=doc.id, doc_path=doc.source.path, finding=finding, hypothesis=hyp, evidence=evidence,
+                      configuration=config.name, extractor="llm" if extractor.name == "llm" else "embedded",
+                      model=models[0] if models else None, invocation_ids=inv, timings=timings, flags=flags)
+
+
+def extract_traces(doc: Document, findings: Sequence[FindingInput | str] | None = None, *,
+                   extractor: Extractor | None = None, config: str | ContextConfig | None = None,
+                   max_evidence_sentences: int = DEFAULT_MAX_EVIDENCE_SENTENCES,
+                   max_findings: int = 5) -> list[ClaimTrace]:
+    """ClaimTraces for the given findings (or the findings detected in the abstract)."""
+    ex: Extractor = extractor or EmbeddedExtractor(max_evidence_sentences=max_evidence_sentences)
+    if config is None:
+        config = LLM_DEFAULT if ex.name == "llm" else EMBEDDED_DEFAULT
+    cfg = get_preset(config) if isinstance(config, str) else config
+    if not doc.paragraphs:
+        raise InputError(doc.source.path, "the document has no body text to extract from")
+    items = [FindingInput(text=f) if isinstance(f, str) else f for f in (findings or [])]
+    traces: list[ClaimTrace] = []
+    if items:
+        for it in items:
+            if not it.text.strip():
+                raise ClaimtraceError("empty finding text")
+            fnd = Finding(text=it.text.strip(), sentence_id=_abstract_sentence_id(doc, it.text), source="user",
+                          how_chosen="given by the user")
+            traces.append(trace_finding(doc, fnd, ex, cfg, hypothesis=it.hypothesis, gold=it.gold_paragraph_ids,
+                                        max_evidence_sentences=max_evidence_sentences))
+        return traces
+    t0 = time.perf_counter()
+    detected = [c for c in detect_findings(doc, max_findings=max_findings) if c.chosen]
+    dt = round(time.perf_counter() - t0, 4)
+    for c in detected:
+        fnd = Finding(text=c.text, sentence_id=c.sentence_id, source="detected", how_chosen=c.reason, score=c.score)
+        tr = trace_finding(doc, fnd, ex, cfg, max_evidence_sentences=max_evidence_sentences)
+        tr.timings["findings_s"] = dt
+        traces.append(tr)
+    return traces
