@@ -1,0 +1,249 @@
+"""Deterministic evidence-component parser: statistics patterns plus variable and relationship cues.
+
+Test family, degrees of freedom, sample sizes and confidence intervals come from the statistics
+engine (``claimtrace.stats``) when it is installed, and from the patterns below in every case (the
+union, de-duplicated). Variables are noun-phrase chunks left once statistics, numbers, function words
+and comparison cues are removed; relationships are one per sentence carrying a direction or a
+significance cue. The parser is an approximation of the published GPT-4 parse; docs/evaluation.md
+reports how often it agrees with the LLM parser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from claimtrace.documents.sentences import split_sentences
+from claimtrace.evaluate.evidence import EvidenceComponents, Interval, Relationship
+
+_NUM = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
+_DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-",
+                         "\u00a0": " ", "\u2009": " ", "\u202f": " "})
+
+_CI = [
+    # 95% CI 1.2-3.4 | 95% confidence interval [CI]: 1.2 to 3.4 | (95% CI, -0.5, 0.3)
+    re.compile(rf"(?P<level>\d{{2}}(?:\.\d+)?)\s*%\s*(?:CI|C\.I\.|confidence intervals?|confidence limits?)"
+               rf"(?:\s*\[CI\])?[^0-9\-+]{{0,20}}?\+?(?P<low>{_NUM})\s*%?\s*(?:to|,|;|-|and)\s*\+?(?P<high>{_NUM})", re.I),
+    # CI 95% 1.2-3.4 | CI95%: ...
+    re.compile(rf"\bCI\s*(?P<level>\d{{2}})\s*%?[^0-9\-]{{0,12}}?(?P<low>{_NUM})\s*%?\s*(?:to|,|;|-)\s*\+?(?P<high>{_NUM})"),
+    # CI: 1.2-3.4 (level unstated)
+    re.compile(rf"\b(?:CI|confidence interval)s?\b[^0-9\-%]{{0,12}}?(?P<low>{_NUM})\s*%?\s*(?:to|,|;|-)\s*\+?(?P<high>{_NUM})", re.I),
+]
+
+_FAMILIES: list[tuple[str, re.Pattern[str]]] = [
+    ("t", re.compile(r"\bt[- ]?tests?\b|student'?s t\b|\bt\s*\(\s*\d|\bt\s*=\s*-?\.?\d", re.I)),
+    ("anova", re.compile(r"\bANOVA\b|\bANCOVA\b|\bMANOVA\b|analysis of (?:co)?variance|\bF\s*\(\s*\d|\bF\s*=\s*\d")),
+    ("chi2", re.compile(r"chi[- ]?squared?|χ\s*2|χ²|\bX2\s*[(=]|\bchi2", re.I)),
+    ("fisher", re.compile(r"fisher'?s? exact", re.I)),
+    ("correlation", re.compile(r"correlat|pearson|spearman|\brho\b|\br\s*=\s*-?\.?\d|\br\s*\(\s*\d", re.I)),
+    ("z", re.compile(r"\bz[- ]tests?\b|\bz\s*=\s*-?\.?\d", re.I)),
+    ("nonparametric", re.compile(r"mann[- ]whitney|wilcoxon|kruskal|\bU\s*=\s*\d|rank[- ]sum|signed[- ]rank", re.I)),
+    ("regression", re.compile(r"regression|\bβ\s*=|\bbeta\s*=|\b[bB]\s*=\s*-?\.?\d", re.I)),
+    ("odds ratio", re.compile(r"odds ratio|\bOR\s*[=:,(]|\bOR\s+-?\d|\baOR\b", re.I)),
+    ("survival", re.compile(r"hazard ratio|\bHR\s*[=:,(]|\bHR\s+\d|\bcox\b|log[- ]?rank|kaplan", re.I)),
+    ("risk ratio", re.compile(r"relative risk|risk ratio|\bRR\s*[=:,(]|\bRR\s+\d", re.I)),
+    ("mixed model", re.compile(r"mixed[- ](?:effects? )?model|generali[sz]ed estimating|\bGEE\b|multilevel|hierarchical linear", re.I)),
+]
+_FAMILY_OF_TEST = {"t": "t", "f": "anova", "chi2": "chi2", "x2": "chi2", "r": "correlation", "rho": "correlation",
+                   "z": "z", "u": "nonparametric", "w": "nonparametric", "h": "nonparametric",
+                   "b": "regression", "beta": "regression", "or": "odds ratio", "hr": "survival", "rr": "risk ratio"}
+
+_N = re.compile(r"(?<![A-Za-z])[nN]\s*=\s*(\d[\d,]*)(?!\.\d)")
+_DF_T = re.compile(r"\b(?:t|r|χ2|χ²|chi2|X2)\s*\(\s*(\d+(?:\.\d+)?)\s*(?:,\s*[nN]\s*=\s*(\d[\d,]*))?\s*\)")
+_DF_F = re.compile(r"\bF\s*\(\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\)")
+_DF_WORD = re.compile(r"\b(?:df|d\.f\.)\s*=\s*(\d+(?:\.\d+)?)", re.I)
+
+_P = re.compile(r"\bp\s*(?:-?value)?\s*(<=|>=|≤|≥|<|>|=)\s*(0?\.\d+|\d(?:\.\d+)?(?:\s*[x×]\s*10\s*-\s*\d+)?|\d\.?\d*e-\d+)", re.I)
+_NULL = re.compile(
+    r"no (?:statistically )?significant|not (?:statistically )?significant|non-?significant|\bn\.?s\.?\b(?=[\s,;)])"
+    r"|did not (?:significantly )?(?:differ|change|improve|increase|decrease|reduce|affect|alter)"
+    r"|no (?:\w+ )?differences?|were similar|was similar|comparable|did not reach|no effect|not differ", re.I)
+_SIG = re.compile(r"(?<!non-)(?<!non)(?<!not )\bsignificant(?:ly)?\b", re.I)
+_NULL_DIR = re.compile(r"no (?:statistically )?significant (?:difference|change|effect|association|relationship|correlation)"
+                       r"|did not (?:significantly )?(?:differ|change|affect|alter)|no differences?|not differ"
+                       r"|were similar|was similar|comparable|no effect|not significantly different", re.I)
+_UP = re.compile(r"\b(?:increas\w*|higher|greater|more|improv\w*|elevat\w*|rais\w*|longer|larger|better|superior"
+                 r"|gain\w*|enhanc\w*|exceed\w*|positive(?:ly)? (?:associat|correlat)\w*|rise|rose|accelerat\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|lower|less|fewer|reduc\w*|declin\w*|shorter|smaller|worse|inferior|drop\w*"
+                   r"|diminish\w*|attenuat\w*|negative(?:ly)? (?:associat|correlat)\w*|fell|fall|decline)\b", re.I)
+
+_STOP = frozenset(["a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "within", "into", "onto", "over", "under", "between", "among", "against", "than", "then", "as", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "not", "no", "nor", "this", "that", "these", "those", "there", "their", "its", "it", "they", "them", "he", "she", "his", "her", "our", "we", "us", "you", "your", "which", "who", "whom", "whose", "what", "when", "where", "while", "whereas", "during", "after", "before", "since", "until", "per", "via", "vs", "versus", "compared", "comparison", "compare", "comparing", "significantly", "significant", "significance", "statistically", "statistical", "difference", "differences", "different", "differ", "differed", "higher", "lower", "greater", "less", "more", "fewer", "increase", "increased", "increases", "increasing", "decrease", "decreased", "decreases", "decreasing", "reduced", "reduction", "reduce", "reduces", "improved", "improvement", "improve", "improves", "better", "worse", "similar", "comparable", "both", "either", "each", "all", "any", "some", "also", "only", "likely", "unlikely", "mean", "means", "median", "p", "ci", "respectively", "found", "showed", "show", "shows", "observed", "noted", "reported", "seen", "revealed", "demonstrated", "indicated", "associated", "association", "effect", "effects", "relative", "respect", "regard", "although", "however", "moreover", "furthermore", "overall", "total", "both", "patients", "group", "groups", "subjects", "participants", "study", "trial", "value", "values", "level", "levels", "rate", "rates", "number", "same", "other", "those", "one", "two", "three", "four", "five", "six", "vs.", "i.e", "e.g", "et", "al", "odds", "ratio", "ratios", "regression", "logistic", "linear", "analysis", "analyses", "model", "models", "confidence", "interval", "intervals", "hazard", "test", "tests"])
+_WORD = re.compile(r"[A-Za-zα-ωΑ-Ω][A-Za-z0-9α-ωΑ-Ω'/+\-]*")
+_PAREN_STATS = re.compile(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]")
+
+
+def _f(x: str) -> float:
+    return float(x.replace(",", ""))
+
+
+def _stats_records(text: str) -> list[Any]:
+    """StatResult records from the statistics engine, or [] where it is not installed."""
+    try:
+        from claimtrace import stats
+    except ImportError:
+        return []
+    fn = getattr(stats, "parse", None) or getattr(stats, "extract", None) or getattr(stats, "analyze", None)
+    if fn is None:
+        return []
+    try:
+        res = fn(text)
+    except Exception:  # the engine is optional here: its failure must not break scoring
+        return []
+    return list(getattr(res, "results", res) or [])
+
+
+def intervals_of(text: str) -> list[Interval]:
+    """Confidence intervals stated in ``text`` (patterns plus the statistics engine)."""
+    t = text.translate(_DASHES)
+    out: list[Interval] = []
+    taken: list[tuple[int, int]] = []
+    for pat in _CI:
+        for m in pat.finditer(t):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            taken.append(m.span())
+            level = m.groupdict().get("level")
+            iv = Interval(level=float(level) if level else None, low=_f(m.group("low")), high=_f(m.group("high")))
+            if iv.low <= iv.high or iv.low < 0 or iv.high < 0:
+                out.append(iv)
+    for r in _stats_records(text):
+        low, high = getattr(r, "ci_low", None), getattr(r, "ci_high", None)
+        if low is not None and high is not None:
+            lvl = getattr(r, "ci_level", None)
+            lvl = float(lvl) * 100 if lvl is not None and float(lvl) <= 1 else lvl
+            iv = Interval(level=float(lvl) if lvl is not None else None, low=float(low), high=float(high))
+            if not any(abs(iv.low - o.low) < 1e-9 and abs(iv.high - o.high) < 1e-9 for o in out):
+                out.append(iv)
+    return out
+
+
+def families_of(text: str) -> list[str]:
+    """Test / model families named or implied in ``text`` (in a fixed order)."""
+    t = text.translate(_DASHES)
+    fams = [name for name, pat in _FAMILIES if pat.search(t)]
+    for r in _stats_records(text):
+        test = str(getattr(r, "test", "") or "").lower()
+        fam = _FAMILY_OF_TEST.get(test)
+        if fam and fam not in fams:
+            fams.append(fam)
+    return fams
+
+
+def sizes_of(text: str) -> list[str]:
+    """Sample sizes and degrees of freedom as tokens ("N=120", "df=98", "df=1,96")."""
+    t = text.translate(_DASHES)
+    out: list[str] = []
+
+    def add(tok: str) -> None:
+        if tok not in out:
+            out.append(tok)
+
+    for m in _DF_F.finditer(t):
+        add(f"df={_num(m.group(1))},{_num(m.group(2))}")
+    for m in _DF_T.finditer(t):
+        add(f"df={_num(m.group(1))}")
+        if m.group(2):
+            add(f"N={int(_f(m.group(2)))}")
+    for m in _DF_WORD.finditer(t):
+        add(f"df={_num(m.group(1))}")
+    for m in _N.finditer(t):
+        add(f"N={int(_f(m.group(1)))}")
+    for r in _stats_records(text):
+        df1, df2, n = getattr(r, "df1", None), getattr(r, "df2", None), getattr(r, "n", None)
+        if df1 is not None and df2 is not None:
+            add(f"df={_num(str(df1))},{_num(str(df2))}")
+        elif df1 is not None:
+            add(f"df={_num(str(df1))}")
+        if n is not None:
+            add(f"N={int(float(n))}")
+    return out
+
+
+def _num(s: str) -> str:
+    v = _f(s)
+    return str(int(v)) if v == int(v) else f"{v:g}"
+
+
+def variables_of(text: str) -> list[str]:
+    """Variable-like noun-phrase chunks (statistics, numbers, function words and cues removed)."""
+    t = _PAREN_STATS.sub(" , ", text.translate(_DASHES))
+    t = re.sub(r"\bp\s*[<>=≤≥]\s*\S+", " , ", t)
+    out: list[str] = []
+    seen: set[str] = set()
+    for clause in re.split(r"[,;:.()\[\]\"“”]|\s-\s", t):
+        chunk: list[str] = []
+        for tok in [*re.findall(r"\S+", clause), ""]:
+            w = tok.strip("'’")
+            is_word = bool(_WORD.fullmatch(w)) and w.lower() not in _STOP and len(w) > 1 \
+                and not _UP.fullmatch(w) and not _DOWN.fullmatch(w)
+            if is_word:
+                chunk.append(w)
+                continue
+            if chunk:
+                phrase = " ".join(chunk[:5])
+                key = phrase.lower()
+                if any(len(x) >= 3 for x in chunk) and key not in seen:
+                    seen.add(key)
+                    out.append(phrase)
+            chunk = []
+    return out
+
+
+def _significance(s: str) -> bool | None:
+    if _NULL.search(s):
+        return False
+    ps = []
+    for m in _P.finditer(s):
+        op, val = m.group(1), m.group(2)
+        try:
+            v = float(re.sub(r"\s*[x×]\s*10\s*-\s*", "e-", val))
+        except ValueError:
+            continue
+        ps.append((op, v))
+    if any(op in ("<", "<=", "≤") and v <= 0.05 for op, v in ps) or any(op == "=" and v < 0.05 for op, v in ps):
+        return True
+    if ps:
+        return False
+    return True if _SIG.search(s) else None
+
+
+def _direction(s: str) -> str | None:
+    if _NULL_DIR.search(s):
+        return "none"
+    up, down = _UP.search(s), _DOWN.search(s)
+    if up and down:
+        return "increase" if up.start() < down.start() else "decrease"
+    if up:
+        return "increase"
+    if down:
+        return "decrease"
+    return None
+
+
+def relationships_of(text: str) -> list[Relationship]:
+    """One relationship per sentence with a direction or significance cue."""
+    t = text.translate(_DASHES)
+    out: list[Relationship] = []
+    for a, b in split_sentences(t):
+        s = t[a:b]
+        d, sig = _direction(s), _significance(s)
+        if d is None and sig is None:
+            continue
+        out.append(Relationship(direction=d, significant=sig, variables=variables_of(s)))
+    return out
+
+
+class DeterministicParser:
+    """The default, free and deterministic component parser."""
+
+    name = "deterministic"
+
+    def parse(self, text: str) -> EvidenceComponents:
+        """The five component types of ``text``."""
+        text = text or ""
+        if not text.strip():
+            return EvidenceComponents(parser=self.name)
+        return EvidenceComponents(
+            variables=variables_of(text), relationships=relationships_of(text), intervals=intervals_of(text),
+            test_family=families_of(text), sample_size=sizes_of(text), parser=self.name,
+        )
