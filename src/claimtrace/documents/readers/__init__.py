@@ -50,6 +50,8 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
     if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype") or lower.startswith(b"<"):
         if re.search(rb"<tei[\s>]|http://www\.tei-c\.org/ns", lower):
             return "tei"
+        if re.search(rb"<!doctype html|<html[\s>]", lower):  # HTML5 pages may hold an <article>
+            return "html"
         if re.search(rb"<article[\s>]|jats|nlm//dtd|<pmc-articleset", lower):
             return "jats"
         if re.search(rb"<html[\s>]|<!doctype html|<body[\s>]|<head[\s>]|<p[\s>]|<div[\s>]", lower):

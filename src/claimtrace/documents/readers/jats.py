@@ -7,6 +7,7 @@ keeps inline markup (italics, superscripts, citation xrefs, inline formulas) in 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
@@ -38,6 +39,26 @@ _EXCLUDED_SEC_TYPES: dict[str, ExcludedKind] = {
     "author-contributions": "acknowledgements",
 }
 _MAIN_ABSTRACT_TYPES = frozenset(["", "normal", "structured", "abstract", "main"])
+# end-matter headings that journals nest inside the last section ("Financial support and sponsorship")
+_MORE_EXCLUDED = re.compile(
+    r"\b(abbreviations|financial\s+support|sponsorship|conflicts?\s+of\s+interests?|competing\s+interests?"
+    r"|funding|acknowledge?ments?|sources?\s+of\s+support|disclosures?|supplementary\s+(material|information|data)"
+    r"|declaration\s+of\s+interests?|author\s+contributions?)\b", re.I)
+
+
+def excluded_kind(heading: str | None) -> ExcludedKind | None:
+    """The excluded-block kind a section heading introduces (end matter, abbreviations...), if any."""
+    if not heading:
+        return None
+    kind = excluded_heading(heading)
+    if kind:
+        return kind
+    if len(heading.split()) <= 6:
+        m = _MORE_EXCLUDED.search(heading)
+        if m:
+            word = m.group(1).lower()
+            return "other" if word.startswith(("abbreviations", "supplementary")) else "acknowledgements"
+    return None
 
 
 def inline_text(el: etree._Element, *, with_tail: bool = False) -> str:
@@ -281,13 +302,21 @@ class JatsReader:
     # ---- body -----------------------------------------------------------------------------
     def _container(self, el: etree._Element, ctx: _Ctx) -> None:
         b = ctx.builder
+        run: ExcludedKind | None = None  # after a paragraph that is an end-matter pseudo-heading
         for child in el:
             tag = local(child.tag)
             if not tag or tag in ("title", "label", "sec-meta", "object-id"):
                 continue
+            if tag == "p" and run is None:
+                text = clean_text(inline_text(child))
+                if len(text) < 60 and not text.endswith(".") and (kind := excluded_kind(text.rstrip(":"))):
+                    run = kind
+            if run is not None and tag != "sec":
+                b.add_excluded(run, all_text(child), section=ctx.section())
+                continue
             if tag == "sec":
                 heading = _heading(child)
-                kind = excluded_heading(heading) or _EXCLUDED_SEC_TYPES.get(child.get("sec-type") or "")
+                kind = excluded_kind(heading) or _EXCLUDED_SEC_TYPES.get(child.get("sec-type") or "")
                 if kind:
                     b.add_excluded(kind, all_text(child), section=heading or None)
                     continue
@@ -392,7 +421,7 @@ class JatsReader:
                     b.add_excluded("footnote", all_text(fn), label=fn.get("id"))
             elif tag in ("notes", "sec", "app-group", "app", "glossary", "bio"):
                 heading = _heading(child)
-                kind = excluded_heading(heading) or ("acknowledgements" if tag == "notes" else "other")
+                kind = excluded_kind(heading) or ("acknowledgements" if tag == "notes" else "other")
                 for tw in child.iter("table-wrap", "fig"):
                     _excluded_block(tw, b, heading or tag)
                     parent = tw.getparent()
