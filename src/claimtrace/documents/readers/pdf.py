@@ -1,0 +1,863 @@
+"""PDF reader: words with positions and fonts -> lines -> columns -> blocks -> Document.
+
+Backends: ``pypdfium2`` (default; Apache-2.0/BSD, about 8x faster than pdfminer here) and ``pdfplumber``
+(MIT, pdfminer.six; ``CLAIMTRACE_PDF_BACKEND=pdfplumber``). Both only supply words with boxes, font
+size and boldness; the layout analysis below is shared:
+
+* two-column reading order: a gutter is looked for per page in the x-coverage of the line segments;
+  full-width lines (title, wide figures, page footers) split the page into bands, each band is read
+  left column, then right column;
+* running headers/footers (lines near the top/bottom edge repeating across pages, digits ignored)
+  and bare page numbers are removed (kept in ``excluded`` as ``header``);
+* hyphenation at line ends is joined (the hyphen kept only where the document spells the word with
+  one elsewhere), ligatures expanded, unicode minus/hyphens/dashes mapped to "-";
+* paragraphs from vertical gaps, first-line indentation and short last lines; paragraphs broken by a
+  column/page break, a figure or a footnote are joined again;
+* headings from font size, bold and numbering; the abstract from an "Abstract" heading (or run-in
+  "Abstract."), captions, tables (lines of several cells, dense numeric lines), figure text (small
+  font), footnotes, display equations and the reference list go to ``excluded``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import os
+import re
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from claimtrace.documents.builder import DocumentBuilder, clean_text
+from claimtrace.documents.model import BBox, Document, ExcludedKind, SourceFormat
+from claimtrace.documents.sections import excluded_heading, section_kind
+from claimtrace.errors import InputError
+
+# ----------------------------------------------------------------------------------------------
+# words
+
+
+@dataclass
+class Word:
+    """One word on a page: text, box (PDF points, origin top-left), font size, bold."""
+
+    text: str
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+    size: float
+    bold: bool
+
+
+@dataclass
+class PageWords:
+    """The words of one page (rotated text is set apart)."""
+
+    number: int
+    width: float
+    height: float
+    words: list[Word]
+    rotated: list[str] = field(default_factory=list)
+
+
+def _pdfium_pages(data: bytes, path: str) -> list[PageWords]:
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    try:
+        pdf = pdfium.PdfDocument(data)
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        if "password" in msg.lower() or "security" in msg.lower():
+            raise InputError(path, "encrypted PDF (a password is needed to open it)") from None
+        raise InputError(path, f"corrupt PDF ({_pdfium_reason(msg)})") from None
+    try:
+        return _pdfium_read(pdf, raw)
+    except pdfium.PdfiumError as exc:
+        raise InputError(path, f"corrupt PDF ({_pdfium_reason(str(exc))})") from None
+    finally:
+        pdf.close()
+
+
+def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
+    """Words of every page of an open pdfium document."""
+    pages: list[PageWords] = []
+    font_bold: dict[int, bool] = {}
+    name_buf = ctypes.create_string_buffer(256)
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    matrix = raw.FS_MATRIX()
+    rect = raw.FS_RECTF()
+    for index in range(len(pdf)):
+        page = pdf[index]
+        width, height = page.get_size()
+        crop = page.get_cropbox()
+        ox, oy_top = crop[0], crop[3]
+        tp = page.get_textpage()
+        n = tp.count_chars()
+        words: list[Word] = []
+        rotated: list[str] = []
+        cur: list[_Char] = []
+
+        def flush(cur: list[_Char] = cur, words: list[Word] = words) -> None:
+            if cur:
+                words.append(_word(cur))
+                cur.clear()
+
+        rot_buf: list[str] = []
+        obj_props: dict[int, tuple[float, bool, bool]] = {}
+        for i in range(n):
+            u = raw.FPDFText_GetUnicode(tp, i)
+            ch = chr(u) if u else ""
+            if not ch or ch.isspace() or (u < 0x20 and u != 0x02) or u in (0xFFFE, 0xFFFF):
+                flush()
+                continue
+            obj = raw.FPDFText_GetTextObject(tp, i)
+            okey = ctypes.cast(obj, ctypes.c_void_p).value or 0 if obj else 0
+            props = obj_props.get(okey) if okey else None
+            if props is None:
+                props = _char_props(raw, tp, i, obj, matrix, font_bold, name_buf)
+                if okey:
+                    obj_props[okey] = props
+            size, bold, upright = props
+            if not upright:
+                flush()
+                rot_buf.append(ch)
+                continue
+            if rot_buf:
+                rotated.append("".join(rot_buf))
+                rot_buf = []
+            if raw.FPDFText_GetLooseCharBox(tp, i, rect) and rect.right > rect.left:
+                t_, b_ = oy_top - rect.top, oy_top - rect.bottom
+                x0_, x1_ = rect.left - ox, rect.right - ox
+            else:
+                raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+                t_, b_ = oy_top - top.value, oy_top - bottom.value
+                x0_, x1_ = left.value - ox, right.value - ox
+            if cur:
+                prev = cur[-1]
+                gap = x0_ - prev[2]
+                overlap = min(b_, prev[4]) - max(t_, prev[3])
+                if gap > 0.3 * max(size, 4) or gap < -max(size, 4) or overlap < -0.5:
+                    flush()
+            cur.append((ch, x0_, x1_, t_, b_, size, bold))
+        flush()
+        if rot_buf:
+            rotated.append("".join(rot_buf))
+        pages.append(PageWords(index + 1, width, height, words, rotated))
+        tp.close()
+        page.close()
+    return pages
+
+
+_Char = tuple[str, float, float, float, float, float, bool]  # text, x0, x1, top, bottom, size, bold
+
+
+def _word(cur: list[_Char]) -> Word:
+    """A word from its characters; its vertical extent from the full-size ones (not superscripts)."""
+    size = max(c[5] for c in cur)
+    main = [c for c in cur if c[5] >= size - 0.6] or cur
+    return Word("".join(c[0] for c in cur), min(c[1] for c in cur), max(c[2] for c in cur),
+                statistics.median(c[3] for c in main), statistics.median(c[4] for c in main), size,
+                sum(1 for c in cur if c[6]) * 2 > len(cur))
+
+
+def _char_props(raw: Any, tp: Any, i: int, obj: Any, matrix: Any, font_bold: dict[int, bool],
+                name_buf: Any) -> tuple[float, bool, bool]:
+    """Font size (text matrix applied), boldness and uprightness of a character's text object."""
+    size = raw.FPDFText_GetFontSize(tp, i)
+    upright = True
+    if raw.FPDFText_GetMatrix(tp, i, matrix):
+        scale = (matrix.b ** 2 + matrix.d ** 2) ** 0.5
+        if scale > 0.01:
+            size *= scale
+        upright = abs(matrix.b) < 0.05 * max(abs(matrix.a), 1e-6) and matrix.a > 0
+    font = raw.FPDFTextObj_GetFont(obj) if obj else None
+    key = ctypes.cast(font, ctypes.c_void_p).value or 0 if font else 0
+    bold = font_bold.get(key)
+    if bold is None:
+        bold = False
+        if font:
+            n = raw.FPDFFont_GetBaseFontName(font, name_buf, 256)
+            name = name_buf.raw[: max(0, n - 1)].decode("latin-1", "replace").lower()
+            bold = bool(re.search(r"bold|black|heavy|semibold|demi|medi|bd$|bd-|\.b$|-b$|cmbx", name))
+            if not name.strip():
+                bold = raw.FPDFFont_GetWeight(font) >= 700
+        font_bold[key] = bold
+    return size, bold, upright
+
+
+def _pdfium_reason(msg: str) -> str:
+    msg = msg.strip().rstrip(".")
+    m = re.search(r"\(([^)]*)\)", msg)
+    reason = (m.group(1) if m else msg).replace("PDFium: ", "")
+    return reason or "cannot be opened"
+
+
+def _pdfplumber_pages(data: bytes, path: str) -> list[PageWords]:
+    import io
+
+    import pdfplumber
+    from pdfminer.pdfdocument import PDFPasswordIncorrect
+    from pdfminer.psparser import PSException
+
+    pages: list[PageWords] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for i, page in enumerate(pdf.pages):
+                words: list[Word] = []
+                rotated: list[str] = []
+                for w in page.extract_words(extra_attrs=["fontname", "size", "upright"], keep_blank_chars=False,
+                                            x_tolerance=1.5):
+                    if not w["upright"]:
+                        rotated.append(w["text"])
+                        continue
+                    bold = bool(re.search(r"bold|black|heavy|semibold|demi|medi|bd$|bd-|cmbx", w["fontname"].lower()))
+                    words.append(Word(w["text"], w["x0"], w["x1"], w["top"], w["bottom"], w["size"], bold))
+                pages.append(PageWords(i + 1, float(page.width), float(page.height), words, rotated))
+    except PDFPasswordIncorrect:
+        raise InputError(path, "encrypted PDF (a password is needed to open it)") from None
+    except (PSException, ValueError, KeyError, TypeError) as exc:
+        raise InputError(path, f"corrupt PDF ({type(exc).__name__})") from None
+    return pages
+
+
+# ----------------------------------------------------------------------------------------------
+# lines and columns
+
+
+@dataclass
+class Line:
+    """A line of one column (or a full-width line) on a page."""
+
+    words: list[Word]
+    page: int
+    col: int  # 0 left, 1 right, -1 full width / single column
+    col_x0: float = 0.0
+    col_x1: float = 0.0
+    cells: int = 1  # segments separated by wide gaps (tables)
+
+    @cached_property
+    def x0(self) -> float:
+        """Left edge."""
+        return min(w.x0 for w in self.words)
+
+    @cached_property
+    def x1(self) -> float:
+        """Right edge."""
+        return max(w.x1 for w in self.words)
+
+    @cached_property
+    def top(self) -> float:
+        """Top edge."""
+        return min(w.top for w in self.words)
+
+    @cached_property
+    def bottom(self) -> float:
+        """Bottom edge."""
+        return max(w.bottom for w in self.words)
+
+    @cached_property
+    def size(self) -> float:
+        """Font size of most of the line's characters."""
+        c: Counter[float] = Counter()
+        for w in self.words:
+            c[round(w.size * 2) / 2] += len(w.text)
+        return c.most_common(1)[0][0]
+
+    @cached_property
+    def bold(self) -> bool:
+        """Whether (almost) all characters are bold."""
+        letters = [(w.bold, sum(ch.isalpha() for ch in w.text)) for w in self.words]
+        n = sum(k for _, k in letters)
+        return n > 0 and sum(k for bold, k in letters if bold) >= 0.9 * n
+
+    @cached_property
+    def text(self) -> str:
+        """The line's text."""
+        return " ".join(w.text for w in self.words)
+
+
+def _segments(words: list[Word]) -> list[list[Word]]:
+    """Words grouped into horizontal segments: same baseline, small gaps."""
+    words = sorted(words, key=lambda w: (round(w.bottom), w.x0))
+    rows: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: w.bottom):
+        placed = False
+        for row in reversed(rows[-6:]):
+            ref = row[0]
+            h = min(ref.bottom - ref.top, w.bottom - w.top)
+            if abs(ref.bottom - w.bottom) <= max(1.5, 0.3 * h):
+                row.append(w)
+                placed = True
+                break
+        if not placed:
+            rows.append([w])
+    segs: list[list[Word]] = []
+    for row in rows:
+        row.sort(key=lambda w: w.x0)
+        seg = [row[0]]
+        for w in row[1:]:
+            prev = seg[-1]
+            if w.x0 - prev.x1 > max(1.0 * max(prev.size, w.size), 6.0):
+                segs.append(seg)
+                seg = [w]
+            else:
+                seg.append(w)
+        segs.append(seg)
+    return segs
+
+
+def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
+    """The x of a two-column gutter on the page, or None for a single-column page."""
+    spans = [(min(w.x0 for w in s), max(w.x1 for w in s)) for s in segs if sum(len(w.text) for w in s) >= 3]
+    if len(spans) < 12:
+        return None
+    best: tuple[int, float] | None = None
+    lo, hi = int(width * 0.35), int(width * 0.65)
+    for x in range(lo, hi + 1, 2):
+        cover = sum(1 for a, b in spans if a < x < b)
+        if best is None or cover < best[0]:
+            best = (cover, float(x))
+    assert best is not None
+    cover, gx = best
+    # widen to the middle of the empty strip
+    xs = [x for x in range(lo, hi + 1, 2) if sum(1 for a, b in spans if a < x < b) == cover]
+    run = [x for x in xs if abs(x - gx) <= 40]
+    gx = (min(run) + max(run)) / 2 if run else gx
+    left = [s for s in spans if s[1] <= gx]
+    right = [s for s in spans if s[0] >= gx]
+    if cover > 0.25 * len(spans) or len(left) < 0.2 * len(spans) or len(right) < 0.2 * len(spans):
+        return None
+    # both columns must hold real text lines (not one narrow figure label column)
+    if sum(1 for a, b in left if b - a >= 0.25 * width) < 5 or sum(1 for a, b in right if b - a >= 0.25 * width) < 5:
+        return None
+    return gx
+
+
+def _page_lines(pw: PageWords) -> list[Line]:
+    """The page's lines in reading order."""
+    if not pw.words:
+        return []
+    segs = _segments(pw.words)
+    gutter = _find_gutter(segs, pw.width)
+    if gutter is None:
+        return _rows_to_lines(segs, pw.number, -1)
+    full, left, right = [], [], []
+    for s in segs:
+        a, b = min(w.x0 for w in s), max(w.x1 for w in s)
+        if b <= gutter:
+            left.append(s)
+        elif a >= gutter:
+            right.append(s)
+        else:
+            full.append(s)
+    # bands: full-width segments split the page; within a band, left column then right column
+    full_rows = _rows_to_lines(full, pw.number, -1)
+    out: list[Line] = []
+    left_lines = _rows_to_lines(left, pw.number, 0)
+    right_lines = _rows_to_lines(right, pw.number, 1)
+    breaks = [ln.top for ln in full_rows] + [float("inf")]
+    prev_break = -float("inf")
+    fi = 0
+    for br in breaks:
+        band_l = [ln for ln in left_lines if prev_break <= ln.top < br]
+        band_r = [ln for ln in right_lines if prev_break <= ln.top < br]
+        out.extend(band_l)
+        out.extend(band_r)
+        if fi < len(full_rows):
+            out.append(full_rows[fi])
+            prev_break = full_rows[fi].top
+            fi += 1
+    return out
+
+
+def _rows_to_lines(segs: list[list[Word]], page: int, col: int) -> list[Line]:
+    """Segments on the same baseline merged into lines (cells counted), sorted top to bottom."""
+    segs = sorted(segs, key=lambda s: (statistics.median(w.bottom for w in s), s[0].x0))
+    lines: list[Line] = []
+    for s in segs:
+        b = statistics.median(w.bottom for w in s)
+        if lines:
+            last = lines[-1]
+            lb = statistics.median(w.bottom for w in last.words)
+            h = min(last.bottom - last.top, max(w.bottom - w.top for w in s))
+            if abs(lb - b) <= max(1.5, 0.3 * h):
+                lines[-1] = Line(sorted(last.words + s, key=lambda w: w.x0), page, col)
+                continue
+        lines.append(Line(list(s), page, col))
+    for ln in lines:
+        ln.cells = 1 + sum(1 for a, c in zip(ln.words, ln.words[1:], strict=False)
+                           if c.x0 - a.x1 > 1.0 * max(a.size, c.size, 4))
+    if lines:
+        x0s = Counter(round(ln.x0) for ln in lines if len(ln.text) > 20)
+        left = min(x0s, key=lambda x: (-x0s[x], x)) if x0s else min(ln.x0 for ln in lines)
+        left = min([left, *[ln.x0 for ln in lines if len(ln.text) > 20 and ln.x0 >= left - 3]])
+        right = max(ln.x1 for ln in lines)
+        for ln in lines:
+            ln.col_x0, ln.col_x1 = left, right
+    return lines
+
+
+# ----------------------------------------------------------------------------------------------
+# blocks
+
+
+@dataclass
+class Block:
+    """Consecutive lines of one paragraph, heading or excluded item."""
+
+    lines: list[Line]
+    kind: str = "body"  # body, heading, caption, table, figure, footnote, equation, header, title
+    indented: bool = False
+    col_top: bool = False
+
+    @property
+    def page(self) -> int:
+        """First page."""
+        return self.lines[0].page
+
+    @cached_property
+    def size(self) -> float:
+        """Most common font size."""
+        c: Counter[float] = Counter()
+        for ln in self.lines:
+            c[ln.size] += len(ln.text)
+        return c.most_common(1)[0][0]
+
+
+_CAPTION = re.compile(r"^(fig\.?|figure|table|tab\.|scheme|chart|plate|supplementary\s+(figure|table))\s*"
+                      r"[A-Z]?\d+[A-Za-z]?\s*[.:|—–-]", re.I)
+_NUMBERED = re.compile(r"^((\d+(\.\d+)*)\.?|[IVX]+\.|[A-H]\.(\d+\.?)*)\s+\S")
+_ABSTRACT_HEAD = re.compile(r"^\s*(abstract|summary)\s*[:.]?\s*$", re.I)
+_ABSTRACT_RUNIN = re.compile(r"^\s*(abstract|summary)\s*([.:—–-]|\s(?=[A-Z]))\s*", re.I)
+_KEYWORDS = re.compile(r"^\s*(key\s*words?|index\s+terms|jel\s+classification)\b", re.I)
+_PAGE_NUM = re.compile(r"^\s*(page\s*)?[-–—]?\s*\d{1,4}\s*[-–—]?\s*((of|/)\s*\d{1,4})?\s*$", re.I)
+_EQ_NUM = re.compile(r"\(\s*\d{1,3}[a-z]?\s*\)$")
+_SENT_END = re.compile(r"[.!?:][\"'”’)\]]*$")
+
+
+def _norm_repeat(text: str) -> str:
+    return re.sub(r"\d+", "#", re.sub(r"\s+", " ", text.strip().lower()))
+
+
+def _mark_headers(pages: list[list[Line]], heights: dict[int, float]) -> set[int]:
+    """ids of lines that are running headers/footers or page numbers."""
+    out: set[int] = set()
+    edge_lines: list[tuple[Line, str]] = []
+    for lines in pages:
+        if not lines:
+            continue
+        h = heights[lines[0].page]
+        for ln in lines:
+            near_top = ln.top < 0.1 * h
+            near_bottom = ln.bottom > 0.9 * h
+            if near_top or near_bottom:
+                edge_lines.append((ln, _norm_repeat(ln.text)))
+                if _PAGE_NUM.match(ln.text):
+                    out.add(id(ln))
+    n_pages = len([p for p in pages if p])
+    if n_pages >= 2:
+        counts = Counter(k for _, k in edge_lines)
+        for ln, k in edge_lines:
+            if counts[k] >= 2 and counts[k] >= 0.3 * n_pages and len(k) <= 200:
+                out.add(id(ln))
+    return out
+
+
+def _is_tabular(ln: Line, body_size: float) -> bool:
+    text = ln.text
+    digits = sum(ch.isdigit() for ch in text)
+    alpha = sum(ch.isalpha() for ch in text)
+    if ln.cells >= 3:
+        return True
+    if ln.cells >= 2 and (digits >= alpha or ln.size < body_size - 0.6):
+        return True
+    tokens = text.split()
+    numeric = sum(1 for t in tokens if re.fullmatch(r"[-+±−]?[\d.,%()±]+[*†‡]*", t))
+    return len(tokens) >= 4 and numeric >= 0.6 * len(tokens)
+
+
+def _heading_like(ln: Line, body_size: float) -> bool:
+    text = ln.text.strip()
+    words = text.split()
+    if not words or len(text) > 110 or len(words) > 14 or not re.search(r"[A-Za-z]{3}", text):
+        return False
+    letters = sum(ch.isalpha() for ch in text)
+    if letters < 0.6 * len(text.replace(" ", "")):
+        return False
+    if _CAPTION.match(text) or text.endswith((",", ";")) or text[0].islower():
+        return False
+    if text.endswith(".") and len(words) > 3 and not _ABSTRACT_HEAD.match(text):
+        return False  # sentences end with periods; headings rarely do
+    bigger = ln.size >= body_size + 0.9
+    caps = sum(ch.isupper() for ch in text) >= 0.8 * sum(ch.isalpha() for ch in text) and len(text) >= 4
+    if ln.bold or bigger:
+        return True
+    return bool(caps and (_NUMBERED.match(text) or excluded_heading(text) or section_kind(text) != "other"
+                          or _ABSTRACT_HEAD.match(text)))
+
+
+def _blocks(lines: list[Line], body_size: float, pitch: float) -> list[Block]:
+    """Group reading-ordered lines into blocks."""
+    blocks: list[Block] = []
+    prev: Line | None = None
+    for k, ln in enumerate(lines):
+        heading = _heading_like(ln, body_size)
+        tab = _is_tabular(ln, body_size)
+        near = [o for o in (lines[k - 1] if k else None, lines[k + 1] if k + 1 < len(lines) else None)
+                if o is not None and o.page == ln.page and o.col == ln.col and abs(o.top - ln.top) < 2.5 * pitch]
+        ref_x0 = min((o.x0 for o in near), default=ln.col_x0)
+        ref_x1 = max((o.x1 for o in near), default=ln.col_x1)
+        indent = ln.x0 - ref_x0
+        indented = 0.8 * min(ln.size, body_size) <= indent <= 6 * body_size and ln.x1 >= ref_x1 - 3 * body_size
+        new = prev is None
+        col_top = False
+        if prev is not None:
+            same_col = prev.page == ln.page and prev.col == ln.col
+            if not same_col or ln.top < prev.top - 1:
+                new, col_top = True, True
+            else:
+                gap = ln.top - prev.bottom
+                line_pitch = ln.bottom - prev.bottom
+                if line_pitch > 1.45 * pitch or gap > 0.9 * max(ln.size, body_size) or abs(ln.size - prev.size) >= 1.0 or heading != _heading_like(prev, body_size) or heading or tab != _is_tabular(prev, body_size) or (indented and not tab) or (_SENT_END.search(prev.text) and prev.x1 < prev.col_x1 - 2.5 * body_size and not tab) or _CAPTION.match(ln.text):
+                    new = True
+        if new:
+            blocks.append(Block([ln], indented=indented, col_top=col_top))
+        else:
+            blocks[-1].lines.append(ln)
+        prev = ln
+    return blocks
+
+
+def _classify(blocks: list[Block], body_size: float, pitch: float) -> None:
+    """Set each block's kind."""
+    for i, b in enumerate(blocks):
+        text = " ".join(ln.text for ln in b.lines).strip()
+        first = b.lines[0]
+        n_chars = len(text)
+        if _CAPTION.match(text):
+            b.kind = "caption"
+        elif all(_heading_like(ln, body_size) for ln in b.lines) and len(b.lines) <= 3 and n_chars <= 160:
+            b.kind = "heading"
+        elif sum(_is_tabular(ln, body_size) for ln in b.lines) >= max(1, 0.5 * len(b.lines)) and (
+                len(b.lines) >= 2 or first.cells >= 3):
+            b.kind = "table"
+        elif len(b.lines) <= 2 and _EQ_NUM.search(text) and (
+                first.x0 > first.col_x0 + 2 * body_size or len(text) < 60):
+            b.kind = "equation"
+        elif b.size <= body_size - 1.2:
+            # small print: footnote at the foot of a column, otherwise figure text
+            later_same_col = [x for x in blocks[i + 1:] if x.page == b.page and x.lines[0].col == first.col]
+            below_body = any(x.size > body_size - 0.6 and len(" ".join(ln.text for ln in x.lines)) > 40
+                             for x in later_same_col)
+            b.kind = "figure" if below_body else "footnote"
+        elif _figure_text(b, body_size):
+            b.kind = "figure"
+
+
+def _figure_text(b: Block, body_size: float) -> bool:
+    """A stray label inside a figure (axis ticks, "+", "(a)") rather than prose or a statistic."""
+    text = " ".join(ln.text for ln in b.lines)
+    if len(b.lines) > 1 or len(text) >= 25 or re.search(r"[=<>≤≥]", text):
+        return False
+    alpha = sum(ch.isalpha() for ch in text)
+    return alpha < 0.5 * len(text) or b.lines[0].size < body_size - 0.6 or (len(text.split()) <= 2 and not _SENT_END.search(text))
+
+
+# ----------------------------------------------------------------------------------------------
+# text assembly
+
+
+_HYPHEN_END = re.compile(r"([A-Za-z\u00C0-\u024F]+)[-\u00AD\u2010\x02]$")
+_TOKEN = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:-[A-Za-z\u00C0-\u024F]+)*")
+
+
+def _join_lines(lines: list[Line], vocab: Counter[str]) -> str:
+    """Join a block's lines, undoing end-of-line hyphenation."""
+    out = ""
+    for ln in lines:
+        text = ln.text
+        if not out:
+            out = text
+            continue
+        m = _HYPHEN_END.search(out)
+        nxt = re.match(r"[a-z\u00DF-\u00FF]+", text)
+        if m and nxt:
+            a, b = m.group(1), nxt.group(0)
+            joined = (a + b).lower()
+            hyphenated = f"{a}-{b}".lower()
+            keep = vocab[hyphenated] > 0 and vocab[hyphenated] >= vocab[joined]
+            if not keep and vocab[joined] == 0 and "-" in out[max(0, m.start() - 30):m.start()].split(" ")[-1]:
+                keep = True  # "state-of-the-" + "art"
+            out = out[: m.end(1)] + ("-" if keep else "") + text
+        else:
+            out = out + " " + text
+    return out
+
+
+def _normalise(text: str) -> str:
+    text = text.replace("\x02", "-")
+    return clean_text(text, dashes=True)
+
+
+def _bbox(lines: list[Line]) -> BBox:
+    page = lines[0].page
+    ls = [ln for ln in lines if ln.page == page]
+    return BBox(x0=round(min(ln.x0 for ln in ls), 2), top=round(min(ln.top for ln in ls), 2),
+                x1=round(max(ln.x1 for ln in ls), 2), bottom=round(max(ln.bottom for ln in ls), 2))
+
+
+# ----------------------------------------------------------------------------------------------
+# reader
+
+
+@dataclass
+class PdfReader:
+    """Reader for PDF files (see the module docstring for the layout analysis)."""
+
+    format: SourceFormat = "pdf"
+    backend: str = field(default_factory=lambda: os.environ.get("CLAIMTRACE_PDF_BACKEND", "pypdfium2"))
+
+    def read(self, data: bytes, path: str) -> Document:
+        """Parse PDF bytes into a Document."""
+        _check_pdf_bytes(data, path)
+        if self.backend == "pdfplumber":
+            pages = _pdfplumber_pages(data, path)
+        else:
+            pages = _pdfium_pages(data, path)
+        if not pages:
+            raise InputError(path, "PDF has no pages")
+        empty = [p.number for p in pages if sum(len(w.text) for w in p.words) < 5]
+        if len(empty) == len(pages):
+            raise InputError(path, "no text layer (scanned PDF?)")
+        return _build(pages, empty, data, path, self.format)
+
+
+def _check_pdf_bytes(data: bytes, path: str) -> None:
+    head = data[:1024]
+    if b"%PDF-" not in head:
+        raise InputError(path, "not a PDF (no %PDF header)")
+    if b"%%EOF" not in data[-2048:]:
+        raise InputError(path, "truncated PDF (no %%EOF marker at the end)")
+
+
+def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt: SourceFormat) -> Document:
+    b = DocumentBuilder(path, fmt, data)
+    if empty:
+        which = ("page " if len(empty) == 1 else "pages ") + ", ".join(map(str, empty))
+        b.warnings.append(f"no text layer on {which} (scanned?): text missing from the document")
+    heights = {p.number: p.height for p in pages}
+    page_lines = [_page_lines(p) for p in pages]
+    for p in pages:
+        if p.rotated:
+            b.add_excluded("other", " ".join(p.rotated), label="rotated text", page=p.number)
+
+    # body font size and line pitch
+    sizes: Counter[float] = Counter()
+    for pl in page_lines:
+        for ln in pl:
+            sizes[ln.size] += len(ln.text)
+    body_size = sizes.most_common(1)[0][0] if sizes else 10.0
+    pitches: Counter[float] = Counter()
+    for pl in page_lines:
+        for a, c in itertools.pairwise(pl):
+            if a.col == c.col and a.size == body_size == c.size and 0 < c.bottom - a.bottom < 3 * body_size:
+                pitches[round(c.bottom - a.bottom, 1)] += 1
+    pitch = pitches.most_common(1)[0][0] if pitches else 1.2 * body_size
+
+    headers = _mark_headers(page_lines, heights)
+    lines: list[Line] = []
+    for pl in page_lines:
+        for ln in pl:
+            if id(ln) in headers:
+                b.add_excluded("header", ln.text, page=ln.page)
+            else:
+                lines.append(ln)
+
+    # title: the largest font on page 1, upper part
+    title_ids: set[int] = set()
+    p1 = [ln for ln in lines if ln.page == pages[0].number and ln.top < 0.5 * heights[ln.page]]
+    if p1:
+        big = max(ln.size for ln in p1)
+        if big >= body_size + 1.5:
+            tl = [ln for ln in p1 if ln.size >= big - 0.5]
+            first = lines.index(tl[0])
+            run = [ln for ln in lines[first:first + 4] if ln.size >= big - 0.5 and ln.page == tl[0].page]
+            b.title = " ".join(ln.text for ln in run)
+            title_ids = {id(ln) for ln in run}
+    lines = [ln for ln in lines if id(ln) not in title_ids]
+
+    blocks = _blocks(lines, body_size, pitch)
+    _classify(blocks, body_size, pitch)
+    vocab: Counter[str] = Counter()
+    for ln in lines:
+        for tok in _TOKEN.findall(ln.text):
+            vocab[tok.lower()] += 1
+            if "-" in tok:
+                vocab[tok.replace("-", "").lower()] += 0
+    body_blocks = [bl for bl in blocks if bl.kind == "body"]
+    indent_style = sum(bl.indented for bl in body_blocks) >= 0.3 * max(1, len(body_blocks))
+    _emit(b, blocks, vocab, indent_style)
+    if b.paragraph_count == 0 and not b._abstract:
+        raise InputError(path, "no body text found in the PDF")
+    return b.build()
+
+
+def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_style: bool) -> None:
+    """Walk the blocks: front matter, abstract, sections, excluded blocks and body paragraphs."""
+    first_page = blocks[0].page if blocks else 1
+    texts = [_text(bl, vocab) for bl in blocks]
+    # front matter (authors, affiliations...): page-1 blocks before the abstract, the first section
+    # heading or the first long paragraph
+    front_until = 0
+    for i, bl in enumerate(blocks):
+        if bl.page != first_page:
+            break
+        text = texts[i]
+        if (bl.kind == "heading" and _section_heading(text)) or _ABSTRACT_RUNIN.match(text) or (
+                bl.kind == "body" and len(text) >= 250):
+            front_until = i
+            break
+
+    mode = "body"  # body | abstract | excluded
+    excl_kind: ExcludedKind = "references"
+    section: str | None = None
+    pending: list[Line] = []  # the body paragraph being assembled
+    pending_section: str | None = None
+    abstract: list[tuple[str | None, list[Line]]] = []  # (label, lines) of the abstract
+    ref_entry: list[Line] = []
+
+    def flush_para() -> None:
+        nonlocal pending
+        if pending:
+            text = _normalise(_join_lines(pending, vocab))
+            pages = sorted({ln.page for ln in pending})
+            b.add_paragraph(text, pending_section, page=pending[0].page, pages=pages, bbox=_bbox(pending),
+                            clean=False)
+        pending = []
+
+    def flush_refs() -> None:
+        nonlocal ref_entry
+        if ref_entry:
+            b.add_excluded(excl_kind, _normalise(_join_lines(ref_entry, vocab)), section=section,
+                           page=ref_entry[0].page)
+        ref_entry = []
+
+    for i, bl in enumerate(blocks):
+        text = texts[i]
+        if i < front_until:
+            b.add_excluded("front matter", text, page=bl.page)
+            continue
+        if bl.kind == "heading":
+            flush_para()
+            kind = excluded_heading(text)
+            if mode == "excluded" and excl_kind == "references" and kind is None and not _APPENDIX.match(text):
+                ref_entry.extend(bl.lines)  # a heading inside the reference list
+                continue
+            flush_refs()
+            if _ABSTRACT_HEAD.match(text):
+                mode = "abstract"
+            elif kind is not None:
+                mode, excl_kind, section = "excluded", kind, text
+            elif _KEYWORDS.match(text):
+                b.add_excluded("front matter", text, page=bl.page)
+            else:
+                mode, section = "body", text
+            continue
+        if mode == "excluded":
+            if excl_kind == "references":
+                for ln in bl.lines:
+                    if ref_entry and _new_reference(ln, ref_entry[-1]):
+                        flush_refs()
+                    ref_entry.append(ln)
+            else:
+                b.add_excluded(excl_kind, text, section=section, page=bl.page)
+            continue
+        if bl.kind != "body":
+            b.add_excluded(_KIND_MAP.get(bl.kind, "other"), text, section=section, page=bl.page)
+            if bl.kind == "equation":
+                flush_para()  # text after a display equation starts a new paragraph ("where ...")
+            continue
+        if _KEYWORDS.match(text):
+            b.add_excluded("front matter", text, page=bl.page)
+            continue
+        m = _ABSTRACT_RUNIN.match(text)
+        if m and not abstract and bl.page == first_page and mode == "body" and section is None:
+            mode = "abstract"
+            abstract.append((None, list(bl.lines)))
+            continue
+        if mode == "abstract":
+            label = _STRUCTURED_LABEL.match(text)
+            if label or not abstract:
+                abstract.append((label.group(1) if label else None, list(bl.lines)))
+            else:
+                abstract[-1][1].extend(bl.lines)
+            continue
+        if pending and section == pending_section and _continues(pending, bl, text, indent_style):
+            pending.extend(bl.lines)
+            continue
+        flush_para()
+        pending = list(bl.lines)
+        pending_section = section
+    flush_para()
+    flush_refs()
+    for abs_label, lns in abstract:
+        text = _normalise(_join_lines(lns, vocab))
+        if abs_label is None and _ABSTRACT_RUNIN.match(text):
+            text = _ABSTRACT_RUNIN.sub("", text, count=1)
+        if abs_label:
+            text = _STRUCTURED_LABEL.sub("", text, count=1)
+        b.add_abstract(text, label=abs_label.upper() if abs_label else None, page=lns[0].page)
+
+
+# appendices after the reference list are body again ("A Appendix A - Baseline Details", "Appendix B")
+_APPENDIX = re.compile(r"^\s*(appendix|appendices|supplementary|supplemental|[A-H](\.\d+)*\.?\s+[A-Z])", re.I)
+_KIND_MAP: dict[str, ExcludedKind] = {"caption": "caption", "table": "table", "figure": "figure",
+                                      "footnote": "footnote", "equation": "equation"}
+_STRUCTURED_LABEL = re.compile(
+    r"^(BACKGROUND|OBJECTIVES?|AIMS?|PURPOSE|INTRODUCTION|METHODS?|METHODOLOGY|DESIGN|SETTING|PARTICIPANTS|"
+    r"INTERVENTIONS?|MEASUREMENTS|RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|SIGNIFICANCE|CONTEXT)\s*[:.]\s*",
+    re.I)
+
+
+def _new_reference(ln: Line, prev: Line) -> bool:
+    """Whether a line in the reference list starts a new entry."""
+    if re.match(r"^\s*(\[\d+\]|\d{1,3}\.\s)", ln.text):
+        return True
+    if ln.page != prev.page or ln.col != prev.col:
+        return ln.x0 <= ln.col_x0 + 2 and bool(_SENT_END.search(prev.text))
+    if ln.x0 < prev.x0 - 3:
+        return True  # hanging indent: the first line of an entry sticks out
+    return bool(_SENT_END.search(prev.text)) and ln.x0 <= prev.x0 + 1 and prev.x1 < prev.col_x1 - 15
+
+
+def _section_heading(text: str) -> bool:
+    """A heading that starts the abstract or a section (not a bold author line)."""
+    return bool(_ABSTRACT_HEAD.match(text) or _NUMBERED.match(text) or excluded_heading(text)
+                or section_kind(text) != "other")
+
+
+def _text(bl: Block, vocab: Counter[str]) -> str:
+    return _normalise(_join_lines(bl.lines, vocab))
+
+
+def _continues(pending: list[Line], bl: Block, text: str, indent_style: bool) -> bool:
+    """Whether a body block continues the previous paragraph (broken by a column/page/figure)."""
+    last = pending[-1]
+    if text[:1].islower():
+        return True
+    if bl.indented:
+        return False
+    if not _SENT_END.search(last.text.rstrip()):
+        return True
+    # a column that ended with a full line, continued unindented at the top of the next one
+    broken = bl.lines[0].page != last.page or bl.lines[0].col != last.col
+    return broken and bl.col_top and last.x1 >= last.col_x1 - 2 * max(last.size, 6) and indent_style
+
+
+def get_reader(fmt: SourceFormat) -> PdfReader:
+    """Reader factory used by the registry."""
+    return PdfReader(format=fmt)
