@@ -25,6 +25,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/claimtrace parse $(SAMPLE)
 	$(BIN)/claimtrace stats $(SAMPLE)
+	$(BIN)/claimtrace extract $(SAMPLE) --extractor embedded
 
 test: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest -q

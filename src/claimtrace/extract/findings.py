@@ -98,12 +98,15 @@ def score_sentences(sentences: list[str], labels: list[str | None] | None = None
         prior = SECTION_PRIOR.get(label.strip().lower().rstrip(":"), 0.0)
         z += prior
         p = 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
-        pos = [t for t, c in contrib if c > 0][:4]
+        terms = [t for t, c in contrib if c > 0 and not t.startswith("[")][:3]
+        feats = [t.strip("[]").replace("_", " ") for t, c in contrib if c > 0.05 and t.startswith("[")][:3]
         why = f"score {p:.2f}; sentence {i + 1} of {n}"
         if label:
             why += f"; abstract section {label}" + (f" (prior {prior:+.1f})" if prior else "")
-        if pos:
-            why += "; strongest cues: " + ", ".join(repr(t) for t in pos)
+        if feats:
+            why += "; features: " + ", ".join(feats)
+        if terms:
+            why += "; words: " + ", ".join(repr(t) for t in terms)
         out.append((p, why))
     return out
 

@@ -17,6 +17,7 @@ from claimtrace.documents.model import Document, Scope, Sentence
 from claimtrace.extract.model import LocateMethod, TraceSpan
 
 DEFAULT_FUZZY_THRESHOLD = 88.0
+MIN_QUOTE_CHARS = 20  # shorter quotes ("p < 0.001") are ambiguous: they cannot be placed
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'", "\u00b4": "'"})
 _DASH = re.compile(r"[\u2010-\u2015\u2212\ufe63\uff0d]")
 _ELLIPSIS = re.compile(r"\s*(\.\.\.|…)\s*")
@@ -72,7 +73,7 @@ def locate_text(haystack: str, quote: str, sentences: list[Sentence] | None = No
                 fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD, max_window: int = 6) -> Located | None:
     """Locate ``quote`` in ``haystack`` (exact, normalised, then fuzzy over windows of ``sentences``)."""
     q = quote.strip().strip('"').strip()
-    if len(q) < 8:
+    if len(q) < MIN_QUOTE_CHARS:
         return None
     pos = haystack.find(q)
     if pos >= 0:

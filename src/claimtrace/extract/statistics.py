@@ -38,51 +38,42 @@ def stat_strength(text: str) -> float:
     return min(s, 1.0)
 
 
-def _engine() -> Any:
-    """The statistics engine module, or None where it is not installed in this build."""
-    try:
-        import claimtrace.stats as stats
-    except ImportError:  # pragma: no cover - the engine ships with the package
-        return None
-    return stats if hasattr(stats, "parse") else None
-
-
 def engine_available() -> bool:
-    """Whether the statistics engine can parse text here."""
-    return _engine() is not None
+    """Whether the statistics engine is installed (it ships with claimtrace)."""
+    try:
+        import claimtrace.stats  # noqa: F401
+    except ImportError:  # pragma: no cover
+        return False
+    return True
 
 
-def span_statistics(doc: Document, start: int, end: int) -> tuple[list[dict[str, Any]], StatisticsSummary]:
-    """The statistics engine's records for ``body_text[start:end]`` (offsets into body_text), checked."""
-    stats = _engine()
-    if stats is None:
-        return [], StatisticsSummary()
+def span_statistics(doc: Document, start: int, end: int, *, alpha: float = 0.05) -> tuple[list[dict[str, Any]], StatisticsSummary]:
+    """The statistics engine's checked records for ``body_text[start:end]``, offsets into ``body_text``."""
+    from claimtrace.stats import DocumentStat, analyze
+
     text = doc.body_text[start:end]
-    results = stats.parse(text)
-    check = getattr(stats, "check", None)
     records: list[dict[str, Any]] = []
     summary = StatisticsSummary()
-    for r in results:
-        if check is not None:
-            checked = check(r)
-            r = checked if checked is not None else r
-        r = r.shifted(start) if hasattr(r, "shifted") else r
-        rec = r.model_dump(mode="json") if hasattr(r, "model_dump") else dict(r)
-        rec["scope"] = "body"
+    for r in analyze(text, alpha=alpha):
+        shifted = r.shifted(start)
+        sent = doc.locate_offset(shifted.start, "body")
+        par = doc.paragraph_of(sent.id) if sent else None
+        ds = DocumentStat(**shifted.model_dump(), scope="body", unit_id=sent.id if sent else None,
+                          paragraph_id=par.id if par else None, section=getattr(par, "section", None))
+        rec = ds.record()
         records.append(rec)
         summary.results += 1
-        if rec.get("consistent") is not None:
+        if ds.consistent is not None:
             summary.checked += 1
-            if rec.get("consistent") is False:
+            if ds.consistent is False:
                 summary.inconsistent += 1
-        if rec.get("decision_error"):
+        if ds.decision_error:
             summary.decision_errors += 1
     return records, summary
 
 
 def count_statistics(text: str) -> int:
-    """How many statistical results the engine parses in a text (0 where the engine is absent)."""
-    stats = _engine()
-    if stats is None:
-        return 0
-    return len(stats.parse(text))
+    """How many statistical results the engine parses in a text."""
+    from claimtrace.stats import parse
+
+    return len(parse(text))

@@ -1,0 +1,167 @@
+"""``claimtrace extract``: finding -> hypothesis -> statistical evidence for a paper (or a batch manifest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claimtrace.cli import app
+from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.extract.config import PRESETS
+from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
+
+_EXTRACTORS = ("embedded", "llm")
+
+
+def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity: str,
+                    retriever: str, reranker: str | None) -> Any:
+    from claimtrace.extract.context import ContextSelector
+
+    selector = ContextSelector(retriever_spec=retriever, reranker_spec=reranker)
+    if name is None:
+        from claimtrace.llm import llm_configured
+
+        name = "llm" if llm_configured(task="extraction") else "embedded"
+    if name not in _EXTRACTORS:
+        raise ClaimtraceError(f"unknown extractor {name!r}; choose embedded or llm")
+    if name == "llm":
+        from claimtrace.extract.llm_extractor import LLMExtractor
+
+        return LLMExtractor(selector=selector, max_evidence_sentences=max_evidence_sentences)
+    from claimtrace.extract.embedded import EmbeddedExtractor
+
+    return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector)
+
+
+@app.command()
+def extract(
+    paper: str | None = typer.Argument(None, help="A paper (PDF, JATS XML, TEI, HTML, text, Markdown)."),
+    finding: list[str] = typer.Option([], "--finding", help="A finding to trace (repeatable); default: detect them in the abstract."),
+    hypothesis: str | None = typer.Option(None, "--hypothesis", help="The hypothesis (skips stage 1; needs exactly one --finding, or uses it as the finding)."),
+    config: str | None = typer.Option(None, "--config", help=f"Context configuration: {', '.join(PRESETS)}."),
+    extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: llm when one is configured)."),
+    max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
+    similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
+    retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
+    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank (llm, cross-encoder:PATH)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
+) -> None:
+    """Trace findings to the paper's core hypothesis and the statistical evidence that tests it."""
+    from claimtrace.documents import load_document
+    from claimtrace.extract.pipeline import FindingInput, extract_traces, parse_findings
+
+    if config is not None and config not in PRESETS:
+        fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
+    if similarity not in ("bm25", "dense", "hybrid"):
+        fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
+    ex = _make_extractor(extractor, max_evidence_sentences=max_evidence_sentences, similarity=similarity,
+                         retriever=retriever, reranker=reranker)
+    if batch is not None:
+        if paper is not None:
+            fail("give either PAPER or --batch, not both")
+        from claimtrace.batch import read_jsonl, run_batch
+
+        items = read_jsonl(batch)
+
+        def one(item: dict[str, Any]) -> dict[str, Any]:
+            if not isinstance(item.get("doc"), str) or not item["doc"]:
+                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
+            doc = load_document(item["doc"])
+            fnds = parse_findings(item.get("findings"), f"item {item['id']} findings")
+            traces = extract_traces(doc, fnds or None, extractor=ex, config=item.get("config") or config,
+                                    max_evidence_sentences=max_evidence_sentences)
+            return {"schema_version": SCHEMA_VERSION, "doc": item["doc"],
+                    "traces": [t.model_dump(mode="json") for t in traces]}
+
+        counts = run_batch(items, one, out=out, desc="extracting")
+        if counts["failed"]:
+            raise SystemExit(1)
+        return
+    if paper is None:
+        fail("give a PAPER or --batch MANIFEST.jsonl")
+    if out is not None:
+        fail("--out is for --batch; redirect stdout for a single paper")
+    fnds = [FindingInput(text=f) for f in finding if f.strip()]
+    if hypothesis:
+        if len(fnds) > 1:
+            fail("--hypothesis goes with exactly one --finding")
+        fnds = [FindingInput(text=fnds[0].text if fnds else hypothesis, hypothesis=hypothesis)]
+    doc = load_document(paper)
+    traces = extract_traces(doc, fnds or None, extractor=ex, config=config, max_evidence_sentences=max_evidence_sentences)
+    if json_out:
+        print_json({"schema_version": SCHEMA_VERSION, "doc": paper, "doc_id": doc.id,
+                    "traces": [t.model_dump(mode="json") for t in traces]})
+    else:
+        print_report(doc.title or paper, traces)
+
+
+def _fmt_stat(r: dict[str, Any]) -> str:
+    parts = []
+    if r.get("test"):
+        df = ", ".join(f"{d:g}" for d in (r.get("df1"), r.get("df2")) if d is not None)
+        parts.append(f"{r['test']}" + (f"({df})" if df else "") + (f" {r.get('comparison') or '='} {r['value']:g}" if r.get("value") is not None else ""))
+    if r.get("p_value") is not None:
+        parts.append(f"p {r.get('p_comparison') or '='} {r['p_value']:g}")
+    if r.get("ci_low") is not None and r.get("ci_high") is not None:
+        parts.append(f"{(r.get('ci_level') or 0.95) * 100:g}% CI [{r['ci_low']:g}, {r['ci_high']:g}]")
+    for e in r.get("effects") or []:
+        parts.append(f"{e['measure']} = {e['value']:g}")
+    if r.get("n") is not None:
+        parts.append(f"N = {r['n']}")
+    verdict = ""
+    if r.get("consistent") is False:
+        verdict = "  [INCONSISTENT" + (": decision error" if r.get("decision_error") else "") + \
+            (f", recomputed p = {r['computed_p']:.3g}" if r.get("computed_p") is not None else "") + "]"
+    elif r.get("consistent") is True:
+        verdict = "  [consistent]"
+    return (", ".join(parts) or r.get("text", "")) + verdict
+
+
+def _where(span: Any) -> str:
+    ids = span.sentence_ids
+    loc = f"{ids[0]}" + (f"-{ids[-1]}" if len(ids) > 1 else "") if ids else "not located"
+    if span.start is not None:
+        loc += f", chars {span.start}-{span.end}"
+    if span.page:
+        loc += f", page {span.page}"
+    if span.section:
+        loc += f", {span.section}"
+    return loc
+
+
+def print_report(title: str, traces: list[ClaimTrace]) -> None:
+    """Print traces as a readable report: finding -> hypothesis -> evidence, numbers and flags."""
+    from rich.markup import escape as esc
+
+    con = stdout_console()
+    title = esc(title)
+    con.print(f"[bold]{title}[/bold]")
+    if not traces:
+        con.print("no findings to trace")
+    for i, tr in enumerate(traces, 1):
+        con.print(f"\n[bold]Finding {i}[/bold] ({tr.finding.sentence_id or tr.finding.source}): {esc(tr.finding.text)}")
+        if tr.finding.how_chosen:
+            con.print(f"  [dim]how chosen: {esc(tr.finding.how_chosen)}[/dim]")
+        if tr.hypothesis is not None:
+            h = tr.hypothesis
+            con.print(f"  [bold]Hypothesis[/bold] ({esc(_where(h))}{f'; score {h.score:.2f}' if h.score is not None else ''}):")
+            con.print(f"    {esc(h.text)}")
+        else:
+            con.print("  [bold]Hypothesis[/bold]: none found")
+        if tr.evidence is not None:
+            e = tr.evidence
+            con.print(f"  [bold]Evidence[/bold] ({esc(_where(e))}; {len(e.sentence_ids)} sentence(s)):")
+            con.print(f"    {esc(e.text)}")
+            for r in e.statistics:
+                con.print(f"    - {esc(_fmt_stat(r))}")
+        else:
+            con.print("  [bold]Evidence[/bold]: none found")
+        for f in tr.flags:
+            con.print(f"  [yellow]flag {f.code}[/yellow] ({f.stage}): {esc(f.message)}" + (f" quote: {esc(repr(f.quote))}" if f.quote else ""))
+        con.print(f"  [dim]{tr.extractor} / {tr.configuration}" + (f" / {tr.model}" if tr.model else "") +
+                  f"; {sum(tr.timings.values()):.2f} s[/dim]")
