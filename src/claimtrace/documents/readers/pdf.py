@@ -849,8 +849,8 @@ def _continues(pending: list[Line], bl: Block, text: str, indent_style: bool) ->
     last = pending[-1]
     if text[:1].islower():
         return True
-    if bl.indented:
-        return False
+    if bl.indented or last.x1 < last.col_x1 - 3 * max(last.size, 6):
+        return False  # a new indented paragraph, or the previous one ended with a short line
     if not _SENT_END.search(last.text.rstrip()):
         return True
     # a column that ended with a full line, continued unindented at the top of the next one
