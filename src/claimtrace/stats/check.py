@@ -162,7 +162,7 @@ def _check_ci(r: StatResult, alpha: float) -> None:
 
 def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False) -> StatResult:
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy."""
-    r = result.model_copy(deep=True)
+    r = result.model_copy()
     r.flags = []
     r.computed_p = r.consistent = r.decision_error = r.significant = None
     r.ci_consistent = r.ci_p_consistent = None

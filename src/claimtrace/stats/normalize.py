@@ -1,7 +1,7 @@
 """Repair PDF-conversion damage before parsing, keeping a map back to the original offsets.
 
-``normalize(text)`` returns the repaired text and ``offsets``: ``offsets[i]`` is the index in the
-original text of repaired character ``i`` (``offsets[len(repaired)] == len(text)``). Repairs:
+``normalize(text)`` returns the repaired text and ``offsets`` (an ``OffsetMap``): ``offsets[i]`` is the index in
+the original text of repaired character ``i`` (``offsets[len(repaired)] == len(text)``). Repairs:
 unicode minus signs and dashes -> ``-``; thin, narrow and non-breaking spaces -> space; zero-width
 characters and soft hyphens dropped; ligatures expanded (``ﬁ`` -> ``fi``); superscript/subscript
 digits flattened (``χ²`` -> ``χ2``); the glyphs statcheck's PDF import maps (U+2AFD ``=``, U+2B0D
@@ -14,6 +14,7 @@ and before a digit) -> ``-``, other control characters -> space. Comparators tur
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 _MAP: dict[str, str] = {
     "\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-",
@@ -35,40 +36,78 @@ _MAP: dict[str, str] = {
 }
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 # a damaged minus: control char / "?" after a comparator or opening bracket, before a number
-_MINUS_SLOT = re.compile(r"(?:[=<>≤≥(\[,:]|\bto)\s*$")
+_MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto)\s*$")
 _NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·]")
 
 
-def normalize(text: str) -> tuple[str, list[int]]:
+class OffsetMap:
+    """Maps offsets of the repaired text to the original: ``omap[i]`` (step function, compact)."""
+
+    __slots__ = ("_deltas", "_idx", "length")
+
+    def __init__(self, idx: list[int], deltas: list[int], length: int) -> None:
+        self._idx = idx
+        self._deltas = deltas
+        self.length = length
+
+    def __getitem__(self, i: int) -> int:
+        if not self._idx:
+            return i
+        k = bisect_right(self._idx, i) - 1
+        return i + (self._deltas[k] if k >= 0 else 0)
+
+
+def _replacement(text: str, i: int, ch: str) -> str:
+    rep = _MAP.get(ch)
+    if rep is not None:
+        return rep
+    if ch == "·":
+        ok = 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+        return "." if ok else ch
+    # a control character or "?" where a minus sign belongs
+    if re.match(r"\s?\.?\d", text[i + 1 : i + 3]) and _MINUS_SLOT.search(text[max(0, i - 6) : i]):
+        return "-"
+    return ch if ch == "?" else " "
+
+
+def normalize(text: str) -> tuple[str, OffsetMap]:
     """Repair PDF damage; returns the repaired text and the map of its offsets to the original."""
     if not _NEEDS_MAP.search(text):
-        return text, list(range(len(text) + 1))
+        return text, OffsetMap([], [], len(text))
     out: list[str] = []
-    offsets: list[int] = []
-    n = len(text)
-    for i, ch in enumerate(text):
-        rep = _MAP.get(ch)
-        if rep is None:
-            if _CONTROL.match(ch) or ch == "?":
-                nxt = text[i + 1 : i + 3]
-                if re.match(r"\s?\.?\d", nxt) and _MINUS_SLOT.search("".join(out[-6:])):
-                    rep = "-"
-                elif ch == "?":
-                    rep = ch
-                else:
-                    rep = " "
-            elif ch == "·" and 0 < i < n - 1 and text[i - 1].isdigit() and text[i + 1].isdigit():
-                rep = "."
-            else:
-                rep = ch
-        for c in rep:
-            out.append(c)
-            offsets.append(i)
-    offsets.append(n)
-    return "".join(out), offsets
+    idx: list[int] = []
+    deltas: list[int] = []
+    pos = npos = delta = 0
+    for m in _NEEDS_MAP.finditer(text):
+        i = m.start()
+        ch = text[i]
+        rep = _replacement(text, i, ch)
+        if rep == ch:
+            continue
+        out.append(text[pos:i])
+        npos += i - pos
+        pos = i + 1
+        if len(rep) == 1:
+            out.append(rep)
+            npos += 1
+        elif not rep:
+            delta += 1
+            idx.append(npos)
+            deltas.append(delta)
+        else:
+            out.append(rep)
+            for k in range(1, len(rep)):
+                idx.append(npos + k)
+                deltas.append(delta - k)
+            delta -= len(rep) - 1
+            npos += len(rep)
+            idx.append(npos)
+            deltas.append(delta)
+    out.append(text[pos:])
+    return "".join(out), OffsetMap(idx, deltas, len(text))
 
 
-def map_span(offsets: list[int], start: int, end: int) -> tuple[int, int]:
+def map_span(offsets: OffsetMap, start: int, end: int) -> tuple[int, int]:
     """Map a span of the repaired text back to the original text."""
     if end <= start:
         o = offsets[start]

@@ -23,7 +23,7 @@ from claimtrace.stats.model import (
     EffectSize,
     StatResult,
 )
-from claimtrace.stats.normalize import map_span, normalize
+from claimtrace.stats.normalize import OffsetMap, map_span, normalize
 
 # ---------------------------------------------------------------------------------------------
 # building blocks
@@ -555,7 +555,7 @@ def _keep(r: _Res) -> bool:
     return has_support
 
 
-def _finish(text: str, norm: str, offsets: list[int], r: _Res) -> StatResult:
+def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
     def span(s: int, e: int) -> ComponentSpan:
         os_, oe = map_span(offsets, s, e)
         return ComponentSpan(start=os_, end=oe, text=text[os_:oe])
@@ -566,12 +566,14 @@ def _finish(text: str, norm: str, offsets: list[int], r: _Res) -> StatResult:
     descs: list[Descriptive] = []
     for d in r.descs:
         sp = span(d.start, d.end)
-        descs.append(Descriptive(kind=d.data["kind"], value=d.data["value"], total=d.data.get("total"),
-                                 start=sp.start, end=sp.end, text=sp.text))
+        descs.append(Descriptive(kind=d.data["kind"], value=d.data["value"],
+                                                 total=d.data.get("total"), start=sp.start, end=sp.end,
+                                                 text=sp.text))
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
         sp = span(s, e)
-        effects.append(EffectSize(measure=measure, value=value, start=sp.start, end=sp.end, text=sp.text))
+        effects.append(EffectSize(measure=measure, value=value, start=sp.start, end=sp.end,
+                                                  text=sp.text))
     one_tailed = bool(f.get("one_tailed")) or bool(_ONE_TAILED_RE.search(norm[max(0, r.start - 60) : r.end + 40]))
     repaired = list(r.repaired)
     if norm[r.start : r.end] != text[start:end]:
@@ -609,20 +611,100 @@ def mentions_one_tailed(text: str) -> bool:
     return bool(_ONE_TAILED_RE.search(text))
 
 
+_TRIGGER_CHARS = re.compile(r"[=<>≤≥]")
+_TRIGGER_DAMAGED_P = re.compile(r"[pP] ?[bN!p] ?\.?\d")
+_TRIGGER_WORDS = ("CI", "C.I", "CrI", "UI", "onfidence int", "redible int", "ncertainty int", "NS", "ns", "n.s",
+                  "n. s", "OR", "HR", "RR", "MD", "RD", "odds ratio", "hazard ratio", "significant at")
+_LOOKBACK = 220
+_LOOKAHEAD = 120
+
+
+def _trigger_positions(t: str) -> list[int]:
+    pos = [m.start() for m in _TRIGGER_CHARS.finditer(t)]
+    pos.extend(m.start() for m in _TRIGGER_DAMAGED_P.finditer(t))
+    for w in _TRIGGER_WORDS:
+        i = t.find(w)
+        k = len(w)
+        while i >= 0:
+            if not (i > 0 and t[i - 1].isalpha()) and (k > 3 or not t[i + k : i + k + 1].isalpha()):
+                pos.append(i)
+            i = t.find(w, i + 1)
+    pos.sort()
+    return pos
+
+
+def _windows(t: str) -> list[tuple[int, int]]:
+    """Stretches of text around anything that can start a result, cut at sentence or paragraph breaks."""
+    wins: list[tuple[int, int]] = []
+    n = len(t)
+    for s in _trigger_positions(t):
+        if wins and s < wins[-1][1] - _LOOKAHEAD:
+            continue
+        lo = max(0, s - _LOOKBACK)
+        a = t.rfind("\n", lo, s) + 1
+        if a == 0:
+            a = t.rfind(". ", max(0, lo - 200), lo) + 1 if lo > 0 else 0
+            if a == 0:
+                a = max(0, lo - 200)
+        hi = min(n, s + _LOOKAHEAD + 200)
+        b = t.find("\n", s, hi)
+        c = t.find(". ", min(n, s + _LOOKAHEAD), hi)
+        end = min(x for x in (b, c, hi) if x >= 0)
+        if wins and a <= wins[-1][1]:
+            wins[-1] = (wins[-1][0], max(wins[-1][1], end))
+        else:
+            wins.append((a, end))
+    return wins
+
+
+def _parse_window(t: str) -> list[_Res]:
+    primary = _scan_tests(t) + _scan_p(t) + _scan_ci(t)
+    if not primary:
+        return []
+    a = max(0, min(tk.start for tk in primary) - 420)
+    b = max(tk.end for tk in primary) + 60
+    misc = _scan_misc(t[a:b])
+    for tk in misc:
+        tk.start += a
+        tk.end += a
+    return [r for r in _group(t, primary + misc) if _keep(r)]
+
+
 def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     """Every statistical result reported in ``text``, in order, with offsets into ``text`` as given."""
     if not text:
         return []
     norm, offsets = normalize(text)
-    toks = _scan_tests(norm) + _scan_p(norm) + _scan_ci(norm) + _scan_misc(norm)
-    grouped = [r for r in _group(norm, toks) if _keep(r)]
-    out = [_finish(text, norm, offsets, r) for r in grouped]
+    out: list[StatResult] = []
+    all_desc: list[_Tok] = []
+    for a, b in _windows(norm):
+        window = norm[a:b]
+        for r in _parse_window(window):
+            _shift(r, a)
+            out.append(_finish(text, norm, offsets, r))
+        if descriptives:
+            for tk in _scan_misc(window):
+                if tk.kind == "desc":
+                    tk.start += a
+                    tk.end += a
+                    all_desc.append(tk)
     if descriptives:
-        out = _with_standalone_descriptives(text, norm, offsets, toks, out)
+        out = _with_standalone_descriptives(text, norm, offsets, all_desc, out)
     return out
 
 
-def _with_standalone_descriptives(text: str, norm: str, offsets: list[int], toks: list[_Tok],
+def _shift(r: _Res, d: int) -> None:
+    r.start += d
+    r.end += d
+    r.last += d
+    r.spans = {k: (s + d, e + d) for k, (s, e) in r.spans.items()}
+    r.effects = [(m, v, s + d, e + d) for m, v, s, e in r.effects]
+    for tk in r.descs:
+        tk.start += d
+        tk.end += d
+
+
+def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks: list[_Tok],
                                   results: list[StatResult]) -> list[StatResult]:
     used = {(d.start, d.end) for r in results for d in r.descriptives}
     covered = [(r.start, r.end) for r in results]
