@@ -52,7 +52,8 @@ _NO_SPACE = re.compile(r"[.!?](?=[A-Z][a-z]{2,}\s)")
 _START = re.compile(r"\s+[\"'“‘(\[]?[A-Z0-9ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ]")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _NEXT_WORD = re.compile(r"\s*[\"'“‘(\[]?([A-Za-z]+)")
-_ENUMERATOR = re.compile(r"\s*\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,5})[.)]\s*$")
+_ENUMERATOR = re.compile(r"(?:^|:)\s*\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,5})[.)]\s*$")
+_ENUM_TAIL = 24
 _BRACKET = re.compile(r"[()\[\]{}]")
 _OPEN = "([{"
 _CLOSE = ")]}"
@@ -84,7 +85,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
             pos = end
         if kind != "cite" and _is_abbreviation(text, dot, text[dot:end], next_start):
             continue
-        if _ENUMERATOR.match(text, start, end):
+        if _ENUMERATOR.search(text[max(start, end - _ENUM_TAIL) : end]) and (
+                end - _ENUM_TAIL <= start or ":" in text[end - _ENUM_TAIL : dot]):
             continue  # "2. Does X lead to Y?": a list number is not a sentence
         if text[start:end].strip():
             spans.append(_trim(text, start, end))

@@ -187,7 +187,7 @@ class HtmlReader:
         b = st.builder
         if not text:
             return
-        if level == 1 and b.title is None and not st.stack and b.paragraph_count == 0:
+        if level == 1 and not st.stack and b.paragraph_count == 0 and b.title in (None, text):
             b.title = text
             return
         if st.excluded and level > st.excluded_level:

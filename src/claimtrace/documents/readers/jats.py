@@ -176,8 +176,10 @@ def table_text(table_wrap: etree._Element) -> str:
         cells = [clean_text(inline_text(c)) for c in tr if local(c.tag) in ("td", "th")]
         if any(cells):
             rows.append("\t".join(cells))
-    if not rows:
-        return clean_text(inline_text(table_wrap))
+    if not rows:  # a table given as an image, or as plain text: whatever is not label/caption/foot
+        rest = [inline_text(c) for c in table_wrap
+                if local(c.tag) not in ("label", "caption", "table-wrap-foot", "graphic", "object-id")]
+        return clean_text(" ".join(rest))
     return "\n".join(rows)
 
 
@@ -318,7 +320,7 @@ class JatsReader:
                 heading = _heading(child)
                 kind = excluded_kind(heading) or _EXCLUDED_SEC_TYPES.get(child.get("sec-type") or "")
                 if kind:
-                    b.add_excluded(kind, all_text(child), section=heading or None)
+                    b.add_excluded(kind, _untitled_text(child), section=heading or None)
                     continue
                 self._container(child, ctx.sub(heading))
             elif tag == "p":
@@ -482,6 +484,12 @@ def _without(el: etree._Element, drop: etree._Element) -> etree._Element:
     return new
 
 
+def _untitled_text(sec: etree._Element) -> str:
+    """A section's text without its title and label (the heading is kept as ``section``)."""
+    parts = [all_text(c) for c in sec if local(c.tag) not in ("title", "label")]
+    return clean_text(" ".join(p for p in parts if p))
+
+
 def _heading(sec: etree._Element) -> str:
     title = sec.find("title")
     label = sec.find("label")
@@ -522,7 +530,8 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
     elif tag == "fig":
         b.add_excluded("figure", _caption(el) or all_text(el), label=label, section=section)
     elif tag in ("disp-formula", "disp-formula-group", "array"):
-        b.add_excluded("equation", clean_text(inline_text(el)) or all_text(el), label=label, section=section)
+        body = _without(el, lab_el) if lab_el is not None else el
+        b.add_excluded("equation", clean_text(inline_text(body)) or all_text(body), label=label, section=section)
     elif tag in ("supplementary-material", "media", "graphic"):
         text = _caption(el) or all_text(el)
         if text:
