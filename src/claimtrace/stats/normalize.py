@@ -36,7 +36,7 @@ _MAP: dict[str, str] = {
 }
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 # a damaged minus: control char / "?" after a comparator or opening bracket, before a number
-_MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto)\s*$")
+_MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto|\sp)\s*$")
 _NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·]")
 
 

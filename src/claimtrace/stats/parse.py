@@ -641,13 +641,13 @@ def _windows(t: str) -> list[tuple[int, int]]:
         if wins and s < wins[-1][1] - _LOOKAHEAD:
             continue
         lo = max(0, s - _LOOKBACK)
-        a = t.rfind("\n", lo, s) + 1
+        a = t.rfind("\n\n", lo, s) + 1
         if a == 0:
             a = t.rfind(". ", max(0, lo - 200), lo) + 1 if lo > 0 else 0
             if a == 0:
                 a = max(0, lo - 200)
         hi = min(n, s + _LOOKAHEAD + 200)
-        b = t.find("\n", s, hi)
+        b = t.find("\n\n", s, hi)
         c = t.find(". ", min(n, s + _LOOKAHEAD), hi)
         end = min(x for x in (b, c, hi) if x >= 0)
         if wins and a <= wins[-1][1]:
