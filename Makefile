@@ -28,6 +28,7 @@ demo: $(VENV)/.installed
 	$(BIN)/claimtrace extract $(SAMPLE) --extractor embedded
 
 test: $(VENV)/.installed-dev
+	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
 	$(BIN)/python -m pytest -q
 
 lint: $(VENV)/.installed-dev
