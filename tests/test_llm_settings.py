@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from claimtrace.errors import InputError
 from claimtrace.llm import LLMClient, LLMNotConfiguredError, RetryPolicy, llm_configured, load_settings
@@ -158,3 +159,22 @@ def test_parse_retry_after_forms() -> None:
     assert parse_retry_after({"Retry-After": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
     assert parse_retry_after({"Retry-After": "soon"}) is None
     assert parse_retry_after({}) is None
+
+
+class OneField(BaseModel):
+    """A minimal schema."""
+
+    p: str
+
+
+def test_in_process_backend_without_the_extra_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from claimtrace.errors import MissingExtraError
+
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as if llama-cpp-python were not installed
+    with LLMClient(load_settings(model=str(gguf), cache_dir=tmp_path, env={})) as client, \
+            pytest.raises(MissingExtraError, match=r"pip install 'claimtrace\[llama\]'"):
+        client.structured("statistic_fields", {"sentence": "t(1) = 2, p = .3"}, OneField)

@@ -28,6 +28,7 @@ import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -210,17 +211,23 @@ class LLMClient:
         order. A failing item (even a prompt error) becomes a failed result; it never loses the others."""
         limit = max(1, concurrency or self.settings.concurrency)
         sem = asyncio.Semaphore(limit)
+        loop = asyncio.get_running_loop()
 
-        async def one(variables: Mapping[str, Any]) -> LLMResult[M]:
-            async with sem:
-                try:
-                    return await self.astructured(prompt, variables, schema, task, max_tokens=max_tokens)
-                except PromptError as exc:
-                    return LLMResult(error=LLMFailure(kind="prompt", message=str(exc)))
-                except Exception as exc:  # a batch loses nothing: turn surprises into typed failures
-                    return LLMResult(error=LLMFailure(kind="backend", message=f"{type(exc).__name__}: {exc}"))
+        def call(variables: Mapping[str, Any]) -> LLMResult[M]:
+            return self.structured(prompt, variables, schema, task, max_tokens=max_tokens)
 
-        return list(await asyncio.gather(*(one(v) for v in items)))
+        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="claimtrace-llm") as pool:
+
+            async def one(variables: Mapping[str, Any]) -> LLMResult[M]:
+                async with sem:
+                    try:
+                        return await loop.run_in_executor(pool, call, variables)
+                    except PromptError as exc:
+                        return LLMResult(error=LLMFailure(kind="prompt", message=str(exc)))
+                    except Exception as exc:  # a batch loses nothing: turn surprises into typed failures
+                        return LLMResult(error=LLMFailure(kind="backend", message=f"{type(exc).__name__}: {exc}"))
+
+            return list(await asyncio.gather(*(one(v) for v in items)))
 
     def structured_batch(
         self,
