@@ -23,7 +23,7 @@ from claimtrace.evaluate.embedder import Embedder
 from claimtrace.evaluate.metrics import PRF, micro, prf
 
 #: Default τ for the local MiniLM embedder (see docs/evaluation.md, "Choosing τ").
-DEFAULT_TAU = 0.70
+DEFAULT_TAU = 0.75
 #: τ the published study calibrated for its (Gemini) embedding model; not valid for MiniLM.
 PUBLISHED_TAU_GEMINI = 0.89
 

@@ -3,7 +3,6 @@ plus the agreement report between the two."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -107,22 +106,44 @@ class LLMParser:
         return components_from_json(obj if isinstance(obj, dict) else {}, text, self.name)
 
 
+class _LLMRelationship(BaseModel):
+    direction: str = "unknown"
+    significant: str = "unstated"
+    variables: list[str] = []
+
+
+class _LLMInterval(BaseModel):
+    level: float | None = None
+    low: float
+    high: float
+
+
+class LLMComponents(BaseModel):
+    """The JSON the LLM parser asks for."""
+
+    variables: list[str] = []
+    relationships: list[_LLMRelationship] = []
+    intervals: list[_LLMInterval] = []
+    test_family: str = ""
+    sample_size: str = ""
+
+
+PROMPT_NAME = "evaluate_evidence_components"
+
+
 def llm_json_call(**settings: Any) -> JsonCall:
-    """A JSON call over the project's LLM layer (claimtrace.llm), configured by its settings."""
-    try:
-        from claimtrace import llm
-    except ImportError as exc:  # pragma: no cover
-        raise ClaimtraceError(f"the LLM layer is not available ({exc})") from None
-    structured = getattr(llm, "complete_json", None)
-    if structured is None:
-        raise ClaimtraceError("the LLM layer has no complete_json(); the LLM component parser needs it")
+    """A JSON call over the project's LLM layer (``LLMClient.structured`` with the packaged prompt
+    ``evaluate_evidence_components``); settings as ``claimtrace.llm.load_settings`` takes them."""
+    from claimtrace.llm import LLMClient, load_settings
+
+    client = LLMClient(load_settings(**settings))  # raises LLMNotConfiguredError without an LLM
 
     def call(system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
-        res = structured([{"role": "system", "content": system}, {"role": "user", "content": user}],
-                         schema=schema, task="evaluation", **settings)
-        if isinstance(res, str):
-            res = json.loads(res)
-        return res if isinstance(res, dict) else getattr(res, "data", {}) or {}
+        text = user.split("\n", 1)[-1]
+        res = client.structured(PROMPT_NAME, {"evidence": text}, LLMComponents, task="evaluation")
+        if not res.ok or res.value is None:
+            raise ClaimtraceError(f"LLM component parse failed: {res.error}")
+        return res.value.model_dump()
 
     return call
 

@@ -1,0 +1,451 @@
+"""The experiment runner: context configurations × extractors over an evaluation dataset.
+
+``claimtrace experiment CONFIG.yaml`` (schema in docs/evaluation.md) runs the claim-trace pipeline
+(``claimtrace.extract``) for every item under every configuration and extractor, scores each stage,
+and writes per-item results (resumable: finished items are skipped), a summary in the layout of the
+published Table 1 (Markdown + CSV), transition reports and PNG plots.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.evaluate.datasets import EvalItem, read_dataset, same_statement
+from claimtrace.evaluate.hypothesis import DEFAULT_TAU, HypothesisSims, f1_curve, hypothesis_sims, tau_grid
+from claimtrace.evaluate.metrics import micro, prf
+
+SCHEMA_VERSION = "1.0"
+
+
+class LLMSettings(BaseModel):
+    """LLM settings for the ``llm`` extractor (unset: the project's LLM settings/environment)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    model: str | None = None
+    settings_file: str | None = None
+    #: run the LLM extractor on the first N items only (LLM calls are slow/costly)
+    limit: int | None = 20
+    #: presets for the LLM extractor (default: the same as the embedded one)
+    presets: list[str] | None = None
+
+
+class ExtractorOptions(BaseModel):
+    """Options passed to the extractors (as `claimtrace extract` takes them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    similarity: str = "bm25"
+    max_evidence_sentences: int = 3
+    retriever: str = "hybrid"
+    reranker: str | None = None
+
+
+class ExperimentConfig(BaseModel):
+    """The YAML experiment file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "experiment"
+    dataset: str
+    output: str
+    presets: list[str] = Field(default_factory=lambda: ["fulltext-zeroshot", "rag-k5", "rag-k10", "rag-k20",
+                                                       "rag-rerank", "finetuned-rerank", "oracle"])
+    extractors: list[str] = Field(default_factory=lambda: ["embedded"])
+    extractor_options: ExtractorOptions = Field(default_factory=ExtractorOptions)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    limit: int | None = None
+    tau: float = DEFAULT_TAU
+    embedding_model: str | None = None
+    evidence_parser: str = "deterministic"
+    workers: int = 1
+    #: the configuration every other one is compared against in the transition analysis
+    transitions_base: str = "fulltext-zeroshot"
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment YAML file (relative paths resolve against it)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "no such file")
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InputError(p, f"invalid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(raw, dict):
+        raise InputError(p, "expected a YAML mapping")
+    try:
+        cfg = ExperimentConfig.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(p, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+    from claimtrace.extract.config import PRESETS
+
+    for name in [*cfg.presets, *(cfg.llm.presets or [])]:
+        if name not in PRESETS:
+            raise InputError(p, f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+    for ex in cfg.extractors:
+        if ex not in ("embedded", "llm"):
+            raise InputError(p, f"unknown extractor {ex!r}; choose embedded or llm")
+    for key in ("dataset", "output"):
+        v = Path(getattr(cfg, key))
+        if not v.is_absolute():
+            setattr(cfg, key, str((p.parent / v).resolve()))
+    return cfg
+
+
+# ---- one run (configuration × extractor) over items --------------------------------------------
+
+def _paragraph_ids(units: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(u.split(".")[0] for u in units))
+
+
+class _Runner:
+    """Holds the extractor and scorers for one (configuration, extractor) in one process."""
+
+    def __init__(self, cfg: ExperimentConfig, preset: str, extractor: str) -> None:
+        from claimtrace.evaluate.embedder import default_embedder
+        from claimtrace.evaluate.parsers import get_parser
+        from claimtrace.extract.config import get_preset
+        from claimtrace.extract.context import ContextSelector
+
+        self.cfg = cfg
+        self.preset = get_preset(preset)
+        self.extractor_name = extractor
+        o = cfg.extractor_options
+        self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=o.reranker)
+        if extractor == "llm":
+            from claimtrace.extract.llm_extractor import LLMExtractor
+
+            self.extractor: Any = LLMExtractor(selector=self.selector, max_evidence_sentences=o.max_evidence_sentences)
+        else:
+            from claimtrace.extract.embedded import EmbeddedExtractor
+
+            self.extractor = EmbeddedExtractor(similarity=o.similarity, max_evidence_sentences=o.max_evidence_sentences,
+                                               selector=self.selector)
+        self.embedder = default_embedder(cfg.embedding_model)
+        self.parser = get_parser(cfg.evidence_parser)
+        self._doc: Any = None
+
+    def _document(self, path: str) -> Any:
+        from claimtrace.documents import load_document
+
+        if self._doc is None or self._doc[0] != path:
+            self._doc = (path, load_document(path))
+        return self._doc[1]
+
+    def context_paragraphs(self, doc: Any, query: str, gold: list[str]) -> list[str]:
+        """The paragraphs the evidence stage may read under this configuration (as the extractor selects
+        them; the embedded rag-rerank reads the top-M candidates and reranks by its sentence scorer)."""
+        import dataclasses
+
+        cfg = self.preset
+        if cfg.mode == "fulltext":
+            return [p.id for p in doc.paragraphs]
+        if cfg.mode == "rag" and cfg.reranker == "default" and not self.selector.reranker_spec \
+                and self.extractor_name == "embedded":
+            cfg = dataclasses.replace(cfg, selector=f"top{cfg.candidates}" if cfg.candidates in (5, 10, 20) else "top20")
+        pids = self.selector.paragraphs(doc, query, cfg, gold or None)
+        return [p.id for p in doc.paragraphs] if pids is None else list(pids)
+
+    def run(self, item: EvalItem) -> dict[str, Any]:
+        """Extract, then score every stage that has gold; diagnostics for the evidence context."""
+        from claimtrace.evaluate.diagnostics import relevant_sentence_proportion
+        from claimtrace.evaluate.evidence import score_evidence
+        from claimtrace.extract.pipeline import FindingInput, extract_traces
+
+        t0 = time.perf_counter()
+        doc = self._document(item.doc)
+        gold_pars = _paragraph_ids(item.evidence_units)
+        fi = FindingInput(text=item.finding, hypothesis=None, gold_paragraph_ids=gold_pars or None)
+        traces = extract_traces(doc, [fi], extractor=self.extractor, config=self.preset,
+                                max_evidence_sentences=self.cfg.extractor_options.max_evidence_sentences)
+        tr = traces[0]
+        pred_h = tr.hypothesis.text if tr.hypothesis else None
+        pred_e = tr.evidence.text if tr.evidence else None
+        row: dict[str, Any] = {"config": self.preset.name, "extractor": self.extractor_name,
+                               "pred_hypothesis": pred_h, "pred_evidence": pred_e,
+                               "flags": [f.code for f in tr.flags], "model": tr.model}
+        if item.hypothesis:
+            hs = hypothesis_sims(pred_h, item.hypothesis, self.embedder)
+            row["hypothesis"] = hs.score(self.cfg.tau).model_dump()
+            row["hypothesis_sims"] = {"pred_best": [round(float(x), 5) for x in hs.pred_best],
+                                      "gold_best": [round(float(x), 5) for x in hs.gold_best]}
+        if item.evidence:
+            es = score_evidence(pred_e, item.evidence, self.parser)
+            row["evidence"] = es.model_dump()
+            golds = getattr(item, "evidence_all", None) or [item.evidence]
+            row["evidence_hit"] = bool(pred_e) and any(same_statement(g, pred_e or "") for g in golds)
+        # diagnostics of the evidence-stage context
+        query = item.finding if not pred_h else f"{item.finding} {pred_h}"
+        try:
+            ctx = self.context_paragraphs(doc, query, gold_pars)
+        except ClaimtraceError:
+            ctx = []
+        row["context_paragraphs"] = len(ctx)
+        if gold_pars:
+            row["has_gold_paragraph"] = bool(set(ctx) & set(gold_pars))
+        ref = item.hypothesis or item.evidence
+        if ref:
+            keep = set(ctx)
+            sents = [s.text for p in doc.paragraphs if p.id in keep for s in p.sentences]
+            row["rsp"] = relevant_sentence_proportion(sents, ref, self.embedder, self.cfg.tau)
+        row["seconds"] = round(time.perf_counter() - t0, 3)
+        return row
+
+
+_WORKER: dict[tuple[str, str], _Runner] = {}
+
+
+def _run_chunk(cfg_json: str, preset: str, extractor: str, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Process-pool entry: run a chunk of items (one document's) and return their rows."""
+    cfg = ExperimentConfig.model_validate_json(cfg_json)
+    key = (preset, extractor)
+    if key not in _WORKER:
+        _WORKER[key] = _Runner(cfg, preset, extractor)
+    runner = _WORKER[key]
+    out = []
+    for raw in items:
+        item = EvalItem.model_validate(raw)
+        try:
+            row = {"id": item.id, **runner.run(item), "error": None}
+        except ClaimtraceError as exc:
+            row = {"id": item.id, "config": preset, "extractor": extractor, "error": str(exc)}
+        except Exception as exc:  # one failure never loses the other items
+            row = {"id": item.id, "config": preset, "extractor": extractor, "error": f"{type(exc).__name__}: {exc}"}
+        out.append(row)
+    return out
+
+
+def _done_ids(path: Path) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                r = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(r, dict) and not r.get("error"):
+                rows[str(r["id"])] = r
+    return rows
+
+
+def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Run every (configuration, extractor); write items/, summary.{md,csv,json}, transitions and plots."""
+    say = log or (lambda m: print(m, file=sys.stderr))
+    items = read_dataset(cfg.dataset, cfg.limit)
+    out = Path(cfg.output)
+    (out / "items").mkdir(parents=True, exist_ok=True)
+    fingerprint = hashlib.sha256(cfg.model_dump_json(exclude={"workers", "output"}).encode()).hexdigest()[:16]
+    (out / "config.json").write_text(json.dumps({**cfg.model_dump(), "fingerprint": fingerprint}, indent=2) + "\n")
+    runs: list[tuple[str, str, list[EvalItem]]] = []
+    for ex in cfg.extractors:
+        presets = cfg.llm.presets if ex == "llm" and cfg.llm.presets else cfg.presets
+        subset = items[: cfg.llm.limit] if ex == "llm" and cfg.llm.limit else items
+        runs.extend((p, ex, subset) for p in presets)
+    all_rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for preset, ex, subset in runs:
+        path = out / "items" / f"{preset}__{ex}.jsonl"
+        done = _done_ids(path)
+        todo = [it for it in subset if it.id not in done]
+        say(f"{preset} × {ex}: {len(subset)} items, {len(done)} already done, {len(todo)} to run")
+        # rewrite without failed/stale lines, then append as items finish (resumable)
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
+        by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for it in todo:
+            by_doc[it.doc].append(it.model_dump())
+        chunks = list(by_doc.values())
+        t0 = time.perf_counter()
+        label = f"{preset} × {ex}"
+        with path.open("a", encoding="utf-8") as fh:
+            cfg_json = cfg.model_dump_json()
+            if cfg.workers > 1 and len(chunks) > 1:
+                with ProcessPoolExecutor(max_workers=cfg.workers) as pool:
+                    futs = [pool.submit(_run_chunk, cfg_json, preset, ex, ch) for ch in chunks]
+                    for f in as_completed(futs):
+                        _write_rows(fh, f.result(), label, say)
+            else:
+                for ch in chunks:
+                    _write_rows(fh, _run_chunk(cfg_json, preset, ex, ch), label, say)
+        say(f"{preset} × {ex}: finished in {time.perf_counter() - t0:.1f}s")
+        ids = {it.id for it in subset}
+        rows = [r for r in _read_rows(path) if r["id"] in ids]
+        all_rows[(preset, ex)] = rows
+    summary = summarise(all_rows, cfg)
+    write_reports(summary, all_rows, cfg)
+    return summary
+
+
+def _write_rows(fh: Any, rows: list[dict[str, Any]], label: str, say: Callable[[str], None]) -> None:
+    for r in rows:
+        fh.write(json.dumps(r, ensure_ascii=False, default=str) + "\n")
+        if r.get("error"):
+            say(f"error: {label}: {r['id']}: {r['error']}")
+    fh.flush()
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# ---- summary -----------------------------------------------------------------------------------
+
+def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> dict[str, Any]:
+    """Per (configuration, extractor): P/R/F1 per stage, evidence hit rate, RSP, gold-in-context rate."""
+    from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
+
+    table = []
+    for (preset, ex), rows in all_rows.items():
+        ok = [r for r in rows if not r.get("error")]
+        entry: dict[str, Any] = {"config": preset, "extractor": ex, "items": len(rows),
+                                 "errors": len(rows) - len(ok)}
+        if not ok and rows:
+            entry["error_example"] = rows[0].get("error")
+        hyp = [r["hypothesis"] for r in ok if "hypothesis" in r]
+        if hyp:
+            h = micro(prf(x["tp"], x["fp"], x["fn"], x["tp_gold"]) for x in hyp)
+            entry.update(hypothesis_precision=h.precision, hypothesis_recall=h.recall, hypothesis_f1=h.f1,
+                         hypothesis_items=len(hyp))
+        ev = [EvidenceScore.model_validate(r["evidence"]) for r in ok if "evidence" in r]
+        if ev:
+            e = micro_evidence(ev)
+            entry.update(evidence_precision=e.precision, evidence_recall=e.recall, evidence_f1=e.f1,
+                         evidence_items=len(ev),
+                         evidence_component_f1={k: (2 * c.tp / (2 * c.tp + c.fp + c.fn) if (2 * c.tp + c.fp + c.fn) else None)
+                                                for k, c in e.components.items()})
+            hits = [r["evidence_hit"] for r in ok if "evidence_hit" in r]
+            entry["evidence_hit_at_1"] = float(np.mean(hits)) if hits else None
+        rsp = [r["rsp"] for r in ok if "rsp" in r]
+        entry["mean_rsp"] = float(np.mean(rsp)) if rsp else None
+        g = [r["has_gold_paragraph"] for r in ok if "has_gold_paragraph" in r]
+        entry["gold_in_context"] = float(np.mean(g)) if g else None
+        cp = [r["context_paragraphs"] for r in ok if "context_paragraphs" in r]
+        entry["mean_context_paragraphs"] = float(np.mean(cp)) if cp else None
+        sec = [r["seconds"] for r in ok if "seconds" in r]
+        entry["seconds_per_item"] = float(np.mean(sec)) if sec else None
+        table.append(entry)
+    curves = {}
+    for (preset, ex), rows in all_rows.items():
+        sims = [HypothesisSims([""] * len(r["hypothesis_sims"]["pred_best"]), [""] * len(r["hypothesis_sims"]["gold_best"]),
+                               np.array(r["hypothesis_sims"]["pred_best"]), np.array(r["hypothesis_sims"]["gold_best"]))
+                for r in rows if not r.get("error") and "hypothesis_sims" in r]
+        if sims:
+            curves[f"{preset} / {ex}"] = [c.model_dump() for c in f1_curve(sims, tau_grid(0.60, 0.95, 0.01))]
+    return {"schema_version": SCHEMA_VERSION, "name": cfg.name, "dataset": cfg.dataset, "tau": cfg.tau,
+            "evidence_parser": cfg.evidence_parser, "table": table, "hypothesis_tau_curves": curves,
+            "transitions": transition_reports(all_rows, cfg)}
+
+
+def transition_reports(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> list[dict[str, Any]]:
+    """Transitions from the base configuration to every other one (per extractor), on evidence F1."""
+    from claimtrace.evaluate.diagnostics import PaperOutcome, transitions
+
+    out = []
+    for (preset, ex), rows in all_rows.items():
+        base = all_rows.get((cfg.transitions_base, ex))
+        if preset == cfg.transitions_base or base is None:
+            continue
+
+        def outcomes(rs: list[dict[str, Any]]) -> dict[str, PaperOutcome]:
+            return {r["id"]: PaperOutcome(has_gold=r["has_gold_paragraph"], f1=r["evidence"]["f1"])
+                    for r in rs if not r.get("error") and "has_gold_paragraph" in r and "evidence" in r}
+
+        rep = transitions(outcomes(base), outcomes(rows), config_a=cfg.transitions_base, config_b=preset)
+        if rep.n:
+            d = rep.model_dump()
+            d["extractor"] = ex
+            for b in d["buckets"].values():
+                b.pop("ids")
+            out.append(d)
+    return out
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.3f}"
+    return str(v)
+
+
+COLUMNS = ["config", "extractor", "items", "errors", "hypothesis_precision", "hypothesis_recall", "hypothesis_f1",
+           "evidence_precision", "evidence_recall", "evidence_f1", "evidence_hit_at_1", "mean_rsp", "gold_in_context",
+           "mean_context_paragraphs", "seconds_per_item"]
+
+
+def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[dict[str, Any]]],
+                  cfg: ExperimentConfig) -> None:
+    """summary.json / .csv / .md, and PNG plots (F1 against k, RSP against F1, transition buckets)."""
+    from claimtrace.evaluate import plots
+    from claimtrace.evaluate.hypothesis import CurvePoint
+
+    out = Path(cfg.output)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    with (out / "summary.csv").open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(COLUMNS)
+        for e in summary["table"]:
+            w.writerow([e.get(c) for c in COLUMNS])
+    md = [f"# {cfg.name}", "", f"Dataset: `{Path(cfg.dataset).name}`; τ = {cfg.tau}; evidence parser: {cfg.evidence_parser}.", "",
+          "| Configuration | Extractor | n | err | Hyp P | Hyp R | Hyp F1 | Ev P | Ev R | Ev F1 | Ev hit@1 | RSP | gold in ctx |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for e in summary["table"]:
+        md.append("| " + " | ".join(_fmt(e.get(c)) for c in ["config", "extractor", "items", "errors", "hypothesis_precision",
+                  "hypothesis_recall", "hypothesis_f1", "evidence_precision", "evidence_recall", "evidence_f1",
+                  "evidence_hit_at_1", "mean_rsp", "gold_in_context"]) + " |")
+    md += ["", "## Evidence F1 per component", "",
+           "| Configuration | Extractor | variables | relationships | intervals | test family | N/df |", "|---|---|---|---|---|---|---|"]
+    for e in summary["table"]:
+        c = e.get("evidence_component_f1") or {}
+        md.append(f"| {e['config']} | {e['extractor']} | " + " | ".join(_fmt(c.get(k)) for k in
+                  ("variables", "relationships", "intervals", "test_family", "sample_size")) + " |")
+    if summary["transitions"]:
+        md += ["", f"## Transitions from {cfg.transitions_base} (gold evidence paragraph in context; mean per-paper ΔF1)", "",
+               "| To | Extractor | Gains | Keeps | Loses | Misses |", "|---|---|---|---|---|---|"]
+        for t in summary["transitions"]:
+            md.append(f"| {t['config_b']} | {t['extractor']} | " + " | ".join(
+                f"{b['count']} ({_fmt(b['mean_delta_f1'])})" for b in (t["buckets"][k] for k in ("gains", "keeps", "loses", "misses"))) + " |")
+    (out / "summary.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    # plots
+    ks = {"rag-k5": 5, "rag-k10": 10, "rag-k20": 20}
+    series: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for e in summary["table"]:
+        if e["config"] in ks:
+            for metric in ("evidence_f1", "evidence_hit_at_1", "hypothesis_f1"):
+                if e.get(metric) is not None:
+                    series[f"{metric} ({e['extractor']})"].append((ks[e["config"]], e[metric]))
+    if series:
+        plots.plot_lines(series, out / "f1_vs_k.png", xlabel="k (retrieved paragraphs)", ylabel="score",
+                         title="Scores against k")
+    pts: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for (preset, ex), rows in all_rows.items():
+        for r in rows:
+            if not r.get("error") and "rsp" in r and "evidence" in r:
+                pts[f"{preset} / {ex}"].append((r["rsp"], r["evidence"]["f1"]))
+    if pts:
+        plots.plot_scatter(pts, out / "rsp_vs_f1.png", xlabel="RSP of the evidence context",
+                           ylabel="per-item evidence F1", title="RSP against evidence F1")
+    if summary["transitions"]:
+        groups = {f"→ {t['config_b']}": {k: float(t["buckets"][k]["count"]) for k in ("gains", "keeps", "loses", "misses")}
+                  for t in summary["transitions"] if t["extractor"] == cfg.extractors[0]}
+        plots.plot_bars(groups, out / "transitions.png", ylabel="papers",
+                        title=f"Transitions from {cfg.transitions_base}")
+    for name, curve in summary["hypothesis_tau_curves"].items():
+        safe = name.replace(" / ", "__")
+        plots.plot_tau_curve([CurvePoint(**c) for c in curve], out / f"hypothesis_tau_{safe}.png",
+                             best_tau=cfg.tau, title=f"Hypothesis F1 against τ: {name}")

@@ -1,0 +1,116 @@
+"""`claimtrace evaluate hypothesis|evidence|calibrate`, `experiment-data` and `experiment` end to end
+on real Evidence-Inference data (console script, real embedder, real pipeline)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, shared_path
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "claimtrace", *args], capture_output=True, text=True, cwd=REPO)
+
+
+def _write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def ei_rows(tmp_path_factory: pytest.TempPathFactory) -> list[dict]:
+    split = shared_path("evidence-inference", "validation")
+    out = tmp_path_factory.mktemp("ei") / "ei.jsonl"
+    res = run("experiment-data", str(split), "--out", str(out), "--limit", "12", "--json")
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout)
+    assert info["items"] == 12 and info["with_evidence_units"] >= 10
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    for r in rows:
+        assert r["evidence"] and Path(r["doc"]).exists() and r["finding"]
+        assert all(u.startswith("p") for u in r["evidence_units"])
+    return rows
+
+
+def test_evaluate_evidence_and_hypothesis_cli(tmp_path: Path, ei_rows: list[dict]) -> None:
+    gold = _write(tmp_path / "gold.jsonl", [{"id": r["id"], "text": r["evidence"]} for r in ei_rows])
+    # predictions as `claimtrace extract` rows: half exact, half another item's evidence, one missing
+    preds = []
+    for i, r in enumerate(ei_rows[:-1]):
+        text = r["evidence"] if i % 2 == 0 else ei_rows[(i + 5) % len(ei_rows)]["evidence"]
+        preds.append({"id": r["id"], "traces": [{"evidence": {"text": text}, "hypothesis": {"text": text}}]})
+    pred = _write(tmp_path / "pred.jsonl", preds)
+    res = run("evaluate", "evidence", "--pred", str(pred), "--gold", str(gold))
+    assert res.returncode == 0, res.stderr
+    ev = json.loads(res.stdout)
+    assert ev["items"] == 12 and ev["missing_predictions"] == 1
+    assert 0.3 < ev["f1"] < 0.9 and ev["tp"] > 0 and ev["fp"] > 0 and ev["fn"] > 0
+    assert set(ev["components"]) == {"variables", "relationships", "intervals", "test_family", "sample_size"}
+    assert ev["tp"] == sum(c["tp"] for c in ev["components"].values())
+    res = run("evaluate", "hypothesis", "--pred", str(pred), "--gold", str(gold), "--threshold", "0.75")
+    assert res.returncode == 0, res.stderr
+    hy = json.loads(res.stdout)
+    assert hy["threshold"] == 0.75 and hy["schema_version"] == "1.0"
+    assert 0.3 < hy["precision"] < 0.9 and 0.3 < hy["recall"] < 0.9
+    # perfect predictions
+    res = run("evaluate", "hypothesis", "--pred", str(gold), "--gold", str(gold))
+    assert json.loads(res.stdout)["f1"] == 1.0
+
+
+def test_evaluate_bad_input_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "text": "x"}\nnot json\n')
+    res = run("evaluate", "evidence", "--pred", str(bad), "--gold", str(bad))
+    assert res.returncode == 2 and "line 2: invalid JSON" in res.stderr and "Traceback" not in res.stderr
+    res = run("evaluate", "hypothesis", "--pred", str(tmp_path / "none.jsonl"), "--gold", str(bad))
+    assert res.returncode == 2 and "no such file" in res.stderr
+    ratings = _write(tmp_path / "r.jsonl", [{"predicted": "a", "gold": "b", "rating": 7}])
+    res = run("evaluate", "calibrate", "--ratings", str(ratings))
+    assert res.returncode == 2 and "rating 7 outside 0-3" in res.stderr
+
+
+def test_calibrate_cli_on_real_pairs(tmp_path: Path, ei_rows: list[dict]) -> None:
+    # two annotators' spans of one prompt (rating 3) vs spans of different prompts (rating 0)
+    rated = []
+    for i, r in enumerate(ei_rows):
+        rated.append({"predicted": r["evidence"], "gold": r["evidence"], "rating": 3})
+        rated.append({"predicted": r["evidence"], "gold": ei_rows[(i + 6) % len(ei_rows)]["evidence"], "rating": 0})
+    ratings = _write(tmp_path / "ratings.jsonl", rated)
+    png = tmp_path / "tau.png"
+    res = run("evaluate", "calibrate", "--ratings", str(ratings), "--plot", str(png))
+    assert res.returncode == 0, res.stderr
+    cal = json.loads(res.stdout)
+    assert cal["n_pairs"] == 24 and cal["n_correct"] == 12 and len(cal["grid"]) == 91
+    assert cal["f1"] == 1.0 and 0.1 <= cal["best_tau"] < 0.99
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_experiment_runner_small(tmp_path: Path, ei_rows: list[dict]) -> None:
+    data = _write(tmp_path / "items.jsonl", ei_rows[:3])
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(f"dataset: {data}\noutput: {tmp_path / 'out'}\npresets: [fulltext-zeroshot, rag-k5, oracle]\n")
+    res = run("experiment", str(cfg), "--json")
+    assert res.returncode == 0, res.stderr
+    summary = json.loads(res.stdout)
+    table = {e["config"]: e for e in summary["table"]}
+    assert set(table) == {"fulltext-zeroshot", "rag-k5", "oracle"}
+    assert all(e["items"] == 3 and e["errors"] == 0 for e in table.values())
+    assert table["oracle"]["gold_in_context"] == 1.0 and table["fulltext-zeroshot"]["gold_in_context"] == 1.0
+    assert table["oracle"]["mean_rsp"] >= table["fulltext-zeroshot"]["mean_rsp"]
+    out = tmp_path / "out"
+    for f in ("summary.md", "summary.csv", "summary.json", "f1_vs_k.png", "rsp_vs_f1.png", "transitions.png"):
+        assert (out / f).exists(), f
+    rows = (out / "items" / "rag-k5__embedded.jsonl").read_text().splitlines()
+    assert len(rows) == 3
+    # resumable: a second run skips everything already done
+    res = run("experiment", str(cfg), "--json")
+    assert res.returncode == 0 and "0 to run" in res.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"dataset: {data}\noutput: {tmp_path}\npresets: [nope]\n")
+    res = run("experiment", str(bad))
+    assert res.returncode == 2 and "unknown preset 'nope'" in res.stderr
