@@ -231,3 +231,33 @@ def test_cli_parse_pdf_json() -> None:
     assert proc.returncode == 0, proc.stderr
     doc = Document.model_validate_json(proc.stdout)
     assert doc.source.format == "pdf" and "Qb(1) = 3.78, p < .05" in doc.body_text
+
+
+def test_inline_math_display_equations_and_list_items() -> None:
+    doc = _doc("documents/s2orc-doc2json/2020.acl-main.207.pdf")
+    texts = [_norm(p.text) for p in doc.paragraphs]
+    # inline calligraphic P (a math font with a huge declared ascent) stays on its line: one paragraph
+    para = next(t for t in texts if t.startswith("In particular, each training instance is a triplet of papers"))
+    assert "a query paper P Q, a positive paper P" in para and para.endswith("triplet margin loss function:")
+    # display equations go to excluded; the "where ..." text after each starts a paragraph
+    assert any(t.startswith("where d is a distance function and m is the loss margin") for t in texts)
+    assert any(t.startswith("where vA is the vector corresponding to the pooled output") for t in texts)
+    assert any(t.startswith("where Transformer is the Transformer’s forward function") for t in texts)
+    equations = [_norm(e.text) for e in doc.excluded if e.kind == "equation"]
+    assert any("Transformer(input)" in e and e.endswith("(1)") for e in equations)
+    assert not any("= kvA" in t or "Transformer(input)[CLS]" in t for t in texts)
+    # numbered appendix items separated by a vertical gap are paragraphs of their own
+    assert any(t.startswith("1. Random Zero-mean") and t.endswith("for each document.") for t in texts)
+    assert any(t.startswith("7. SGC Since our algorithm") for t in texts)
+    # a citation line is prose, not a formula
+    assert any("(Le and Mikolov, 2014; Ganesh et al., 2016; Liu et al., 2017" in t for t in texts)
+
+
+def test_table_cells_above_a_caption_and_formulas_flush_left_excluded() -> None:
+    doc = _doc("documents/s2orc-doc2json/N18-3011.pdf")
+    body = _norm(doc.body_text)
+    assert "Without LM 49.9" not in body and "Avg. of 15 models with LM 55.2" not in body
+    assert "use three instances of the entity extraction model with a similar architecture" in body
+    assert "LSTM.xk" not in body
+    texts = [_norm(p.text) for p in doc.paragraphs]
+    assert any(t.startswith("where g k and h k are defined similarly") for t in texts)

@@ -11,8 +11,13 @@ size and boldness; the layout analysis below is shared:
   and bare page numbers are removed (kept in ``excluded`` as ``header``);
 * hyphenation at line ends is joined (the hyphen kept only where the document spells the word with
   one elsewhere), ligatures expanded, unicode minus/hyphens/dashes mapped to "-";
-* paragraphs from vertical gaps, first-line indentation and short last lines; paragraphs broken by a
-  column/page break, a figure or a footnote are joined again;
+* math-font glyphs placed on their baseline and tiny superscript pieces put back into their line, so
+  inline math does not break a line (or paragraph) apart;
+* paragraphs from vertical gaps (also a slightly wider line pitch after a sentence end: list items),
+  first-line indentation and short last lines; paragraphs broken by a column/page break, a figure or a
+  footnote are joined again (not across a paragraph gap in the same column); display equations (indented
+  formula lines, equation numbers, flush-left symbol lines) go to ``excluded`` and the text after one
+  ("where ...") starts a new paragraph; short-line blocks stacked on a table caption are table cells;
 * headings from font size, bold and numbering; the abstract from an "Abstract" heading (or run-in
   "Abstract."), captions, tables (lines of several cells, dense numeric lines), figure text (small
   font), footnotes, display equations and the reference list go to ``excluded``.
@@ -132,6 +137,11 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
             if raw.FPDFText_GetLooseCharBox(tp, i, rect) and rect.right > rect.left:
                 t_, b_ = oy_top - rect.top, oy_top - rect.bottom
                 x0_, x1_ = rect.left - ox, rect.right - ox
+                if b_ - t_ > 1.5 * max(size, 4) and raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top):
+                    # math fonts declare huge ascent/descent: place the glyph on its baseline instead
+                    # (from the tight box), so inline symbols stay on their text line
+                    b_ = oy_top - bottom.value + 0.2 * size
+                    t_ = b_ - 0.9 * size
             else:
                 raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
                 t_, b_ = oy_top - top.value, oy_top - bottom.value
@@ -275,6 +285,11 @@ class Line:
         return n > 0 and sum(k for bold, k in letters if bold) >= 0.9 * n
 
     @cached_property
+    def baseline(self) -> float:
+        """Median bottom of the line's full-size words (sub- and superscripts aside)."""
+        return statistics.median(w.bottom for w in self.words if w.size >= self.size - 0.6)
+
+    @cached_property
     def text(self) -> str:
         """The line's text."""
         return " ".join(w.text for w in self.words)
@@ -388,6 +403,7 @@ def _rows_to_lines(segs: list[list[Word]], page: int, col: int) -> list[Line]:
                 lines[-1] = Line(sorted(last.words + s, key=lambda w: w.x0), page, col)
                 continue
         lines.append(Line(list(s), page, col))
+    lines = _attach_superscripts(lines, page, col)
     for ln in lines:
         ln.cells = 1 + sum(1 for a, c in zip(ln.words, ln.words[1:], strict=False)
                            if c.x0 - a.x1 > 1.0 * max(a.size, c.size, 4))
@@ -395,10 +411,40 @@ def _rows_to_lines(segs: list[list[Word]], page: int, col: int) -> list[Line]:
         x0s = Counter(round(ln.x0) for ln in lines if len(ln.text) > 20)
         left = min(x0s, key=lambda x: (-x0s[x], x)) if x0s else min(ln.x0 for ln in lines)
         left = min([left, *[ln.x0 for ln in lines if len(ln.text) > 20 and ln.x0 >= left - 3]])
+        x1s = Counter(round(ln.x1) for ln in lines if len(ln.text) > 20)
         right = max(ln.x1 for ln in lines)
+        if x1s:  # the common right margin (a code line or URL running into the gutter is not the edge)
+            mode_r = min(x1s, key=lambda x: (-x1s[x], -x))
+            if sum(x1s.values()) >= 5 and x1s[mode_r] >= 0.2 * sum(x1s.values()):
+                right = max(ln.x1 for ln in lines if len(ln.text) > 20 and ln.x1 <= mode_r + 3)
         for ln in lines:
             ln.col_x0, ln.col_x1 = left, right
     return lines
+
+
+def _attach_superscripts(lines: list[Line], page: int, col: int) -> list[Line]:
+    """Tiny small-font "lines" (superscripts, footnote marks, "+" of P+) put back into the text line they overlap."""
+    out = list(lines)
+    k = 0
+    while k < len(out):
+        ln = out[k]
+        chars = len(ln.text.replace(" ", ""))
+        if chars <= 3 and len(out) > 1:
+            best, best_ov = -1, 0.0
+            for j in (k - 1, k + 1):
+                if 0 <= j < len(out):
+                    o = out[j]
+                    ov = min(ln.bottom, o.bottom) - max(ln.top, o.top)
+                    if (ov >= 0.4 * (ln.bottom - ln.top) and ln.size <= o.size - 1.0
+                            and len(o.text) > 10 and o.x0 - 2 <= ln.x0 and ln.x1 <= o.x1 + 3 * o.size and ov > best_ov):
+                        best, best_ov = j, ov
+            if best >= 0:
+                o = out[best]
+                out[best] = Line(sorted(o.words + ln.words, key=lambda w: w.x0), page, col)
+                del out[k]
+                continue
+        k += 1
+    return out
 
 
 # ----------------------------------------------------------------------------------------------
@@ -500,12 +546,44 @@ def _heading_like(ln: Line, body_size: float) -> bool:
                           or _ABSTRACT_HEAD.match(text)))
 
 
+_MATH = re.compile(r"[=<>≤≥∑∏∫∈∉⊂⊆∀∃→←↦≈≃∝±×·‖∥√∞∂∇]|\b(max|min|arg\s?max|arg\s?min|log|exp|softmax)\b")
+_CITATION = re.compile(r"\bet\s+al\b|\b(1[89]|20)\d\d[a-z]?\b")
+_WORD = re.compile(r"[A-Za-z][a-z]{2,}[,.;:]?")
+
+
+def _display_math(ln: Line, body_size: float) -> bool:
+    """A display-equation line (or a stray piece of one: big delimiters, "max"), not prose."""
+    text = ln.text.strip()
+    toks = text.split()
+    if not toks or _CAPTION.match(text) or _CITATION.search(text):
+        return False
+    indent_l = ln.x0 - ln.col_x0
+    indent_r = ln.col_x1 - ln.x1
+    words = sum(1 for t in toks if _WORD.fullmatch(t))
+    mathy = bool(_MATH.search(text))
+    if _EQ_NUM.search(text) and mathy and words <= 0.5 * len(toks) and (
+            indent_l > 1.5 * body_size or len(toks) <= 8 or words <= 0.2 * len(toks)):
+        return True
+    alpha_toks = sum(1 for t in toks if re.search(r"[A-Za-z]", t))
+    if len(toks) >= 8 and words <= 0.1 * len(toks) and alpha_toks >= 0.5 * len(toks) and ln.cells == 1 and (
+            re.search(r"[;/(\[]", text)):
+        return True  # a formula set flush left: symbols and punctuation, hardly a word
+    if indent_l > 1.2 * body_size and indent_r > body_size:  # set off on both sides, like a display
+        if (mathy and words <= 0.4 * len(toks)) or (len(toks) >= 4 and words <= 0.2 * len(toks)):
+            return True
+        if indent_l > 2 * body_size and len(toks) <= 3 and sum(ch.isalpha() for ch in text) <= 6 and not _SENT_END.search(text):
+            return True
+    return False
+
+
 def _blocks(lines: list[Line], body_size: float, pitch: float) -> list[Block]:
     """Group reading-ordered lines into blocks."""
     blocks: list[Block] = []
     prev: Line | None = None
+    prev_math = False
     for k, ln in enumerate(lines):
         heading = _heading_like(ln, body_size)
+        math = not heading and _display_math(ln, body_size)
         tab = _is_tabular(ln, body_size)
         near = [o for o in (lines[k - 1] if k else None, lines[k + 1] if k + 1 < len(lines) else None)
                 if o is not None and o.page == ln.page and o.col == ln.col and abs(o.top - ln.top) < 2.5 * pitch]
@@ -522,13 +600,16 @@ def _blocks(lines: list[Line], body_size: float, pitch: float) -> list[Block]:
             else:
                 gap = ln.top - prev.bottom
                 line_pitch = ln.bottom - prev.bottom
-                if line_pitch > 1.45 * pitch or gap > 0.9 * max(ln.size, body_size) or abs(ln.size - prev.size) >= 1.0 or heading != _heading_like(prev, body_size) or heading or tab != _is_tabular(prev, body_size) or (indented and not tab) or (_SENT_END.search(prev.text) and prev.x1 < prev.col_x1 - 2.5 * body_size and not tab) or _CAPTION.match(ln.text):
+                if line_pitch > 1.45 * pitch or (
+                        _SENT_END.search(prev.text) and ln.baseline - prev.baseline > pitch + 0.2 * body_size
+                        and ln.size == prev.size == body_size) or gap > 0.9 * max(ln.size, body_size) or abs(ln.size - prev.size) >= 1.0 or heading != _heading_like(prev, body_size) or heading or tab != _is_tabular(prev, body_size) or (indented and not tab) or (_SENT_END.search(prev.text) and prev.x1 < prev.col_x1 - 2.5 * body_size and not tab) or _CAPTION.match(ln.text) or math != prev_math:
                     new = True
         if new:
             blocks.append(Block([ln], indented=indented, col_top=col_top))
         else:
             blocks[-1].lines.append(ln)
         prev = ln
+        prev_math = math
     return blocks
 
 
@@ -542,6 +623,8 @@ def _classify(blocks: list[Block], body_size: float, pitch: float) -> None:
             b.kind = "caption"
         elif all(_heading_like(ln, body_size) for ln in b.lines) and len(b.lines) <= 3 and n_chars <= 160:
             b.kind = "heading"
+        elif all(_display_math(ln, body_size) for ln in b.lines) and _EQ_NUM.search(text):
+            b.kind = "equation"
         elif sum(_is_tabular(ln, body_size) for ln in b.lines) >= max(1, 0.5 * len(b.lines)) and (
                 len(b.lines) >= 2 or first.cells >= 3):
             b.kind = "table"
@@ -556,6 +639,33 @@ def _classify(blocks: list[Block], body_size: float, pitch: float) -> None:
             b.kind = "figure" if below_body else "footnote"
         elif _figure_text(b, body_size):
             b.kind = "figure"
+        elif all(_display_math(ln, body_size) for ln in b.lines) and not all(
+                _is_tabular(ln, body_size) for ln in b.lines):
+            b.kind = "equation"
+    _table_cells_near_captions(blocks, pitch)
+
+
+def _table_cells_near_captions(blocks: list[Block], pitch: float) -> None:
+    """Body blocks of short lines stacked right above or below a table caption are the table's cells."""
+    def short(b: Block) -> bool:
+        return all(ln.x1 - ln.x0 < 0.75 * max(1.0, ln.col_x1 - ln.col_x0) for ln in b.lines)
+
+    for i, cap in enumerate(blocks):
+        if cap.kind != "caption" or not re.match(r"(?i)tab", cap.lines[0].text):
+            continue
+        for step in (-1, 1):
+            edge = cap.lines[0] if step < 0 else cap.lines[-1]
+            j = i + step
+            while 0 <= j < len(blocks):
+                b = blocks[j]
+                near = b.lines[-1] if step < 0 else b.lines[0]
+                if (b.page != cap.page or near.col != edge.col or b.kind not in ("body", "table", "equation", "figure")
+                        or not short(b) or abs(near.top - edge.top) > 4 * pitch):
+                    break
+                if b.kind in ("body", "equation"):
+                    b.kind = "table"
+                edge = b.lines[0] if step < 0 else b.lines[-1]
+                j += step
 
 
 def _figure_text(b: Block, body_size: float) -> bool:
@@ -778,8 +888,9 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
             continue
         if bl.kind != "body":
             b.add_excluded(_KIND_MAP.get(bl.kind, "other"), text, section=section, page=bl.page)
-            if bl.kind == "equation":
-                flush_para()  # text after a display equation starts a new paragraph ("where ...")
+            if bl.kind == "equation" and (len(text.replace(" ", "")) >= 8 or _EQ_NUM.search(text)):
+                flush_para()  # text after a display equation starts a new paragraph ("where ..."); not after
+                # a stray symbol of inline math ("cite" over an arrow)
             continue
         if _KEYWORDS.match(text):
             b.add_excluded("front matter", text, page=bl.page)
@@ -796,7 +907,8 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
             else:
                 abstract[-1][1].extend(bl.lines)
             continue
-        if pending and section == pending_section and _continues(pending, bl, text, indent_style):
+        adjacent = i > 0 and bool(pending) and blocks[i - 1].lines[-1] is pending[-1]
+        if pending and section == pending_section and _continues(pending, bl, text, indent_style, adjacent):
             pending.extend(bl.lines)
             continue
         flush_para()
@@ -844,11 +956,15 @@ def _text(bl: Block, vocab: Counter[str]) -> str:
     return _normalise(_join_lines(bl.lines, vocab))
 
 
-def _continues(pending: list[Line], bl: Block, text: str, indent_style: bool) -> bool:
+def _continues(pending: list[Line], bl: Block, text: str, indent_style: bool, adjacent: bool) -> bool:
     """Whether a body block continues the previous paragraph (broken by a column/page/figure)."""
     last = pending[-1]
     if text[:1].islower():
         return True
+    first = bl.lines[0]
+    if adjacent and first.page == last.page and first.col == last.col and (
+            first.top - last.bottom > 0.9 * max(last.size, first.size)):
+        return False  # the next block right below, after a paragraph gap
     if bl.indented or last.x1 < last.col_x1 - 3 * max(last.size, 6):
         return False  # a new indented paragraph, or the previous one ended with a short line
     if not _SENT_END.search(last.text.rstrip()):
