@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
+from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.extract.config import PRESETS
@@ -17,20 +18,20 @@ _EXTRACTORS = ("embedded", "llm")
 
 
 def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity: str,
-                    retriever: str, reranker: str | None) -> Any:
+                    retriever: str, reranker: str | None, settings: Any) -> Any:
     from claimtrace.extract.context import ContextSelector
 
     selector = ContextSelector(retriever_spec=retriever, reranker_spec=reranker)
     if name is None:
-        from claimtrace.llm import llm_configured
-
-        name = "llm" if llm_configured(task="extraction") else "embedded"
+        name = "llm" if settings.configured("extraction") else "embedded"
     if name not in _EXTRACTORS:
         raise ClaimtraceError(f"unknown extractor {name!r}; choose embedded or llm")
     if name == "llm":
         from claimtrace.extract.llm_extractor import LLMExtractor
+        from claimtrace.llm import LLMClient
 
-        return LLMExtractor(selector=selector, max_evidence_sentences=max_evidence_sentences)
+        lo.announce(settings, task="extraction")
+        return LLMExtractor(LLMClient(settings), selector=selector, max_evidence_sentences=max_evidence_sentences)
     from claimtrace.extract.embedded import EmbeddedExtractor
 
     return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector)
@@ -50,6 +51,12 @@ def extract(
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?} per line.'),
     out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
+    llm_base_url: str | None = lo.LLM_BASE_URL,
+    llm_model: str | None = lo.LLM_MODEL,
+    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
+    llm_settings: Path | None = lo.LLM_SETTINGS,
+    offline: bool = lo.OFFLINE,
+    no_cache: bool = lo.NO_CACHE,
 ) -> None:
     """Trace findings to the paper's core hypothesis and the statistical evidence that tests it."""
     from claimtrace.documents import load_document
@@ -59,8 +66,11 @@ def extract(
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
     if similarity not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
+    settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+    if extractor == "llm" and offline:
+        fail("--extractor llm and --offline contradict each other")
     ex = _make_extractor(extractor, max_evidence_sentences=max_evidence_sentences, similarity=similarity,
-                         retriever=retriever, reranker=reranker)
+                         retriever=retriever, reranker=reranker, settings=settings)
     if batch is not None:
         if paper is not None:
             fail("give either PAPER or --batch, not both")

@@ -22,12 +22,12 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
-from claimtrace.extract.locate import span_from_offsets
+from claimtrace.extract.locate import normalise, span_from_offsets
 from claimtrace.extract.model import Flag, TraceSpan
 from claimtrace.extract.statistics import stat_strength
 
-HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.4, "discussion": -0.3,
-                     "conclusion": -0.4, "other": 0.0}
+HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
+                     "conclusion": -0.6, "other": 0.0}
 CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
 EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
                     "introduction": -0.5, "other": 0.0}
@@ -35,7 +35,7 @@ _HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (s
 _RESULT_HEADING = re.compile(r"result|finding|outcome|efficacy|effect", re.I)
 _HYP_MIN_SCORE = 0.45
 INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
-W_SIM_HYP, W_CLS = 1.0, 0.6
+W_SIM_HYP, W_CLS = 0.7, 0.6
 W_SIM_EV, W_STAT = 1.0, 0.6
 MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
@@ -76,6 +76,7 @@ class DocIndex:
         self.sims_cache: dict[str, np.ndarray] = {}
         self._hyp: np.ndarray | None = None
         self._cue: np.ndarray | None = None
+        self.norm: list[str] | None = None
         self._stat: np.ndarray | None = None
         self._emb: np.ndarray | None = None
         self._embedder: Any = None
@@ -144,7 +145,11 @@ class EmbeddedExtractor:
 
     def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
         """Mask of the sentences inside the configuration's context."""
-        mask = np.ones(len(ix.sents), dtype=bool)
+        # the finding itself (a body sentence when the paper has no abstract) is never its own answer
+        first_line = normalise(query.split("\n")[0])
+        if ix.norm is None:
+            ix.norm = [normalise(s.text) for s in ix.sents]
+        mask = np.array([t != first_line for t in ix.norm], dtype=bool)
         if config.mode == "fulltext":
             return mask
         if config.mode == "rag" and config.reranker == "default" and not self.selector.reranker_spec:
@@ -156,7 +161,7 @@ class EmbeddedExtractor:
         if pids is None:
             return mask
         keep = set(pids)
-        return np.array([p in keep for p in ix.pid], dtype=bool)
+        return mask & np.array([p in keep for p in ix.pid], dtype=bool)
 
     def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
                    gold: Sequence[str] | None = None) -> StageOutput:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from claimtrace.documents.model import Document
+from claimtrace.documents.model import Document, Paragraph, Sentence
 from claimtrace.errors import InputError
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
 
@@ -114,11 +114,16 @@ def score_sentences(sentences: list[str], labels: list[str | None] | None = None
 def detect_findings(doc: Document, *, threshold: float | None = None, max_findings: int = 5) -> list[FindingCandidate]:
     """The finding sentences of a Document's abstract (the chosen ones first, in abstract order)."""
     sents = doc.sentences("abstract")
-    if not sents:
-        raise InputError(doc.source.path, "the document has no abstract to detect findings in; give --finding TEXT")
     labels: list[str | None] = []
     for sec in doc.abstract:
         labels.extend(sec.label for _ in sec.sentences)
+    fallback = ""
+    if not sents:
+        sents, fallback = _body_pool(doc)
+        labels = [None] * len(sents)
+        max_findings = min(max_findings, 3)
+    if not sents:
+        raise InputError(doc.source.path, "the document has no abstract or body sentences to detect findings in; give --finding TEXT")
     scored = score_sentences([s.text for s in sents], labels)
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted(range(len(sents)), key=lambda j: -scored[j][0])
@@ -131,5 +136,21 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
         if j in chosen:
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
-        cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen, reason=why))
+        cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen,
+                                      reason=fallback + why))
     return cands
+
+
+def _body_pool(doc: Document) -> tuple[list[Sentence], str]:
+    """Where to look for findings when the Document has no abstract (a PDF whose abstract was not found)."""
+    lead: list[Paragraph] = []
+    for par in doc.paragraphs:
+        if par.section_kind != "other":
+            break
+        lead.append(par)
+    pool = lead + [p for p in doc.paragraphs if p.section_kind == "conclusion" and p not in lead]
+    if not pool:
+        pool = doc.paragraphs[-3:]
+    sents = [s for p in pool for s in p.sentences][:60]
+    where = "the leading paragraphs and conclusions" if lead else "the conclusions or last paragraphs"
+    return sents, f"no abstract in the document: detected among the body sentences of {where}; "

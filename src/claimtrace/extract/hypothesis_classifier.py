@@ -20,7 +20,7 @@ HYPOTHESIS_WEIGHTS = WEIGHTS_DIR / "hypotheses.json"
 
 EXPLICIT = re.compile(
     r"\b(we (hypothesi[sz]ed?|predict(ed)?|expect(ed)?|anticipated|reasoned|propose[d]?|posit(ed)?|conjectured?)|"
-    r"(it|this) (was|is) (hypothesi[sz]ed|predicted|expected)|(our|the|this|main|central|primary|first|second) "
+    r"(it|this) (was|is) (hypothesi[sz]ed|predicted|expected)|(our|this|main|central|primary|first|second|working) "
     r"(hypothesis|hypotheses|prediction)|hypothes[ie]s (was|were|is|are)|(was|were) hypothesi[sz]ed|"
     r"(consistent|in line|in accordance) with (our|the) (hypothes[ie]s|predictions?|expectations?)|"
     r"to test (the|our|this|whether)|tested (the|whether)|we (tested|examined|investigated) whether)\b", re.I)
@@ -28,8 +28,9 @@ AIM = re.compile(
     r"\b(we (set out|sought|aimed|wanted|intended|decided) to|(the|our|this|main|primary) (aims?|objectives?|purpose|goal)"
     r" (of (this|the present|our) (study|trial|work|research|paper) )?(was|were|is|are) to|this (study|trial|work|paper) "
     r"(was designed|aims|aimed|sought|examines|examined|investigates|investigated|tests|tested|compares|compared)|"
-    r"in (this|the present) (study|trial|paper|work),? we (investigate|investigated|examine|examined|test|tested|compare|"
-    r"compared|asked|ask|evaluate|evaluated|assess|assessed))\b", re.I)
+    r"(in|with) (this|the present|the current) (study|trial|paper|work|report|analysis),? we\b|"
+    r"(the|this) (present|current) (study|trial|work|paper) (was designed|aims?|aimed|sought|(further )?investigated|"
+    r"examined|tested|evaluated|assessed|compared)|in this paper we present)", re.I)
 LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
 HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|suggests?|suggesting|"
                    r"presumably|putative|whether|appears? to|seems? to|is thought|are thought)\b", re.I)

@@ -111,7 +111,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
             models.append(out1.model)
     t1 = time.perf_counter()
     timings["hypothesis_s"] = round(t1 - t0, 4)
-    query = finding.text if hyp is None else f"{finding.text} {hyp.text}"
+    query = finding.text if hyp is None else f"{finding.text}\n{hyp.text}"  # the composite query
     out2 = extractor.evidence(doc, query, config, gold, max_evidence_sentences)
     flags.extend(out2.flags)
     inv.extend(out2.invocation_ids)
@@ -133,7 +133,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
         if engine_available() and not records and not any(f.code == "no_statistics" for f in flags):
             flags.append(Flag(code="no_statistics", stage="evidence",
                               message="the statistics engine parsed no result in the evidence span"))
-    elif not any(f.code == "no_evidence" for f in flags):
+    elif not any(f.stage == "evidence" and f.code != "context_truncated" for f in flags):
         flags.append(Flag(code="no_evidence", stage="evidence", message="no evidence span was extracted"))
     timings["statistics_s"] = round(time.perf_counter() - t2, 4)
     return ClaimTrace(doc_id=doc.id, doc_path=doc.source.path, finding=finding, hypothesis=hyp, evidence=evidence,
