@@ -49,7 +49,8 @@ def apa(draw: st.DrawFn) -> tuple[str, dict[str, object]]:
     vtext = f"{value:.{dec}f}"
     if test == "r" and draw(st.booleans()):
         vtext = vtext.lstrip("0")
-    eq = draw(st.sampled_from(["=", "=", " p "])) if draw(st.booleans()) else "="
+    # "=" turned into " p " (seen after a df: "t(42) p 3.19"); a bare "z p 1.2" is too ambiguous to read
+    eq = draw(st.sampled_from(["=", "=", " p "])) if draw(st.booleans()) and test != "z" else "="
     stat = f"{head}{sp}{eq.strip() and eq}{sp}{minus}{vtext}" if eq == "=" else f"{head} p {minus}{vtext}"
     # the p-value
     ptext = f"{p:.{p_dec}f}"

@@ -343,25 +343,27 @@ def _scan_ci(t: str) -> list[_Tok]:
 
 def _scan_misc(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
+    if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
+        return toks
     for m in _N_RE.finditer(t):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t):
+    for m in _SE_RE.finditer(t) if ("SE" in t or "S.E" in t or "standard error" in t) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
     for m in _MEAN_RE.finditer(t):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
-    for m in _SD_RE.finditer(t):
+    for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
-    for m in _PM_RE.finditer(t):
+    for m in _PM_RE.finditer(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
         toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
         toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
-    for m in _MEDIAN_RE.finditer(t):
+    for m in _MEDIAN_RE.finditer(t) if "edian" in t else ():
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "median", "value": _num(m.group("v"))}))
-    for m in _PCT_RE.finditer(t):
+    for m in _PCT_RE.finditer(t) if "%" in t else ():
         v = float(m.group("v"))
         if v <= 100:
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
-    for m in _COUNT_RE.finditer(t):
+    for m in _COUNT_RE.finditer(t) if ("/" in t or " of " in t) else ():
         k, n = int(m.group("k")), int(m.group("n"))
         if n > 0 and k <= n and not (1900 <= n <= 2100 and "/" in m.group(0)):
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "count", "value": float(k), "total": n}))
@@ -574,7 +576,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
         sp = span(s, e)
         effects.append(EffectSize(measure=measure, value=value, start=sp.start, end=sp.end,
                                                   text=sp.text))
-    one_tailed = bool(f.get("one_tailed")) or bool(_ONE_TAILED_RE.search(norm[max(0, r.start - 60) : r.end + 40]))
+    one_tailed = bool(f.get("one_tailed")) or mentions_one_tailed(norm[max(0, r.start - 60) : r.end + 40])
     repaired = list(r.repaired)
     if norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
@@ -608,66 +610,135 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
 
 def mentions_one_tailed(text: str) -> bool:
     """Whether a text says that (some) tests were one-tailed / one-sided."""
+    if "tailed" not in text and "sided" not in text and "TAILED" not in text and "SIDED" not in text:
+        return False
     return bool(_ONE_TAILED_RE.search(text))
 
 
-_TRIGGER_CHARS = re.compile(r"[=<>≤≥]")
-_TRIGGER_DAMAGED_P = re.compile(r"[pP] ?[bN!p] ?\.?\d")
-_TRIGGER_WORDS = ("CI", "C.I", "CrI", "UI", "onfidence int", "redible int", "ncertainty int", "NS", "ns", "n.s",
-                  "n. s", "OR", "HR", "RR", "MD", "RD", "odds ratio", "hazard ratio", "significant at")
-_LOOKBACK = 220
-_LOOKAHEAD = 120
+_TRIGGER_BYTES = re.compile(rb"[=<>]")
+_TRIGGER_CHARS_WIDE = re.compile(r"[≤≥]")
+_TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
+_CI_WORDS = ("CI", "C.I", "CrI", "onfidence int", "redible int")
+_NS_WORDS = ("NS)", "ns)", "n.s", "n. s", "significant at", "value")
+_P_ENDINGS = ("p", "P", "value", "values", "Value", "trend", "interaction", "heterogeneity", "overall", "difference",
+              "tailed)", "sided)")
 
 
-def _trigger_positions(t: str) -> list[int]:
-    pos = [m.start() for m in _TRIGGER_CHARS.finditer(t)]
-    pos.extend(m.start() for m in _TRIGGER_DAMAGED_P.finditer(t))
-    for w in _TRIGGER_WORDS:
-        i = t.find(w)
+def _p_before(before: str) -> bool:
+    b = before.rstrip()
+    if not b.endswith(_P_ENDINGS):
+        return False
+    return len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()
+
+
+def _n_before(before: str) -> bool:
+    b = before.rstrip()
+    return b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())
+
+
+def _word_hits(t: str, tb: bytes, words: tuple[str, ...]) -> list[int]:
+    """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast find)."""
+    pos: list[int] = []
+    for w in words:
         k = len(w)
+        hay: str | bytes = t
+        needle: str | bytes = w
+        if w.isascii():
+            hay, needle = tb, w.encode("ascii")
+        i = hay.find(needle)  # type: ignore[arg-type]
         while i >= 0:
-            if not (i > 0 and t[i - 1].isalpha()) and (k > 3 or not t[i + k : i + k + 1].isalpha()):
+            if not (i > 0 and t[i - 1].isalpha() and w[0].isupper() and k <= 3) and (
+                    k > 3 or not t[i + k : i + k + 1].isalpha()):
                 pos.append(i)
-            i = t.find(w, i + 1)
-    pos.sort()
+            i = hay.find(needle, i + 1)  # type: ignore[arg-type]
     return pos
 
 
-def _windows(t: str) -> list[tuple[int, int]]:
-    """Stretches of text around anything that can start a result, cut at sentence or paragraph breaks."""
-    wins: list[tuple[int, int]] = []
-    n = len(t)
-    for s in _trigger_positions(t):
-        if wins and s < wins[-1][1] - _LOOKAHEAD:
-            continue
-        lo = max(0, s - _LOOKBACK)
-        a = t.rfind("\n\n", lo, s) + 1
-        if a == 0:
-            a = t.rfind(". ", max(0, lo - 200), lo) + 1 if lo > 0 else 0
-            if a == 0:
-                a = max(0, lo - 200)
-        hi = min(n, s + _LOOKAHEAD + 200)
-        b = t.find("\n\n", s, hi)
-        c = t.find(". ", min(n, s + _LOOKAHEAD), hi)
-        end = min(x for x in (b, c, hi) if x >= 0)
-        if wins and a <= wins[-1][1]:
-            wins[-1] = (wins[-1][0], max(wins[-1][1], end))
+def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        a, b = max(0, a), min(n, b)
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
-            wins.append((a, end))
-    return wins
+            out.append((a, b))
+    return out
 
 
-def _parse_window(t: str) -> list[_Res]:
-    primary = _scan_tests(t) + _scan_p(t) + _scan_ci(t)
+def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for a, b in ranges:
+        for tk in scan(t[a:b]):
+            tk.start += a
+            tk.end += a
+            if "spans" in tk.data:
+                tk.data["spans"] = {k: (x + a, y + a) for k, (x, y) in tk.data["spans"].items()}
+            if "ci" in tk.data:
+                lvl, lo, hi, cs, ce = tk.data["ci"]
+                tk.data["ci"] = (lvl, lo, hi, cs + a, ce + a)
+            toks.append(tk)
+    return toks
+
+
+def _dedupe(toks: list[_Tok]) -> list[_Tok]:
+    seen: set[tuple[str, int, int]] = set()
+    out: list[_Tok] = []
+    for tk in toks:
+        key = (tk.kind, tk.start, tk.end)
+        if key not in seen:
+            seen.add(key)
+            out.append(tk)
+    return out
+
+
+def _sentence_start(t: str, lo: int, hi: int) -> int:
+    """The last sentence break ('. ' before a capital, not after an abbreviation) in t[lo:hi], or -1."""
+    j = t.rfind(". ", lo, hi) if hi > lo else -1
+    while j >= 0 and (not t[j + 2 : j + 3].isupper() or t[max(0, j - 3) : j].lower().lstrip() in _ABBREV):
+        j = t.rfind(". ", lo, j)
+    return j
+
+
+_ABBREV = frozenset({"vs", "al", "e.g", "i.e", "fig", "no", "ref", "eq", "ca", "cf", "resp", "s.d", "n.s"})
+
+
+def _tokens(t: str) -> list[_Tok]:
+    """Scan only where a result can be: around comparators, CI words, ns and estimate names."""
+    n = len(t)
+    tb = t.encode("ascii", "replace")  # one byte per character: offsets unchanged
+    test_r: list[tuple[int, int]] = []
+    p_r: list[tuple[int, int]] = []
+    cmp_pos = [m.start() for m in _TRIGGER_BYTES.finditer(tb)]
+    if not t.isascii():
+        cmp_pos = sorted(cmp_pos + [m.start() for m in _TRIGGER_CHARS_WIDE.finditer(t)])
+    for i in cmp_pos:
+        before = t[max(0, i - 16) : i]
+        if _p_before(before):
+            p_r.append((i - 40, i + 40))
+        elif not _n_before(before):
+            test_r.append((i - 50, i + 45))
+    for m in _TRIGGER_DAMAGED_P.finditer(tb):
+        p_r.append((m.start() - 30, m.end() + 30))
+        test_r.append((m.start() - 50, m.end() + 12))
+    for i in _word_hits(t, tb, _NS_WORDS):
+        p_r.append((i - 45, i + 45))
+    ci_hits = _word_hits(t, tb, _CI_WORDS)
+    ci_r = [(i - 16, i + 110) for i in ci_hits]
+    # estimates named without a comparator ("OR 2.1 (95% CI ...)", "hazard ratio 0.8; p = .01") sit just
+    # before a CI or p-value
+    test_r.extend((i - 70, i + 2) for i in ci_hits)
+    test_r.extend((a - 45, a + 2) for a, _ in p_r)
+    primary = _dedupe(_scan_in(t, _merge(test_r, n), _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
+                      + _scan_in(t, _merge(ci_r, n), _scan_ci))
     if not primary:
         return []
-    a = max(0, min(tk.start for tk in primary) - 420)
-    b = max(tk.end for tk in primary) + 60
-    misc = _scan_misc(t[a:b])
-    for tk in misc:
-        tk.start += a
-        tk.end += a
-    return [r for r in _group(t, primary + misc) if _keep(r)]
+    misc_r = []
+    for tk in primary:
+        lo = max(0, tk.start - 300)
+        cut = max(_sentence_start(t, lo, tk.start - 30), t.rfind("\n\n", lo, tk.start))
+        misc_r.append((cut + 1 if cut >= 0 else lo, tk.end + 60))
+    misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc))
+    return primary + misc
 
 
 def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
@@ -675,33 +746,11 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     if not text:
         return []
     norm, offsets = normalize(text)
-    out: list[StatResult] = []
-    all_desc: list[_Tok] = []
-    for a, b in _windows(norm):
-        window = norm[a:b]
-        for r in _parse_window(window):
-            _shift(r, a)
-            out.append(_finish(text, norm, offsets, r))
-        if descriptives:
-            for tk in _scan_misc(window):
-                if tk.kind == "desc":
-                    tk.start += a
-                    tk.end += a
-                    all_desc.append(tk)
+    toks = _tokens(norm)
+    out = [_finish(text, norm, offsets, r) for r in _group(norm, toks) if _keep(r)]
     if descriptives:
-        out = _with_standalone_descriptives(text, norm, offsets, all_desc, out)
+        out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
     return out
-
-
-def _shift(r: _Res, d: int) -> None:
-    r.start += d
-    r.end += d
-    r.last += d
-    r.spans = {k: (s + d, e + d) for k, (s, e) in r.spans.items()}
-    r.effects = [(m, v, s + d, e + d) for m, v, s, e in r.effects]
-    for tk in r.descs:
-        tk.start += d
-        tk.end += d
 
 
 def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks: list[_Tok],
