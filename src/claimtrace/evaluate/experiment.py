@@ -408,6 +408,9 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
         md.append("| " + " | ".join(_fmt(e.get(c)) for c in ["config", "extractor", "items", "errors", "hypothesis_precision",
                   "hypothesis_recall", "hypothesis_f1", "evidence_precision", "evidence_recall", "evidence_f1",
                   "evidence_hit_at_1", "mean_rsp", "gold_in_context"]) + " |")
+    failed = [e for e in summary["table"] if e.get("error_example")]
+    if failed:
+        md += [""] + [f"{e['config']} / {e['extractor']}: every item failed: {e['error_example']}" for e in failed]
     md += ["", "## Evidence F1 per component", "",
            "| Configuration | Extractor | variables | relationships | intervals | test family | N/df |", "|---|---|---|---|---|---|---|"]
     for e in summary["table"]:
