@@ -50,9 +50,10 @@ def test_greedy_misled_by_structure() -> None:
     best = align_graphs(pred, gold)
     exhaustive = align_graphs(pred, gold, method="exhaustive")
     greedy = align_graphs(pred, gold, method="greedy")
-    assert best.matched == exhaustive.matched == 3  # h->a->c->d as p1->p2->p3->p4
+    # 3 is optimal (e.g. h->a->c->d onto the chain, or the hub onto q plus c->d onto the chain)
+    assert best.matched == exhaustive.matched == 3
     assert greedy.matched < best.matched
-    assert {best.mapping[k] for k in ("p1", "p2", "p3", "p4")} == {"h", "a", "c", "d"}
+    assert score_pair(pred, gold).overall.matched == 3  # the returned mapping realises the optimum
 
 
 def test_mapping_is_injective() -> None:

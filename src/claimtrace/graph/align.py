@@ -158,6 +158,10 @@ class _Search:
         self.b_active = [bool(p.b_incident[b]) for b in range(nbn)]
         # candidate lists per A node sorted by similarity (for the similarity bound)
         self.by_sim = [sorted(range(nbn), key=lambda b, a=a: -p.sim[a][b]) for a in range(na)]  # type: ignore[misc]
+        a_prof = [_degree_profile(adj) for adj in p.a_adj]
+        b_prof = [_degree_profile(adj) for adj in p.b_adj]
+        self.overlap = [[sum(min(c, b_prof[b].get(k, 0)) for k, c in a_prof[a].items()) for b in range(nbn)]
+                        for a in range(na)]
         self.phi = [-1] * na
         self.used = [False] * nbn
         self.best_m = -1
@@ -250,6 +254,16 @@ class _Search:
         ub2 = 2 * cur_m + int(w[r, c].sum())
         return min(ub1, ub2) // 2
 
+    def _assignment_sim_bound(self, depth: int, cur_s: int) -> int:
+        """Similarity bound by an optimal assignment of the undecided nodes to the unused images."""
+        rows = [self.order[k] for k in range(depth, len(self.order))]
+        cols = [b for b in range(len(self.p.b.nodes)) if not self.used[b]]
+        if not rows or not cols:
+            return cur_s
+        w = np.array([[self.p.sim[a][b] for b in cols] for a in rows], dtype=np.int64)
+        r, c = linear_sum_assignment(w, maximize=True)
+        return cur_s + int(w[r, c].sum())
+
     def _sim_bound(self, depth: int, cur_s: int) -> int:
         s = cur_s
         for k in range(depth, len(self.order)):
@@ -308,15 +322,17 @@ class _Search:
         ub_m = self._tight_bound(depth, cur_m)
         if ub_m < self.best_m or (ub_m == self.best_m and ub_s <= self.best_s):
             return
+        if ub_m == self.best_m and self._assignment_sim_bound(depth, cur_s) <= self.best_s:
+            return  # cannot beat the incumbent's similarity among equally good mappings
         p = self.p
         a = self.order[depth]
         cands = []
         for b in range(len(p.b.nodes)):
             if self.used[b]:
                 continue
-            cands.append((_gain(p, a, b, self.phi), p.sim[a][b], b))
-        cands.sort(key=lambda t: (-t[0], -t[1], t[2]))
-        for g, s, b in cands:
+            cands.append((_gain(p, a, b, self.phi), self.overlap[a][b], p.sim[a][b], b))
+        cands.sort(key=lambda t: (-t[0], -t[1], -t[2], t[3]))
+        for g, _, s, b in cands:
             self._take(a, b)
             self.run(depth + 1, cur_m + g, cur_s + s)
             self._undo(a, b)
@@ -347,6 +363,49 @@ def _greedy(p: _Problem) -> tuple[int, int, list[int]]:
             m += best[0]
             s += best[1]
     return m, s, phi
+
+
+def _degree_profile(adj: list[tuple[int, str, str]]) -> dict[tuple[str, str], int]:
+    d: dict[tuple[str, str], int] = {}
+    for _, key, orient in adj:
+        d[(key, orient)] = d.get((key, orient), 0) + 1
+    return d
+
+
+def _multistart_greedy(p: _Problem, order: list[int], max_starts: int = 64) -> tuple[int, int, list[int]]:
+    """Greedy extensions in connected order, one per start image of the first node; the best one.
+
+    Each node goes to the free image with the largest (immediate gain, degree-profile overlap,
+    similarity). A cheap, good incumbent for the branch-and-bound.
+    """
+    na, nbn = len(p.a.nodes), len(p.b.nodes)
+    if not na or not nbn:
+        return 0, 0, [-1] * na
+    a_prof = [_degree_profile(adj) for adj in p.a_adj]
+    b_prof = [_degree_profile(adj) for adj in p.b_adj]
+    overlap = [[sum(min(c, b_prof[b].get(k, 0)) for k, c in a_prof[a].items()) for b in range(nbn)]
+               for a in range(na)]
+    first = order[0]
+    starts = sorted(range(nbn), key=lambda b: (-overlap[first][b], -p.sim[first][b]))[:max_starts]
+    best: tuple[int, int, list[int]] = (-1, -1, [-1] * na)
+    for b0 in starts:
+        phi = [-1] * na
+        used = [False] * nbn
+        phi[first], used[b0] = b0, True
+        for a in order[1:]:
+            cand: tuple[int, int, int, int] | None = None
+            for b in range(nbn):
+                if not used[b]:
+                    key = (_gain(p, a, b, phi), overlap[a][b], p.sim[a][b], -b)
+                    if cand is None or key > cand:
+                        cand = key
+            if cand is not None:
+                phi[a] = -cand[3]
+                used[-cand[3]] = True
+        m, sim_total = _score_phi(p, phi)
+        if (m, sim_total) > best[:2]:
+            best = (m, sim_total, phi)
+    return best
 
 
 def _score_phi(p: _Problem, phi: list[int]) -> tuple[int, int]:
@@ -398,7 +457,7 @@ def align_graphs(pred: EmpiricalGraph, gold: EmpiricalGraph, *, use_status: bool
         m, sim_total, phi, explored = _exhaustive(prob)
     else:
         search = _Search(prob, max_nodes, time_limit)
-        gm, gs, gphi = _greedy(prob)
+        gm, gs, gphi = max(_greedy(prob), _multistart_greedy(prob, search.order), key=lambda t: (t[0], t[1]))
         search.best_m, search.best_s, search.best_phi = gm, gs, gphi
         if initial:
             a_index = {n: k for k, n in enumerate(a.nodes)}
