@@ -50,7 +50,7 @@ def main() -> None:
         sys.exit(f"scorer not found: {TOOL}")
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tag = f"conclude_ei_{args.method}" + (f"_{args.limit}" if args.limit else "")
+    tag = f"conclude_ei_{args.method}" + (f"_{args.split}" if args.split != "validation" else "") + (f"_{args.limit}" if args.limit else "")
     inputs = out_dir / f"{tag}.inputs.jsonl"
     rows = subprocess.run([sys.executable, str(TOOL), "inputs", args.split, "conclude", "--with-abstract"],
                           check=True, capture_output=True, text=True).stdout.splitlines()
