@@ -1,0 +1,73 @@
+"""EI validation, stage 2, the local LLM through the OpenAI-compatible backend, on a subset of prompts.
+
+Runs `claimtrace extract --batch --extractor llm` (resumable --out) on the first N prompts that have a
+body gold span, then scores that subset with ../shared/tools/ei_eval.py's definitions beside the
+embedded extractor and the BM25 baseline on the same prompts (from bench/extract_ei.py's outputs).
+Writes bench/results/extract_ei_llm.json.
+
+    scripts/local-llm.sh start
+    .venv/bin/python bench/extract_ei_llm.py --n 20 --config rag-k5 --url http://127.0.0.1:8089/v1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = REPO.parent / "shared" / "tools"
+WORK = REPO / "bench" / "results" / "ei_runs"
+
+
+def subset_score(rows_path: Path, ids: list[str], split: str) -> dict[str, float]:
+    """hit@1 and mean evidence length over the given prompt ids (missing rows count as misses)."""
+    sys.path.insert(0, str(TOOLS))
+    import ei_eval
+
+    gold = {p["prompt_id"]: p for p in ei_eval.prompts(split, True)}
+    rows = {str(r["id"]): r for r in map(json.loads, rows_path.read_text().splitlines())} if rows_path.exists() else {}
+    hits, lens, flags = 0, [], 0
+    for i in ids:
+        tr = ((rows.get(i) or {}).get("traces") or [{}])[0] or {}
+        ev = tr.get("evidence") or {}
+        hits += any(ei_eval.overlaps(e["text"], ev.get("text", "")) for e in gold[i]["evidence"])
+        if ev:
+            lens.append(len(ev.get("sentence_ids") or []) or 1)
+        flags += any(f.get("code") == "quote_not_found" for f in tr.get("flags") or [])
+    return {"items": len(ids), "evidence_hit@1": round(hits / len(ids), 3),
+            "with_evidence": len(lens), "mean_evidence_sentences": round(sum(lens) / max(len(lens), 1), 3),
+            "quote_not_found": flags}
+
+
+def main() -> None:
+    """Run the LLM subset and write the table."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n", type=int, default=20)
+    ap.add_argument("--split", default="validation")
+    ap.add_argument("--config", default="rag-k5")
+    ap.add_argument("--url", default="http://127.0.0.1:8089/v1")
+    ap.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
+    args = ap.parse_args()
+    WORK.mkdir(parents=True, exist_ok=True)
+    lines = subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", args.split, "extract"], check=True,
+                           capture_output=True, text=True).stdout.splitlines()[: args.n]
+    manifest = WORK / f"ei_{args.split}_extract_first{args.n}.jsonl"
+    manifest.write_text("\n".join(lines) + "\n")
+    ids = [str(json.loads(x)["id"]) for x in lines]
+    out = WORK / f"llm_{args.config}_{args.split}_first{args.n}.jsonl"
+    subprocess.run([str(REPO / ".venv" / "bin" / "claimtrace"), "extract", "--batch", str(manifest), "--out", str(out),
+                    "--extractor", "llm", "--config", args.config, "--llm-base-url", args.url, "--llm-model", args.model],
+                   check=False)
+    rows = [{"system": f"local LLM ({args.model}, {args.config}, zero-shot)", **subset_score(out, ids, args.split)}]
+    for name, path in (("embedded (bm25, fulltext-zeroshot)", WORK / f"embedded_bm25_fulltext-zeroshot_{args.split}.jsonl"),
+                       ("BM25 top-1 sentence (baseline)", WORK / f"bm25_top1_{args.split}.jsonl")):
+        rows.append({"system": name, **subset_score(path, ids, args.split)})
+    (REPO / "bench" / "results" / "extract_ei_llm.json").write_text(json.dumps({"split": args.split, "rows": rows}, indent=1) + "\n")
+    print(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
