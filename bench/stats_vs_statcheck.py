@@ -74,6 +74,7 @@ def main() -> None:
         sc = json.loads(dst.read_text(encoding="utf-8"))
     sc_time = sc["seconds"]
     found_both, misses, value_agree, df_agree, cmp_agree, err_agree = 0, [], 0, 0, 0, 0
+    err_disagree: list[dict[str, object]] = []
     matched_ids: set[tuple[int, int]] = set()
     n_sc = 0
     for i, rows in enumerate(sc["results"]):
@@ -88,7 +89,11 @@ def main() -> None:
             value_agree += 1
             df_agree += _df_agree(row, r)
             cmp_agree += (row["Reported_P_Comparison"] == r.p_comparison)
-            err_agree += (bool(row["Error"]) == (r.consistent is False))
+            if bool(row["Error"]) == (r.consistent is False):
+                err_agree += 1
+            else:
+                err_disagree.append({"article": ids[i], "raw": row["Raw"], "statcheck_error": bool(row["Error"]),
+                                     "ours_consistent": r.consistent, "computed_p": r.computed_p})
     n_ours = sum(len(o) for o in ours)
     only_ours = [(ids[i], r) for i, rs in enumerate(ours) for r in rs if (i, r.start) not in matched_ids]
     kinds = Counter(r.kind for _, r in only_ours)
@@ -109,7 +114,11 @@ def main() -> None:
         "statcheck_found_by_ours": found_both,
         "statcheck_missed_by_ours": misses,
         "agreement_on_matched": {"value_and_p": value_agree, "df": df_agree, "p_comparison": cmp_agree,
-                                 "error_flag": err_agree, "of": found_both},
+                                 "error_flag": err_agree, "of": found_both,
+                                 "error_flag_disagreements": err_disagree,
+                                 "note": "a disagreement on a negative t is statcheck's port ignoring the rounding "
+                                         "rule for negative values (t(46) = -0.11 rounds from up to -0.115: p = .917 "
+                                         "-> .92, consistent)"},
         "only_ours": {"count": len(only_ours), "by_kind": dict(kinds), "examples": examples},
         "only_statcheck_count": len(misses),
         "speed": {

@@ -119,8 +119,10 @@ def test_ei_bracketed_ci_with_signed_bounds_and_point_estimate() -> None:
     r = parse(s)[0]
     assert (r.value, r.ci_low, r.ci_high) == (-7.0, -20.7, 6.7)
     checked = check(r)
-    assert checked.significant is False  # the CI includes 0
     assert checked.ci_consistent is True
+    assert checked.significant is None  # an unnamed estimate: its CI alone does not say "significant"
+    (hr,) = analyze("hazard ratio 0.80 (95% CI 0.65 to 0.98)")
+    assert hr.test == "HR" and hr.significant is True and hr.ci_consistent is True
 
 
 def test_ei_persian_slash_decimal_p() -> None:

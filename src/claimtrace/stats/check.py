@@ -156,7 +156,8 @@ def _check_ci(r: StatResult, alpha: float) -> None:
             if not r.ci_p_consistent:
                 r.flags.append(f"CI {'excludes' if excludes else 'includes'} the null but p says "
                                f"{'not ' if excludes else ''}significant")
-    if r.significant is None and not on_bound and abs(level - (1 - alpha)) < 1e-9:
+    # a CI says "significant" only for a comparison (a named effect measure), not for a single-group rate
+    if r.significant is None and r.test is not None and not on_bound and abs(level - (1 - alpha)) < 1e-9:
         r.significant = excludes
 
 

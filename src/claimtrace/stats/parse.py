@@ -72,7 +72,7 @@ _TEST_RE = re.compile(
     r"(?![A-Za-z])"
     r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
     r"(?:\s*[,;]\s*[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
-    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+))?)?"
+    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?)?"
     r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|:|,|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
     r"\s*(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
 )
@@ -117,6 +117,7 @@ _MEAN_RE = re.compile(r"(?<![A-Za-z])(?:M|[Mm]ean)\s*[=:]\s*(?P<v>" + SNUM + r")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
 _PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
 _PCT_RE = re.compile(r"(?<![\d.])(?P<v>" + NUM + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
+_VS_PCT_RE = re.compile(r"(?<![\d.])(?P<v>" + NUM + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
 _COUNT_RE = re.compile(
     r"(?<![\d./])(?P<k>\d+)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
 )
@@ -363,6 +364,10 @@ def _scan_misc(t: str) -> list[_Tok]:
         v = float(m.group("v"))
         if v <= 100:
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
+    for m in _VS_PCT_RE.finditer(t) if "%" in t else ():
+        v = float(m.group("v"))
+        if v <= 100:
+            toks.append(_Tok("desc", m.start("v"), m.end("v"), {"kind": "percent", "value": v}))
     for m in _COUNT_RE.finditer(t) if ("/" in t or " of " in t) else ():
         k, n = int(m.group("k")), int(m.group("n"))
         if n > 0 and k <= n and not (1900 <= n <= 2100 and "/" in m.group(0)):
@@ -401,7 +406,8 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                    key=lambda tk: tk.start)
     # descriptives: drop those overlapping one another (keep the first, longest)
     descs: list[_Tok] = []
-    for tk in sorted((tk for tk in minor if tk.kind == "desc"), key=lambda tk: (tk.start, -tk.end)):
+    for tk in sorted((tk for tk in minor if tk.kind == "desc"),
+                     key=lambda tk: (tk.start, tk.data["kind"] not in ("mean", "sd"), -tk.end)):
         if descs and tk.start < descs[-1].end:
             continue
         descs.append(tk)
@@ -515,6 +521,8 @@ def _estimate_before(t: str, r: _Res, ci_start: int) -> None:
     if not m:
         return
     base = ci_start - len(window)
+    if window[max(0, m.start("v") - 1) : m.start("v")] in ("/", ":") or re.search(r"\d\s*(?:/|of)\s*$", window[: m.start("v")]):
+        return  # the denominator of a count ("20/339; 95% CI ...") is no point estimate
     r.fields["value"] = _num(m.group("v"))
     r.spans["value"] = (base + m.start("v"), base + m.end("v"))
     r.start = min(r.start, base + m.start("v"))
