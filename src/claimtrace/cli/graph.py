@@ -145,11 +145,11 @@ def print_summary(g: EmpiricalGraph) -> None:
     names = {v.id: v.name for v in g.variables}
     for v in g.variables:
         con.print(f"  {v.id:<4} {v.name}" + (f"  ({v.role})" if v.role else "") + (f"  level {v.level}" if v.level else ""),
-                  markup=False)
+                  markup=False, soft_wrap=True)
     for e in g.edges:
         arrow = "<->" if e.type == "correlational" else "->"
         status = "" if e.type == "hierarchy" else f" [{e.status}]"
-        con.print(f"  {names[e.source]} {arrow} {names[e.target]}  ({e.type}){status}", markup=False)
+        con.print(f"  {names[e.source]} {arrow} {names[e.target]}  ({e.type}){status}", markup=False, soft_wrap=True)
 
 
 @evaluate_app.command("graph")
