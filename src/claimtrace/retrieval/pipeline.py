@@ -1,0 +1,92 @@
+"""Load retrievers and rerankers by name once; parse and index each document once; answer queries."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from claimtrace.documents import Document, load_document
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.retrieval.base import Retriever, search
+from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
+from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units
+
+RETRIEVERS = ("bm25", "dense", "hybrid", "finetuned:DIR")
+
+
+def get_retriever(spec: str = "bm25", *, task: str = "evidence", embedder: str | None = None,
+                  weights: tuple[float, float] = (1.0, 1.0)) -> Retriever:
+    """A retriever from a spec: bm25, dense, hybrid (bm25 + dense RRF), finetuned:DIR, hybrid-finetuned:DIR."""
+    from claimtrace.retrieval.bm25 import BM25Retriever
+
+    if spec == "bm25":
+        return BM25Retriever()
+    if spec == "dense":
+        from claimtrace.retrieval.dense import DenseRetriever
+
+        return DenseRetriever(embedder)
+    if spec == "hybrid":
+        from claimtrace.retrieval.dense import DenseRetriever
+        from claimtrace.retrieval.hybrid import HybridRetriever
+
+        return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], weights)
+    if spec.startswith(("finetuned:", "hybrid-finetuned:")):
+        from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+        path = spec.split(":", 1)[1]
+        ft = FinetunedRetriever(path, task=task)
+        if spec.startswith("hybrid-"):
+            from claimtrace.retrieval.hybrid import HybridRetriever
+
+            return HybridRetriever([BM25Retriever(), ft], weights)
+        return ft
+    raise ClaimtraceError(f"unknown retriever {spec!r} (expected bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR)")
+
+
+class RetrievalPipeline:
+    """A retriever (+ reranker) with a small cache of parsed, indexed documents."""
+
+    def __init__(self, retriever: str | Retriever = "bm25", *, reranker: str | Reranker | None = "none",
+                 unit: UnitKind = "paragraph", include_abstract: bool = False, task: str = "evidence",
+                 m: int = 30, max_docs: int = 16, reranker_options: dict[str, Any] | None = None) -> None:
+        self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str) else retriever
+        if reranker is None or isinstance(reranker, str):
+            self.reranker = get_reranker(reranker, **(reranker_options or {}))
+        else:
+            self.reranker = reranker
+        if unit not in ("paragraph", "sentence"):
+            raise ClaimtraceError(f"unknown unit {unit!r} (expected paragraph or sentence)")
+        self.unit: UnitKind = unit
+        self.include_abstract = include_abstract
+        self.m = m
+        self.max_docs = max_docs
+        self._docs: OrderedDict[str, tuple[Document, list[Unit], Any]] = OrderedDict()
+
+    def prepare(self, doc: str | Path | Document) -> tuple[Document, list[Unit], Any]:
+        """Parse (if a path) and index a document, reusing earlier work for the same path."""
+        key = str(Path(doc).resolve()) if not isinstance(doc, Document) else f"doc:{doc.id}"
+        if key in self._docs:
+            self._docs.move_to_end(key)
+            return self._docs[key]
+        d = load_document(doc) if not isinstance(doc, Document) else doc
+        units = document_units(d, self.unit, self.include_abstract)
+        if not units:
+            raise InputError(d.source.path, f"no {self.unit} units to retrieve from (empty body?)")
+        entry = (d, units, self.retriever.build(units))
+        self._docs[key] = entry
+        while len(self._docs) > self.max_docs:
+            self._docs.popitem(last=False)
+        return entry
+
+    def retrieve(self, doc: str | Path | Document, query: str, k: int = 5) -> list[Hit]:
+        """The top-k units of a document for a query (retrieve M then rerank when a reranker is set)."""
+        if not query or not query.strip():
+            raise ClaimtraceError("empty query")
+        if k < 1:
+            raise ClaimtraceError("k must be at least 1")
+        _, units, index = self.prepare(doc)
+        if isinstance(self.reranker, NoReranker):
+            return search(self.retriever, units, query, k, index)
+        cands = search(self.retriever, units, query, max(self.m, k), index)
+        return self.reranker.rerank(query, cands, k)

@@ -1,0 +1,186 @@
+"""Training data for the fine-tuned retriever: the JSONL format and converters from Evidence Inference
+and EvidenceBench (evidence task)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from claimtrace.documents import Document, load_document
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.retrieval.units import Unit, UnitKind, document_units
+
+Task = Literal["hypothesis", "evidence"]
+
+
+class TrainingExample(BaseModel):
+    """One line of training data: a query, the document, and the id of its positive unit.
+
+    ``gold`` holds the gold texts the tau filter compares hard-negative candidates with (the gold
+    evidence for the evidence task, the gold hypothesis for the hypothesis task); when empty the
+    positive unit's own text is used.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str | None = None
+    doc: str
+    task: Task = "evidence"
+    query: str
+    positive: str
+    unit: UnitKind = "paragraph"
+    gold: list[str] = []
+
+
+def read_training_data(path: str | Path) -> list[TrainingExample]:
+    """Read and validate a training JSONL file (one example per line)."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(p, "no such file")
+    out: list[TrainingExample] = []
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(TrainingExample.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.errors()[0]["msg"]
+            raise InputError(p, f"line {lineno}: not a training example ({msg})") from None
+    if not out:
+        raise InputError(p, "no training examples")
+    return out
+
+
+def write_jsonl(examples: Sequence[TrainingExample], path: str | Path) -> None:
+    """Write examples as JSONL."""
+    with Path(path).open("w", encoding="utf-8") as fh:
+        for ex in examples:
+            fh.write(ex.model_dump_json(exclude_none=True) + "\n")
+
+
+# ---- matching gold text to units (the Evidence-Inference scorer's notion of overlap) -------------------
+
+def norm(s: str) -> str:
+    """Whitespace- and dash-normalised, lower-cased text."""
+    return re.sub(r"\s+", " ", re.sub(r"[\u2212\u2013\u2014]", "-", s or "")).strip().lower()
+
+
+def _tokens(s: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9.]+", norm(s)))
+
+
+def overlaps(gold: str, text: str) -> bool:
+    """True when two texts state the same thing: one holds the other's first 60 characters, or >= 60%
+    of the shorter one's tokens occur in the longer one."""
+    g, t = norm(gold), norm(text)
+    if not g or not t:
+        return False
+    if g[:60] in t or t[:60] in g:
+        return True
+    a, b = _tokens(g), _tokens(t)
+    return len(a & b) / (min(len(a), len(b)) or 1) >= 0.6
+
+
+def contains(container: str, gold: str) -> float:
+    """How much of a gold text a unit holds: 1.0 when it holds its first 60 characters, else token coverage."""
+    c, g = norm(container), norm(gold)
+    if not c or not g:
+        return 0.0
+    if g[:60] in c:
+        return 1.0
+    gt = _tokens(g)
+    return len(gt & _tokens(c)) / (len(gt) or 1)
+
+
+def match_units(units: Sequence[Unit], gold: str, unit: UnitKind) -> list[str]:
+    """Ids of the units holding a gold span: paragraphs that contain it, sentences that overlap it."""
+    if unit == "paragraph":
+        scored = [(contains(u.text, gold), u.id) for u in units]
+        return [i for s, i in sorted(scored, key=lambda x: -x[0]) if s >= 0.8][:1]
+    return [u.id for u in units if overlaps(gold, u.text)]
+
+
+# ---- Evidence Inference ---------------------------------------------------------------------------
+
+def _abstract_end(txt: str) -> int:
+    for m in re.finditer(r"^([A-Z][A-Z0-9 .,&/\-]+):\s*$", txt, re.M):
+        if not m.group(1).startswith(("ABSTRACT", "TITLE")):
+            return m.start()
+    return len(txt)
+
+
+def ei_prompts(split_dir: str | Path, body_only: bool = True) -> list[dict[str, object]]:
+    """Evidence-Inference prompts of a split folder, keeping only body gold spans when ``body_only``."""
+    base = Path(split_dir)
+    pfile = base / "prompts.jsonl"
+    if not pfile.is_file():
+        raise InputError(pfile, "no prompts.jsonl in this Evidence-Inference split folder")
+    out: list[dict[str, object]] = []
+    ends: dict[str, int] = {}
+    for line in pfile.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        p = json.loads(line)
+        if body_only:
+            if p["pmcid"] not in ends:
+                ends[p["pmcid"]] = _abstract_end((base / "articles" / f"{p['pmcid']}.txt").read_text(encoding="utf-8"))
+            p["evidence"] = [e for e in p["evidence"] if e["start"] >= ends[p["pmcid"]]]
+        if p["evidence"]:
+            p["doc"] = str((base / "articles" / f"{p['pmcid']}.nxml").resolve())
+            p["query"] = f"{p['intervention']} vs {p['comparator']}: {p['outcome']}"
+            out.append(p)
+    return out
+
+
+def ei_training_data(split_dir: str | Path, units: Sequence[UnitKind] = ("paragraph", "sentence"),
+                     limit: int | None = None) -> Iterator[TrainingExample]:
+    """Evidence-task examples from an EI split: query 'I vs C: O', positive = the body unit holding a gold span."""
+    docs: dict[str, Document] = {}
+    for n, p in enumerate(ei_prompts(split_dir)):
+        if limit is not None and n >= limit:
+            break
+        path = str(p["doc"])
+        try:
+            doc = docs.get(path) or load_document(path)
+        except ClaimtraceError:
+            continue
+        docs = {path: doc}  # prompts are grouped by article: keep one parsed document
+        golds = list(dict.fromkeys(str(e["text"]) for e in p["evidence"]))  # type: ignore[attr-defined]
+        for kind in units:
+            us = document_units(doc, kind)
+            for g in golds:
+                ids = match_units(us, g, kind)
+                if ids:
+                    yield TrainingExample(id=f"{p['prompt_id']}.{kind}", doc=path, task="evidence",
+                                          query=str(p["query"]), positive=ids[0], unit=kind, gold=golds)
+                    break
+
+
+# ---- EvidenceBench --------------------------------------------------------------------------------
+
+def evidencebench_training_data(root: str | Path, unit: UnitKind = "sentence") -> Iterator[TrainingExample]:
+    """Evidence-task examples from EvidenceBench: query = hypothesis, positives = units holding gold sentences."""
+    base = Path(root)
+    items = base / "items.jsonl"
+    if not items.is_file():
+        raise InputError(items, "no items.jsonl in this EvidenceBench folder")
+    for line in items.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        it = json.loads(line)
+        path = str((base / it["doc"]).resolve())
+        doc = load_document(path)
+        us = document_units(doc, unit, include_abstract=False)
+        golds = list(dict.fromkeys(g for sents in it["aspects"].values() for g in sents))
+        seen: set[str] = set()
+        for g in golds:
+            for uid in match_units(us, g, unit)[:1]:
+                if uid not in seen:
+                    seen.add(uid)
+                    yield TrainingExample(id=f"{it['id']}.{uid}", doc=path, task="evidence", query=it["hypothesis"],
+                                          positive=uid, unit=unit, gold=golds)
