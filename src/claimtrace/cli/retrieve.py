@@ -8,6 +8,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
+from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 
 SCHEMA_VERSION = "1.0"
@@ -28,6 +29,12 @@ def retrieve(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL of {"id", "doc", "query"} per line.'),
     out: Path | None = typer.Option(None, "--out", help="Batch output JSONL (resumes); default stdout."),
+    llm_base_url: str | None = lo.LLM_BASE_URL,
+    llm_model: str | None = lo.LLM_MODEL,
+    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
+    llm_settings: Path | None = lo.LLM_SETTINGS,
+    offline: bool = lo.OFFLINE,
+    no_cache: bool = lo.NO_CACHE,
 ) -> None:
     """Retrieve the units of a paper most relevant to a query."""
     from claimtrace.batch import read_jsonl, run_batch
@@ -44,14 +51,20 @@ def retrieve(
     if batch is not None and (file is not None or query):
         fail("--batch takes the documents and queries from its file: give no FILE or --query")
     items = read_jsonl(batch) if batch is not None else []
-    opts: dict[str, Any] = {"log_path": rerank_log} if rerank == "llm" else {}
+    opts: dict[str, Any] = {}
+    if rerank == "llm":
+        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+        lo.announce(settings, task="rerank")
+        if not settings.configured("rerank"):
+            fail("--rerank llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or a settings file")
+        opts = {"settings": settings, "log_path": rerank_log}
     pipe = RetrievalPipeline(retriever, reranker=rerank, unit=unit, include_abstract=include_abstract,  # type: ignore[arg-type]
                              task=task, m=m, reranker_options=opts)
-    settings = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
+    info = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
 
     def one(doc: str | Path, q: str) -> dict[str, Any]:
         hits = pipe.retrieve(doc, q, k)
-        return {"schema_version": SCHEMA_VERSION, "doc": str(doc), "query": q, **settings,
+        return {"schema_version": SCHEMA_VERSION, "doc": str(doc), "query": q, **info,
                 "hits": [h.model_dump(mode="json") for h in hits]}
 
     if batch is not None:

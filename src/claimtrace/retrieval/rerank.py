@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from pydantic import BaseModel, Field
+
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.embeddings import _sentence_transformers
 from claimtrace.retrieval.units import Hit
@@ -97,15 +99,18 @@ def sliding_windows(n: int, window: int = DEFAULT_WINDOW, step: int = DEFAULT_ST
 
 
 
-def parse_permutation(text: str, n: int) -> list[int]:
-    """A full permutation of range(n) from an answer like '[3] > [1] > [2]' (ids are 1-based).
+def parse_permutation(text: str | Sequence[int], n: int) -> list[int]:
+    """A full permutation of range(n) from an answer like '[3] > [1] > [2]' or [3, 1, 2] (ids are 1-based).
 
     Duplicates keep their first place, ids outside 1..n are dropped, and ids the answer leaves out
     follow in their original order, so any answer yields a valid permutation.
     """
     seen: list[int] = []
-    bracketed = re.findall(r"\[\s*(\d+)\s*\]", text)
-    numbers = bracketed if bracketed else re.findall(r"(?<![\w.])(\d+)(?![\w.])", text)
+    if isinstance(text, str):
+        bracketed = re.findall(r"\[\s*(\d+)\s*\]", text)
+        numbers: Sequence[int | str] = bracketed if bracketed else re.findall(r"(?<![\w.])(\d+)(?![\w.])", text)
+    else:
+        numbers = text
     for tok in numbers:
         i = int(tok) - 1
         if 0 <= i < n and i not in seen:
@@ -137,24 +142,49 @@ def rankgpt_messages(query: str, passages: Sequence[str], max_chars: int = 600) 
 Complete = Callable[[list[dict[str, str]]], str]
 
 
+class RankingAnswer(BaseModel):
+    """The LLM's answer for one window: passage numbers, most relevant first."""
+
+    ranking: list[int] = Field(default_factory=list)
+
+
 class LLMListwiseReranker:
     """RankGPT listwise reranking with a sliding window (default 20, step 10) from the back of the list.
 
-    ``complete`` sends chat messages to an LLM and returns the answer text; by default it is built from
-    ``claimtrace.llm``. Each window's prompt, answer, parsed permutation and timing are logged (the
+    By default each window goes through ``claimtrace.llm`` (prompt ``rerank_rankgpt``, task ``rerank``,
+    schema-constrained JSON ``{"ranking": [...]}``), so every call is cached and recorded in the LLM
+    ledger; ``complete`` (chat messages -> answer text) replaces it for other clients. Each window's
+    query, unit ids, answer, parsed permutation, ledger invocation ids and timing are also logged (the
     ``claimtrace.retrieval.rerank`` logger, and one JSON line per call in ``log_path`` when set).
     """
 
     name = "llm"
 
-    def __init__(self, complete: Complete | None = None, *, window: int = DEFAULT_WINDOW, step: int = DEFAULT_STEP,
-                 log_path: str | Path | None = None, max_chars: int = 600) -> None:
-        self.complete = complete or default_llm_complete()
+    def __init__(self, complete: Complete | None = None, *, client: Any = None, settings: Any = None,
+                 window: int = DEFAULT_WINDOW, step: int = DEFAULT_STEP, log_path: str | Path | None = None,
+                 max_chars: int = 600) -> None:
+        self.complete = complete
+        self.client = client
+        if complete is None and client is None:
+            from claimtrace.llm import LLMClient
+
+            self.client = LLMClient(settings)
         self.window = window
         self.step = step
         self.log_path = Path(log_path) if log_path else None
         self.max_chars = max_chars
         self.calls: list[dict[str, Any]] = []
+
+    def _ask(self, query: str, passages: list[str]) -> tuple[str, list[int] | None, list[str]]:
+        """One window: (raw answer, ranking if structured, ledger invocation ids)."""
+        if self.complete is not None:
+            return self.complete(rankgpt_messages(query, passages, self.max_chars)), None, []
+        short = [" ".join(p.split())[: self.max_chars] for p in passages]
+        res = self.client.structured("rerank_rankgpt", {"query": query, "passages": short, "n": len(short)},
+                                     RankingAnswer, task="rerank")
+        if not res.ok:
+            raise ClaimtraceError(f"{res.error.kind}: {res.error.message}")
+        return res.raw or "", list(res.value.ranking), list(res.invocation_ids)
 
     def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
         """Rerank all hits window by window, then cut to k."""
@@ -162,18 +192,17 @@ class LLMListwiseReranker:
         for start, end in sliding_windows(len(items), self.window, self.step):
             if end - start < 2:
                 continue
-            msgs = rankgpt_messages(query, [h.text for h in items[start:end]], self.max_chars)
             t0 = time.time()
+            error: str | None = None
+            answer, ranking, inv = "", None, list[str]()
             try:
-                answer = self.complete(msgs)
-                error = None
+                answer, ranking, inv = self._ask(query, [h.text for h in items[start:end]])
             except ClaimtraceError as exc:
-                answer, error = "", str(exc)
-            perm = parse_permutation(answer, end - start)
-            record = {"query": query, "window": [start, end], "unit_ids": [h.unit_id for h in items[start:end]],
-                      "messages": msgs, "answer": answer, "permutation": perm, "error": error,
-                      "seconds": round(time.time() - t0, 3)}
-            self._log(record)
+                error = str(exc)
+            perm = parse_permutation(ranking if ranking is not None else answer, end - start)
+            self._log({"query": query, "window": [start, end], "unit_ids": [h.unit_id for h in items[start:end]],
+                       "answer": answer, "ranking": ranking, "permutation": perm, "invocation_ids": inv,
+                       "error": error, "seconds": round(time.time() - t0, 3)})
             if error:
                 raise ClaimtraceError(f"LLM reranker failed on window {start}-{end}: {error}")
             items = apply_permutation(items, start, end, perm)
@@ -182,33 +211,12 @@ class LLMListwiseReranker:
 
     def _log(self, record: dict[str, Any]) -> None:
         self.calls.append(record)
-        log.info("rankgpt window %s: %s -> %s (%.1fs)", record["window"], record["answer"][:200],
+        log.info("rankgpt window %s: %s -> %s (%.1fs)", record["window"], str(record["answer"])[:200],
                  record["permutation"], record["seconds"])
         if self.log_path:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with self.log_path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-
-
-def default_llm_complete() -> Complete:
-    """A ``complete`` function over the configured ``claimtrace.llm`` backend."""
-    try:
-        from claimtrace import llm
-    except ImportError:
-        raise ClaimtraceError("the LLM reranker needs the claimtrace.llm layer, which is not available") from None
-    return llm_complete_from(llm)
-
-
-def llm_complete_from(llm: Any) -> Complete:
-    """Adapt the ``claimtrace.llm`` module to the reranker's ``complete(messages) -> str``."""
-    client = llm.get_client() if hasattr(llm, "get_client") else None
-    if client is None:
-        raise ClaimtraceError("claimtrace.llm offers no client to rerank with")
-
-    def complete(messages: list[dict[str, str]]) -> str:
-        return str(client.complete(messages))
-
-    return complete
 
 
 def get_reranker(spec: str | None, **kwargs: Any) -> Reranker:

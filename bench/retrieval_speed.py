@@ -1,0 +1,101 @@
+"""Index build time per paper and query latency per retriever; cold vs warm embedding cache.
+
+    .venv/bin/python bench/retrieval_speed.py [--papers 10] [--finetuned DIR]
+Writes bench/results/retrieval_speed.json. Parsing is timed apart from indexing. The cache runs use a
+fresh cache directory: the first (cold) pass embeds every unit, the second pass over the same papers
+(a new embedder and a new connection to the same SQLite file, as a second process would have) reads
+them back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+EI = REPO.parent / "shared" / "data" / "evidence-inference" / "validation"
+RESULTS = REPO / "bench" / "results" / "retrieval_speed.json"
+
+
+def main() -> None:
+    """Time parsing, index builds, queries and the cache."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--papers", type=int, default=10)
+    ap.add_argument("--unit", default="paragraph")
+    ap.add_argument("--finetuned", default=None)
+    a = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="claimtrace-speed-")
+    os.environ["CLAIMTRACE_CACHE_DIR"] = tmp
+    from claimtrace.documents import load_document
+    from claimtrace.retrieval import (
+        BM25Retriever,
+        CachedEmbedder,
+        DenseRetriever,
+        EmbeddingCache,
+        HybridRetriever,
+    )
+    from claimtrace.retrieval.embeddings import OnnxMiniLM
+    from claimtrace.retrieval.units import document_units
+
+    prompts = [json.loads(x) for x in (EI / "prompts.jsonl").read_text().splitlines() if x.strip()]
+    pmcids = list(dict.fromkeys(p["pmcid"] for p in prompts))[: a.papers]
+    queries = {p["pmcid"]: f"{p['intervention']} vs {p['comparator']}: {p['outcome']}" for p in prompts}
+    t0 = time.time()
+    docs = [load_document(EI / "articles" / f"{pid}.nxml") for pid in pmcids]
+    parse_s = (time.time() - t0) / len(docs)
+    units = [document_units(d, a.unit) for d in docs]
+    onnx = OnnxMiniLM()
+    result: dict[str, object] = {"papers": len(docs), "unit": a.unit,
+                                 "units_per_paper": statistics.mean(len(u) for u in units),
+                                 "parse_s_per_paper": round(parse_s, 4), "cpu_count": os.cpu_count(),
+                                 "load_average_at_start": os.getloadavg()[0], "retrievers": {}}
+    cache_file = Path(tmp) / "embeddings.sqlite"
+    retrievers = {
+        "bm25": BM25Retriever(),
+        "dense": DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(cache_file))),
+    }
+    retrievers["hybrid"] = HybridRetriever([BM25Retriever(), DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(cache_file)))])
+    if a.finetuned:
+        from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+        retrievers["finetuned"] = FinetunedRetriever(a.finetuned)
+    for name, r in retrievers.items():
+        t = time.time()
+        idx = [r.build(u) for u in units]
+        build = (time.time() - t) / len(units)
+        lat = []
+        for d, pid, ix in zip(docs, pmcids, idx, strict=True):
+            t = time.time()
+            r.scores(ix, queries[pid])
+            lat.append(time.time() - t)
+            del d
+        result["retrievers"][name] = {"index_build_s_per_paper": round(build, 4),  # type: ignore[index]
+                                      "query_latency_s_median": round(statistics.median(lat), 4)}
+        print(name, result["retrievers"][name], flush=True)  # type: ignore[index]
+    # the cache: a cold pass in a fresh file, then a warm pass with a new embedder over the same file
+    cold_file = Path(tmp) / "cold.sqlite"
+    t = time.time()
+    cold = DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(cold_file)))
+    for u in units:
+        cold.build(u)
+    cold_s = time.time() - t
+    t = time.time()
+    warm_emb = CachedEmbedder(onnx, EmbeddingCache(cold_file))
+    warm = DenseRetriever(warm_emb)
+    for u in units:
+        warm.build(u)
+    warm_s = time.time() - t
+    result["embedding_cache"] = {"cold_s": round(cold_s, 3), "warm_s": round(warm_s, 3),
+                                 "speedup": round(cold_s / max(warm_s, 1e-9), 1), "warm_misses": warm_emb.misses,
+                                 "units": sum(len(u) for u in units)}
+    print(result["embedding_cache"], flush=True)
+    RESULTS.write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
