@@ -152,7 +152,7 @@ def with_stage_models(settings: Any, models: Mapping[str, str]) -> Any:
 
 def _ask(client: Any, prompt: str, variables: dict[str, Any], schema: type[BaseModel], task: str,
          stages: dict[str, Any], stage: str) -> Any:
-    res = client.structured(prompt, variables, schema, task=task, max_tokens=1536)
+    res = client.structured(prompt, variables, schema, task=task)
     stages[stage] = {"prompt": prompt, "task": task, "invocation_ids": list(res.invocation_ids),
                      "output": res.value.model_dump(mode="json") if res.ok else None,
                      "error": str(res.error) if res.error else None}
