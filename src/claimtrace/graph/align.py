@@ -158,10 +158,7 @@ class _Search:
         self.b_active = [bool(p.b_incident[b]) for b in range(nbn)]
         # candidate lists per A node sorted by similarity (for the similarity bound)
         self.by_sim = [sorted(range(nbn), key=lambda b, a=a: -p.sim[a][b]) for a in range(na)]  # type: ignore[misc]
-        a_prof = [_degree_profile(adj) for adj in p.a_adj]
-        b_prof = [_degree_profile(adj) for adj in p.b_adj]
-        self.overlap = [[sum(min(c, b_prof[b].get(k, 0)) for k, c in a_prof[a].items()) for b in range(nbn)]
-                        for a in range(na)]
+        self.overlap = _overlaps(p)
         self.phi = [-1] * na
         self.used = [False] * nbn
         self.best_m = -1
@@ -372,7 +369,15 @@ def _degree_profile(adj: list[tuple[int, str, str]]) -> dict[tuple[str, str], in
     return d
 
 
-def _multistart_greedy(p: _Problem, order: list[int], max_starts: int = 64) -> tuple[int, int, list[int]]:
+def _overlaps(p: _Problem) -> list[list[int]]:
+    """Per (A node, B node): how many incident edges could match by type and orientation alone."""
+    a_prof = [_degree_profile(adj) for adj in p.a_adj]
+    b_prof = [_degree_profile(adj) for adj in p.b_adj]
+    return [[sum(min(c, bp.get(k, 0)) for k, c in ap.items()) for bp in b_prof] for ap in a_prof]
+
+
+def _multistart_greedy(p: _Problem, order: list[int], overlap: list[list[int]],
+                       max_starts: int = 64) -> tuple[int, int, list[int]]:
     """Greedy extensions in connected order, one per start image of the first node; the best one.
 
     Each node goes to the free image with the largest (immediate gain, degree-profile overlap,
@@ -381,10 +386,6 @@ def _multistart_greedy(p: _Problem, order: list[int], max_starts: int = 64) -> t
     na, nbn = len(p.a.nodes), len(p.b.nodes)
     if not na or not nbn:
         return 0, 0, [-1] * na
-    a_prof = [_degree_profile(adj) for adj in p.a_adj]
-    b_prof = [_degree_profile(adj) for adj in p.b_adj]
-    overlap = [[sum(min(c, b_prof[b].get(k, 0)) for k, c in a_prof[a].items()) for b in range(nbn)]
-               for a in range(na)]
     first = order[0]
     starts = sorted(range(nbn), key=lambda b: (-overlap[first][b], -p.sim[first][b]))[:max_starts]
     best: tuple[int, int, list[int]] = (-1, -1, [-1] * na)
@@ -457,7 +458,7 @@ def align_graphs(pred: EmpiricalGraph, gold: EmpiricalGraph, *, use_status: bool
         m, sim_total, phi, explored = _exhaustive(prob)
     else:
         search = _Search(prob, max_nodes, time_limit)
-        gm, gs, gphi = max(_greedy(prob), _multistart_greedy(prob, search.order), key=lambda t: (t[0], t[1]))
+        gm, gs, gphi = max(_greedy(prob), _multistart_greedy(prob, search.order, search.overlap), key=lambda t: (t[0], t[1]))
         search.best_m, search.best_s, search.best_phi = gm, gs, gphi
         if initial:
             a_index = {n: k for k, n in enumerate(a.nodes)}

@@ -73,6 +73,20 @@ class Mention(_Model):
     end: int
 
 
+def find_mention(text: str, phrase: str, lo: int = 0, hi: int | None = None) -> Mention | None:
+    """Where ``phrase`` occurs in ``text`` (case-insensitive), preferring ``text[lo:hi]``; None if absent."""
+    phrase = phrase.strip()
+    if not phrase:
+        return None
+    low, p = text.lower(), phrase.lower()
+    i = low.find(p, lo, len(text) if hi is None else hi)
+    if i < 0:
+        i = low.find(p)
+    if i < 0:
+        return None
+    return Mention(text=text[i: i + len(phrase)], start=i, end=i + len(phrase))
+
+
 class Variable(_Model):
     """A node: a variable or construct, with its normalised name, mentions, role and hierarchy level."""
 

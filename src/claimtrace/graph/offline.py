@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from claimtrace.documents import split_sentences
-from claimtrace.graph.model import EmpiricalGraph, Mention, RelationType, Status
+from claimtrace.graph.model import EmpiricalGraph, RelationType, Status, find_mention
 
 # ---- status cues ----------------------------------------------------------------------------
 _NULL = re.compile(
@@ -299,15 +299,6 @@ def _clauses(sentence: str) -> list[tuple[int, str]]:
     return [(s, c) for s, c in out if c.strip()]
 
 
-def _mention(text: str, phrase: str, lo: int, hi: int) -> Mention | None:
-    idx = text.lower().find(phrase.lower(), lo, hi)
-    if idx < 0:
-        idx = text.lower().find(phrase.lower())
-    if idx < 0:
-        return None
-    return Mention(text=text[idx: idx + len(phrase)], start=idx, end=idx + len(phrase))
-
-
 def extract_offline(text: str, doc_id: str = "") -> EmpiricalGraph:
     """The empirical relation graph of an abstract from sentence patterns (no LLM)."""
     graph = EmpiricalGraph(id=doc_id, text=text, method="offline")
@@ -323,7 +314,7 @@ def extract_offline(text: str, doc_id: str = "") -> EmpiricalGraph:
                 lo, hi = s_start + c_off, s_start + c_off + len(clause)
 
                 def var(name: str, lo: int = lo, hi: int = hi) -> str:
-                    return graph.add_variable(name, _mention(text, name, lo, hi)).id
+                    return graph.add_variable(name, find_mention(text, name, lo, hi)).id
 
                 a_ids = [var(x) for x in rel.a]
                 b_ids = [var(x) for x in rel.b]

@@ -23,7 +23,14 @@ from pydantic import BaseModel, Field
 from rapidfuzz import fuzz, process
 
 from claimtrace.documents import split_sentences
-from claimtrace.graph.model import EmpiricalGraph, Mention, RelationType, Status, name_key, normalise_name
+from claimtrace.graph.model import (
+    EmpiricalGraph,
+    RelationType,
+    Status,
+    find_mention,
+    name_key,
+    normalise_name,
+)
 
 STAGES = ("variables", "normalise", "evidence", "relations", "verify")
 EdgeType = Literal["directional", "correlational", "moderation"]
@@ -173,7 +180,7 @@ class _Resolver:
         key = name_key(n)
         if key in self.alias:
             return self.alias[key]
-        mention = _find_mention(self.text, quote) or _find_mention(self.text, name)
+        mention = find_mention(self.text, quote) or find_mention(self.text, name)
         var = self.graph.add_variable(n, mention, role if role in ("IV", "DV", "moderator", "mediator", "control") else None)  # type: ignore[arg-type]
         self.alias[key] = var.id
         return var.id
@@ -182,7 +189,7 @@ class _Resolver:
         key = name_key(alias)
         if key and key not in self.alias:
             self.alias[key] = var_id
-            m = _find_mention(self.text, alias)
+            m = find_mention(self.text, alias)
             var = self.graph.variable(var_id)
             if m and all((x.start, x.end) != (m.start, m.end) for x in var.mentions):
                 var.mentions.append(m)
@@ -198,16 +205,6 @@ class _Resolver:
             if best and best[1] >= 85:
                 return self.alias[best[0]]
         return self.add(name) if create else None
-
-
-def _find_mention(text: str, phrase: str) -> Mention | None:
-    phrase = phrase.strip()
-    if not phrase:
-        return None
-    i = text.lower().find(phrase.lower())
-    if i < 0:
-        return None
-    return Mention(text=text[i: i + len(phrase)], start=i, end=i + len(phrase))
 
 
 def _numbered(sentences: list[str], keep: list[int] | None = None) -> str:
