@@ -119,15 +119,24 @@ EOF
 }
 
 answers() {
-    curl -fsS --max-time 3 "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1
+    # /v1/models waits while the server is busy generating, so allow time
+    curl -fsS --max-time "${1:-10}" "http://127.0.0.1:$PORT/v1/models" >/dev/null 2>&1
+}
+
+listening() {
+    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null
 }
 
 start_server() {
     [ -f "$GGUF.ok" ] || die "model not assembled; run '$0 install' first"
     have_llama || die "llama-cpp-python $LLAMA_VERSION not installed in $PY; run '$0 install' first"
-    if answers; then
-        log "a server already answers on 127.0.0.1:$PORT"
-        return
+    if listening; then
+        # something holds the port: a server started earlier (perhaps busy); make sure it is one
+        if answers "$START_TIMEOUT"; then
+            log "a server already answers on 127.0.0.1:$PORT"
+            return
+        fi
+        die "port $PORT is taken by something that does not answer /v1/models (set CLAIMTRACE_LLM_PORT)"
     fi
     mkdir -p "$RUN_DIR"
     log "starting llama.cpp server on 127.0.0.1:$PORT (log: $LOGFILE)"
@@ -135,7 +144,7 @@ start_server() {
         --n_ctx "$CTX" --n_threads "$THREADS" >"$LOGFILE" 2>&1 &
     echo $! >"$PIDFILE"
     local waited=0
-    until answers; do
+    until answers 3; do
         if ! kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then
             tail -n 20 "$LOGFILE" >&2 || true
             rm -f "$PIDFILE"
@@ -162,8 +171,10 @@ stop_server() {
             log "stopped server (pid $pid)"
         fi
         rm -f "$PIDFILE"
+    elif listening; then
+        log "a server on port $PORT was not started by this script (no pid file): left alone"
     else
-        log "no server started by this script on port $PORT"
+        log "no server on port $PORT"
     fi
 }
 
@@ -174,7 +185,7 @@ case "$cmd" in
     model) assemble_model ;;
     start) start_server ;;
     stop) stop_server ;;
-    status) if answers; then echo "up: http://127.0.0.1:$PORT/v1"; else echo "down"; exit 1; fi ;;
+    status) if listening; then echo "up: http://127.0.0.1:$PORT/v1"; else echo "down"; exit 1; fi ;;
     model-path) echo "$GGUF" ;;
     url) echo "http://127.0.0.1:$PORT/v1" ;;
     *) echo "usage: $0 {install|start|stop|status|model-path|url}" >&2; exit 2 ;;
