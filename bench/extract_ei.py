@@ -92,7 +92,11 @@ def main() -> None:
                          "seconds": round(time.perf_counter() - t0, 1)})
             print(json.dumps(rows[-1]), file=sys.stderr)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "extract_ei.json").write_text(json.dumps({"split": args.split, "rows": rows}, indent=1) + "\n")
+    path = OUT / "extract_ei.json"
+    old = json.loads(path.read_text()).get("rows", []) if path.exists() else []
+    names = {r["system"] for r in rows}
+    rows = [r for r in old if r["system"] not in names] + rows  # earlier runs of other systems are kept
+    path.write_text(json.dumps({"split": args.split, "rows": rows}, indent=1) + "\n")
     print(json.dumps(rows, indent=1))
 
 

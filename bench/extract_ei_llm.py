@@ -50,18 +50,28 @@ def main() -> None:
     ap.add_argument("--config", default="rag-k5")
     ap.add_argument("--url", default="http://127.0.0.1:8089/v1")
     ap.add_argument("--model", default="qwen2.5-coder-1.5b-instruct-q4_k_m")
+    ap.add_argument("--settings", help="LLM settings file (e.g. a longer timeout for a loaded CPU)")
+    ap.add_argument("--stage2-only", action="store_true",
+                    help="give the finding as the hypothesis too (skips stage 1: one LLM call per prompt)")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     lines = subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", args.split, "extract"], check=True,
                            capture_output=True, text=True).stdout.splitlines()[: args.n]
+    if args.stage2_only:
+        lines = [json.dumps({**o, "findings": [{"text": o["findings"][0], "hypothesis": o["findings"][0]}]})
+                 for o in map(json.loads, lines)]
     manifest = WORK / f"ei_{args.split}_extract_first{args.n}.jsonl"
     manifest.write_text("\n".join(lines) + "\n")
     ids = [str(json.loads(x)["id"]) for x in lines]
-    out = WORK / f"llm_{args.config}_{args.split}_first{args.n}.jsonl"
-    subprocess.run([str(REPO / ".venv" / "bin" / "claimtrace"), "extract", "--batch", str(manifest), "--out", str(out),
-                    "--extractor", "llm", "--config", args.config, "--llm-base-url", args.url, "--llm-model", args.model],
-                   check=False)
-    rows = [{"system": f"local LLM ({args.model}, {args.config}, zero-shot)", **subset_score(out, ids, args.split)}]
+    tag = "_stage2" if args.stage2_only else ""
+    out = WORK / f"llm_{args.config}_{args.split}_first{args.n}{tag}.jsonl"
+    cmd = [str(REPO / ".venv" / "bin" / "claimtrace"), "extract", "--batch", str(manifest), "--out", str(out),
+           "--extractor", "llm", "--config", args.config, "--llm-base-url", args.url, "--llm-model", args.model]
+    if args.settings:
+        cmd += ["--llm-settings", args.settings]
+    subprocess.run(cmd, check=False)
+    rows = [{"system": f"local LLM ({args.model}, {args.config}, zero-shot{', stage 2 only' if args.stage2_only else ''})",
+             **subset_score(out, ids, args.split)}]
     for name, path in (("embedded (bm25, fulltext-zeroshot)", WORK / f"embedded_bm25_fulltext-zeroshot_{args.split}.jsonl"),
                        ("BM25 top-1 sentence (baseline)", WORK / f"bm25_top1_{args.split}.jsonl")):
         rows.append({"system": name, **subset_score(path, ids, args.split)})

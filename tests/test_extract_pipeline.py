@@ -99,3 +99,11 @@ def test_cli_batch_records_failures_and_resumes(tmp_path: Path) -> None:
     rows2 = [json.loads(x) for x in out.read_text().splitlines()]
     assert [r["id"] for r in rows2].count("a") == 1
     assert next(r for r in rows2 if r["id"] == "a")["traces"] == first
+
+
+def test_abstract_only_article_gives_flagged_traces_not_an_error() -> None:
+    doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC4589005.nxml"))
+    assert not doc.paragraphs and doc.abstract
+    traces = extract_traces(doc)
+    assert traces and all(t.hypothesis is None and t.evidence is None for t in traces)
+    assert all([f.code for f in t.flags] == ["no_body"] for t in traces)

@@ -39,6 +39,7 @@ W_SIM_HYP, W_CLS = 0.7, 0.6
 W_SIM_EV, W_STAT = 1.0, 0.6
 MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
+W_QUERY_FINDING = 0.7  # weight of the finding vs the hypothesis in the stage-2 similarity
 
 
 @dataclass
@@ -196,7 +197,11 @@ class EmbeddedExtractor:
         if not ix.sents:
             return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the document has no body sentences")])
         limit = max(1, max_sentences or self.max_evidence_sentences)
-        sim = ix.sim(query)
+        finding, _, hyp = query.partition("\n")
+        sim = ix.sim(finding)
+        if hyp.strip() and hyp.strip() != finding.strip():
+            # the composite query: the finding names the compared variables, the hypothesis adds context
+            sim = W_QUERY_FINDING * sim + (1.0 - W_QUERY_FINDING) * ix.sim(hyp)
         stat = ix.stat
         prior = np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)])

@@ -26,6 +26,7 @@ FlagCode = Literal[
     "evidence_truncated",
     "hypothesis_not_in_paper",
     "no_abstract",
+    "no_body",
     "llm_error",
     "context_truncated",
 ]

@@ -99,6 +99,12 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
     models: list[str] = []
     t0 = time.perf_counter()
     hyp: TraceSpan | None
+    if not doc.paragraphs:  # an abstract-only article: nothing to trace into, said so in a flag
+        return ClaimTrace(doc_id=doc.id, doc_path=doc.source.path, finding=finding,
+                          hypothesis=TraceSpan(text=hypothesis.strip(), located="user") if hypothesis else None,
+                          configuration=config.name, extractor="llm" if extractor.name == "llm" else "embedded",
+                          flags=[Flag(code="no_body", stage="evidence",
+                                      message="the document has no body text (abstract only): no hypothesis or evidence to trace")])
     if hypothesis and hypothesis.strip():
         hyp, fl = _given_hypothesis(doc, hypothesis.strip())
         flags.extend(fl)
@@ -150,8 +156,6 @@ def extract_traces(doc: Document, findings: Sequence[FindingInput | str] | None 
     if config is None:
         config = LLM_DEFAULT if ex.name == "llm" else EMBEDDED_DEFAULT
     cfg = get_preset(config) if isinstance(config, str) else config
-    if not doc.paragraphs:
-        raise InputError(doc.source.path, "the document has no body text to extract from")
     items = [FindingInput(text=f) if isinstance(f, str) else f for f in (findings or [])]
     traces: list[ClaimTrace] = []
     if items:
