@@ -24,7 +24,7 @@ from claimtrace.stats.model import (
     StatResult,
 )
 from claimtrace.stats.normalize import normalize
-from claimtrace.stats.parse import mentions_one_tailed, parse
+from claimtrace.stats.parser import mentions_one_tailed, parse
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -15,9 +15,28 @@ from __future__ import annotations
 import math
 import re
 
-from scipy import stats as sps
+from scipy import special as spc
 
 from claimtrace.stats.model import RATIO_TESTS, StatResult
+
+
+# Survival functions straight from scipy.special: what scipy.stats' t/norm/f/chi2 ``sf`` compute for
+# x >= 0 and df > 0, without the per-call overhead of the distribution objects (~100x faster).
+def _t_sf(x: float, df: float) -> float:
+    return float(spc.stdtr(df, -x))
+
+
+def _norm_sf(x: float) -> float:
+    return float(spc.ndtr(-x))
+
+
+def _f_sf(x: float, df1: float, df2: float) -> float:
+    return 1.0 if x <= 0 else float(spc.fdtrc(df1, df2, x))
+
+
+def _chi2_sf(x: float, df: float) -> float:
+    return 1.0 if x <= 0 else float(spc.chdtrc(df, x))
+
 
 _COMPUTABLE = frozenset({"t", "F", "chi2", "r", "rho", "tau", "z", "Q"})
 _LINEAR_ESTIMATES = frozenset({"MD", "SMD", "RD", "b", "beta", "d", "g"})
@@ -39,13 +58,13 @@ def compute_p(test: str, value: float, df1: float | None, df2: float | None, *,
     """The p-value of a test statistic (two-tailed unless ``one_tailed``); None when not computable."""
     v = abs(value)
     if test == "t" and df1:
-        p = 2 * float(sps.t.sf(v, df1))
+        p = 2 * _t_sf(v, df1)
     elif test == "z":
-        p = 2 * float(sps.norm.sf(v))
+        p = 2 * _norm_sf(v)
     elif test == "F" and df1 and df2:
-        return float(sps.f.sf(value, df1, df2)) if value >= 0 else None
+        return _f_sf(value, df1, df2) if value >= 0 else None
     elif test in ("chi2", "Q") and df1:
-        return float(sps.chi2.sf(value, df1)) if value >= 0 else None
+        return _chi2_sf(value, df1) if value >= 0 else None
     elif test in ("r", "rho", "tau"):
         df = df1 if df1 else (n - 2 if n and n > 2 else None)
         if not df or v > 1:
@@ -54,7 +73,7 @@ def compute_p(test: str, value: float, df1: float | None, df2: float | None, *,
             p = 0.0
         else:
             tval = v * math.sqrt(df / (1 - v * v))
-            p = 2 * float(sps.t.sf(tval, df))
+            p = 2 * _t_sf(tval, df)
     else:
         return None
     return p / 2 if one_tailed else p
@@ -161,12 +180,14 @@ def _check_ci(r: StatResult, alpha: float) -> None:
         r.significant = excludes
 
 
+_RESET = dict.fromkeys(("computed_p", "consistent", "decision_error", "significant", "ci_consistent",
+                        "ci_p_consistent"))
+
+
 def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False) -> StatResult:
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy."""
-    r = result.model_copy()
+    r = result.model_copy(update=_RESET)
     r.flags = []
-    r.computed_p = r.consistent = r.decision_error = r.significant = None
-    r.ci_consistent = r.ci_p_consistent = None
     r.significant = reported_significant(r, alpha)
     if r.test in _COMPUTABLE and r.value is not None and (r.comparison in (None, "=")):
         r.computed_p = compute_p(r.test, r.value, r.df1, r.df2, n=r.n, one_tailed=r.one_tailed)
@@ -198,7 +219,7 @@ def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool =
 
 def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None) -> list[StatResult]:
     """Parse and check every result in ``text`` (``one_tailed_context`` defaults to the text's own)."""
-    from claimtrace.stats.parse import mentions_one_tailed, parse
+    from claimtrace.stats.parser import mentions_one_tailed, parse
 
     ctx = mentions_one_tailed(text) if one_tailed_context is None else one_tailed_context
     return [check(r, alpha=alpha, one_tailed_context=ctx) for r in parse(text)]

@@ -7,7 +7,7 @@ from typing import Literal
 from claimtrace.documents.model import AbstractSection, Document, Paragraph
 from claimtrace.stats.check import check
 from claimtrace.stats.model import DocumentStat
-from claimtrace.stats.parse import mentions_one_tailed, parse
+from claimtrace.stats.parser import mentions_one_tailed, parse
 
 
 def analyze_document(doc: Document, *, alpha: float = 0.05,

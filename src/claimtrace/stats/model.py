@@ -1,7 +1,8 @@
 """Data model of the statistics engine: one ``StatResult`` per reported result, with component spans.
 
 Offsets (``start``/``end`` of the result and of every component) index the text given to
-``claimtrace.stats.parse`` exactly as given (before any PDF-damage repair). Fields filled by
+``claimtrace.stats.parse`` (module ``claimtrace.stats.parser``) exactly as given (before any
+PDF-damage repair). Fields filled by
 ``check`` (``computed_p``, ``consistent``, ``decision_error``, ``significant``...) are ``None``
 until the result is checked, and stay ``None`` where the check does not apply.
 """

@@ -12,6 +12,7 @@ same sentence belong to it. Offsets always refer to the text as given.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +32,8 @@ NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
 SNUM = r"(?:[-+]\s?)?" + NUM
 BOUND = r"(?:[-+]\s?)?(?:\d{1,3}(?:,\d{3})+(?![\d.])|" + NUM + ")"
 DF = r"(?:[0-9lI][0-9lI]*(?:\.\d+)?)"
+# NUM not preceded by a digit or a point, written to open with a character class (fast scanning)
+_NUM_ALONE = r"[\d.](?<![\d.][\d.])(?:(?<=\d)\d*(?:\.\d+)?|(?<=\.)\d+)"
 
 # test names: (regex, canonical). Order matters (longest first). Single letters are guarded below.
 _TEST_NAMES: list[tuple[str, str]] = [
@@ -62,7 +65,11 @@ _TEST_NAMES: list[tuple[str, str]] = [
     (r"(?:weighted\s+)?mean\s+differences?|W?MD", "MD"),
     (r"risk\s+differences?|RD", "RD"),
 ]
-_NAME_ALT = "|".join(f"(?P<n{i}>{rx})" for i, (rx, _) in enumerate(_TEST_NAMES))
+# One group around all names (not one group per name): the regex engine then skips names whose first
+# character does not fit without entering them. Which name matched is found again with
+# ``_NAME_RES`` (the first that matches the name's text whole is the one the alternation took).
+_NAME_ALT = "(?P<name>" + "|".join(rx for rx, _ in _TEST_NAMES) + ")"
+_NAME_RES = [re.compile(f"(?:{rx})") for rx, _ in _TEST_NAMES]
 _SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
 _LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES
@@ -82,8 +89,11 @@ _PNUM = (
     r"(?:\s*(?:[×x*]|\\times)\s*10\s*(?:\^\s*)?(?:\(\s*)?(?P<exp>[-+]?\s?\d{1,3})(?:\s*\))?"
     r"|\s?[eE](?P<exp2>[-+]?\d{1,3}))?"
 )
+# Patterns open with a character class (the lookbehind after it) so that the regex engine can skip
+# ahead to candidate characters instead of trying a match at every position.
+_WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
 _P_RE = re.compile(
-    r"(?<![A-Za-z0-9])(?P<pname>[pP](?:[\s-]*values?)?)"
+    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:[\s-]*values?)?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
     r"\s*(?:"
@@ -109,17 +119,17 @@ _BARE_CI_RE = re.compile(
     r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
 )
 _N_RE = re.compile(
-    r"(?<![A-Za-z0-9])[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
+    r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
 _SE_RE = re.compile(r"(?<![A-Za-z])(?:SE|S\.E\.|standard\s+error)\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
-_MEAN_RE = re.compile(r"(?<![A-Za-z])(?:M|[Mm]ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
+_MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
 _PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
-_PCT_RE = re.compile(r"(?<![\d.])(?P<v>" + NUM + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
-_VS_PCT_RE = re.compile(r"(?<![\d.])(?P<v>" + NUM + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
+_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
+_VS_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
 _COUNT_RE = re.compile(
-    r"(?<![\d./])(?P<k>\d+)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
+    r"(?P<k>\d(?<![\d./]\d)\d*)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
 )
 _MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
 _ONE_TAILED_RE = re.compile(r"\b(?:one|1)[- ](?:tailed|sided)\b", re.I)
@@ -180,9 +190,10 @@ class _Res:
 def _scan_tests(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
     for m in _TEST_RE.finditer(t):
-        idx = next(i for i in range(len(_TEST_NAMES)) if m.group(f"n{i}") is not None)
+        ns, ne = m.span("name")
+        idx = _name_index(m.group("name"))
         canon = _TEST_NAMES[idx][1]
-        name = m.group(f"n{idx}")
+        name = m.group("name")
         cmp_raw = (m.group("cmp") or "").strip()
         has_df = m.group("df1") is not None or m.group("sdf1") is not None
         if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
@@ -211,7 +222,7 @@ def _scan_tests(t: str) -> list[_Tok]:
         if cmp not in ("=", "<", ">", "<=", ">="):
             cmp = "="
         data["comparison"] = cmp
-        spans: dict[str, tuple[int, int]] = {"test": m.span(f"n{idx}"), "value": m.span("value")}
+        spans: dict[str, tuple[int, int]] = {"test": (ns, ne), "value": m.span("value")}
         for g_df, g_sdf, key in (("df1", "sdf1", "df1"), ("df2", "sdf2", "df2")):
             g = g_df if m.group(g_df) is not None else g_sdf
             if m.group(g) is not None:
@@ -238,11 +249,43 @@ def _scan_tests(t: str) -> list[_Tok]:
     return toks
 
 
+def _finditer_at(pattern: re.Pattern[str], t: str, starts: re.Pattern[str]) -> list[re.Match[str]]:
+    """``pattern.finditer(t)`` where every match begins at a match of ``starts`` (tried only there)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    match = pattern.match
+    for c in starts.finditer(t):
+        i = c.start()
+        if i < end:
+            continue
+        m = match(t, i)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+_NAME_INDEX: dict[str, int] = {}
+
+
+def _name_index(name: str) -> int:
+    """Index in _TEST_NAMES of the name the alternation took (depends on the name's text only)."""
+    idx = _NAME_INDEX.get(name)
+    if idx is None:
+        idx = next(i for i, rx in enumerate(_NAME_RES) if rx.fullmatch(name))
+        if len(_NAME_INDEX) < 10000:
+            _NAME_INDEX[name] = idx
+    return idx
+
+
+_ZERO_COMMA = re.compile(r"0,\d+")
+
+
 def _p_value(m: re.Match[str]) -> float | None:
     raw = m.group("pval")
     if raw.startswith("0/"):
         raw = "0." + raw[2:]
-    elif re.fullmatch(r"0,\d+", raw):
+    elif "," in raw and _ZERO_COMMA.fullmatch(raw):
         raw = raw.replace(",", ".")
     elif "," in raw or "/" in raw:
         return None
@@ -269,7 +312,7 @@ def _scan_p(t: str) -> list[_Tok]:
             data.update(p_comparison="ns", p_value=None)
             vspan = m.span("pns")
         else:
-            raw_cmp = re.sub(r"\s+", "", m.group("pcmp"))
+            raw_cmp = "".join(m.group("pcmp").split())
             if raw_cmp in ("<or=", ">or="):
                 cmp = "<=" if raw_cmp[0] == "<" else ">="
             else:
@@ -292,7 +335,7 @@ def _scan_p(t: str) -> list[_Tok]:
         data["spans"] = {"p": (m.start(), m.end()), "p_value": vspan}
         toks.append(_Tok("p", m.start(), m.end(), data))
     taken = [(tk.start, tk.end) for tk in toks]
-    for m in _NS_RE.finditer(t):
+    for m in _NS_RE.finditer(t) if ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t) else ():
         if any(s <= m.start() < e for s, e in taken):
             continue
         before = t[max(0, m.start() - 40) : m.start()]
@@ -314,11 +357,18 @@ def _is_threshold(t: str, s: int, e: int) -> bool:
     if cut >= 0:
         before = before[cut + 2 :]
     after = t[e : e + 60]
-    if _THRESHOLD_AFTER.search(after):
+    if _THRESHOLD_AFTER.match(after):
         return True
-    if re.search(r"(?:significan\w*|alpha|α|level)\s*(?:\w+\s*){0,4}(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$", before, re.I):
-        return not re.search(r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", before, re.I)
+    if _THRESHOLD_WORD.search(before) and _THRESHOLD_SET.search(before):
+        return not _THRESHOLD_REACHED.search(before)
     return False
+
+
+_THRESHOLD_WORD = re.compile(r"significan|alpha|α|level", re.I)  # cheap pre-check for _THRESHOLD_SET
+_THRESHOLD_SET = re.compile(
+    r"(?:significan\w*|alpha|α|level)\s*(?:\w+\s*){0,4}(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$", re.I)
+_THRESHOLD_REACHED = re.compile(
+    r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
 
 
 def _scan_ci(t: str) -> list[_Tok]:
@@ -384,10 +434,6 @@ def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     return len(gap) <= limit and not _BREAK_RE.search(gap)
 
 
-def _overlaps(tok: _Tok, taken: list[tuple[int, int]]) -> bool:
-    return any(tok.start < e and s < tok.end for s, e in taken)
-
-
 def _group(t: str, toks: list[_Tok]) -> list[_Res]:
     primary = [tk for tk in toks if tk.kind in ("test", "p", "ci")]
     primary.sort(key=lambda tk: (tk.start, -tk.end))
@@ -401,8 +447,14 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
         if kept and tk.kind == "test" and kept[-1].kind == "p" and tk.start < kept[-1].end:
             continue
         kept.append(tk)
-    taken = [(tk.start, tk.end) for tk in kept]
-    minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci") and not _overlaps(tk, taken)),
+    # a minor token overlaps a kept one iff some kept token starting before its end ends after its start
+    # (``kept`` is sorted by start: bisect on the starts, running maximum of the ends)
+    starts = [tk.start for tk in kept]
+    max_end: list[int] = []
+    for tk in kept:
+        max_end.append(max(max_end[-1], tk.end) if max_end else tk.end)
+    minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci")
+                    and not ((k := bisect_left(starts, tk.end)) > 0 and max_end[k - 1] > tk.start)),
                    key=lambda tk: tk.start)
     # descriptives: drop those overlapping one another (keep the first, longest)
     descs: list[_Tok] = []
@@ -623,10 +675,44 @@ def mentions_one_tailed(text: str) -> bool:
     return bool(_ONE_TAILED_RE.search(text))
 
 
-_TRIGGER_BYTES = re.compile(rb"[=<>]")
-_TRIGGER_CHARS_WIDE = re.compile(r"[≤≥]")
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
+# where _TRIGGER_DAMAGED_P can match, found with plain substring search in a folded copy of the text
+# (P -> p, N and ! -> b): "pb", "pp", "p b", "p p" open its first branch; " p ", " b " follow the
+# first character of its second branch
+_DAMAGED_FOLD = bytes.maketrans(b"PN!", b"pbb")
+_DAMAGED_NEEDLES: tuple[tuple[bytes, int], ...] = ((b"pb", 0), (b"pp", 0), (b"p b", 0), (b"p p", 0), (b" p ", -1),
+                                                   (b" b ", -1))
+
+
+def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
+    """Every position of ``needle`` in ``hay`` (overlapping ones included)."""
+    out: list[int] = []
+    find = hay.find
+    i = find(needle)  # type: ignore[arg-type]
+    while i >= 0:
+        out.append(i)
+        i = find(needle, i + 1)  # type: ignore[arg-type]
+    return out
+
+
+def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
+    """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, trying the pattern only where it can match."""
+    folded = tb.translate(_DAMAGED_FOLD)
+    cands = sorted({i + shift for needle, shift in _DAMAGED_NEEDLES for i in _find_all(folded, needle)
+                    if i + shift >= 0})
+    out: list[tuple[int, int]] = []
+    end = 0
+    for i in cands:
+        if i < end:
+            continue
+        m = _TRIGGER_DAMAGED_P.match(tb, i)
+        if m is not None:
+            out.append(m.span())
+            end = m.end()
+    return out
 _CI_WORDS = ("CI", "C.I", "CrI", "onfidence int", "redible int")
+# word -> index of the character to search for instead of the whole word (one that is rarer in text)
+_ANCHOR = {"CI": 0, "C.I": 0, "CrI": 0, "NS)": 2, "ns)": 2}
 _NS_WORDS = ("NS)", "ns)", "n.s", "n. s", "significant at", "value")
 _P_ENDINGS = ("p", "P", "value", "values", "Value", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
@@ -647,18 +733,23 @@ def _n_before(before: str) -> bool:
 def _word_hits(t: str, tb: bytes, words: tuple[str, ...]) -> list[int]:
     """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast find)."""
     pos: list[int] = []
+    anchors: dict[bytes, list[int]] = {}
     for w in words:
         k = len(w)
-        hay: str | bytes = t
-        needle: str | bytes = w
-        if w.isascii():
-            hay, needle = tb, w.encode("ascii")
-        i = hay.find(needle)  # type: ignore[arg-type]
-        while i >= 0:
+        if w in _ANCHOR:
+            # short needles: find a rarer single character (fast) and check the word around it
+            a = _ANCHOR[w]
+            needle = w.encode("ascii")
+            ab = needle[a : a + 1]
+            if ab not in anchors:
+                anchors[ab] = _find_all(tb, ab)
+            occ = [j - a for j in anchors[ab] if j >= a and tb.startswith(needle, j - a)]
+        else:
+            occ = _find_all(tb, w.encode("ascii")) if w.isascii() else _find_all(t, w)
+        for i in occ:
             if not (i > 0 and t[i - 1].isalpha() and w[0].isupper() and k <= 3) and (
                     k > 3 or not t[i + k : i + k + 1].isalpha()):
                 pos.append(i)
-            i = hay.find(needle, i + 1)  # type: ignore[arg-type]
     return pos
 
 
@@ -716,18 +807,19 @@ def _tokens(t: str) -> list[_Tok]:
     tb = t.encode("ascii", "replace")  # one byte per character: offsets unchanged
     test_r: list[tuple[int, int]] = []
     p_r: list[tuple[int, int]] = []
-    cmp_pos = [m.start() for m in _TRIGGER_BYTES.finditer(tb)]
+    cmp_pos = _find_all(tb, b"=") + _find_all(tb, b"<") + _find_all(tb, b">")
     if not t.isascii():
-        cmp_pos = sorted(cmp_pos + [m.start() for m in _TRIGGER_CHARS_WIDE.finditer(t)])
+        cmp_pos += _find_all(t, "≤") + _find_all(t, "≥")
+    cmp_pos.sort()
     for i in cmp_pos:
         before = t[max(0, i - 16) : i]
         if _p_before(before):
             p_r.append((i - 40, i + 40))
         elif not _n_before(before):
             test_r.append((i - 50, i + 45))
-    for m in _TRIGGER_DAMAGED_P.finditer(tb):
-        p_r.append((m.start() - 30, m.end() + 30))
-        test_r.append((m.start() - 50, m.end() + 12))
+    for ms, me in _damaged_p(tb):
+        p_r.append((ms - 30, me + 30))
+        test_r.append((ms - 50, me + 12))
     for i in _word_hits(t, tb, _NS_WORDS):
         p_r.append((i - 45, i + 45))
     ci_hits = _word_hits(t, tb, _CI_WORDS)
