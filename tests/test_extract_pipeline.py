@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from claimtrace.documents import load_document
+from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.model import ClaimTrace, trace_json_schema
 from claimtrace.extract.pipeline import FindingInput, extract_traces
 from conftest import REPO, SAMPLE, shared_path
@@ -107,3 +108,13 @@ def test_abstract_only_article_gives_flagged_traces_not_an_error() -> None:
     traces = extract_traces(doc)
     assert traces and all(t.hypothesis is None and t.evidence is None for t in traces)
     assert all([f.code for f in t.flags] == ["no_body"] for t in traces)
+
+
+def test_oracle_configuration_reads_only_the_gold_paragraphs() -> None:
+    doc = load_document(SAMPLE)
+    gold = next(p.id for p in doc.paragraphs if p.section_kind == "results" and "p =" in p.text)
+    tr = extract_traces(doc, [FindingInput(text="hydrotherapy vs land: outcome", hypothesis="Hydrotherapy helps.",
+                                           gold_paragraph_ids=[gold])], config="oracle")[0]
+    assert tr.configuration == "oracle" and tr.evidence is not None and tr.evidence.paragraph_ids == [gold]
+    with pytest.raises(ClaimtraceError, match="oracle"):
+        extract_traces(doc, ["hydrotherapy vs land: outcome"], config="oracle")
