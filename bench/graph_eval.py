@@ -8,7 +8,7 @@ Writes bench/results/graph_eval_<method>.json and the predictions as
 bench/results/graph_pred_<method>.jsonl (re-score with ``claimtrace evaluate graph``), then
 rebuilds the table docs/results/graph.md from every result file present.
 
-Usage: python bench/graph_eval.py --method offline [--gold PATH]
+Usage: python bench/graph_eval.py --method offline [--gold PATH] [--ids 106,97] [--resume]
 """
 
 from __future__ import annotations
@@ -29,10 +29,28 @@ GOLD = ROOT.parent / "shared" / "data" / "empirigraph" / "gold_dev.json"
 METHODS = ("offline", "direct", "staged")
 
 
+def _done(path: Path) -> dict[str, EmpiricalGraph]:
+    """Predictions already in a predictions file (to resume a slow LLM run)."""
+    out: dict[str, EmpiricalGraph] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            gid = row.pop("id")
+            out[gid] = EmpiricalGraph.model_validate({**row, "id": gid})
+    return out
+
+
 def run_method(method: str, golds: dict[str, EmpiricalGraph], timeout: float = 1800.0,
-               max_tokens: int = 1024) -> tuple[dict[str, EmpiricalGraph], dict, list[str]]:
-    """Predictions for every gold abstract; LLM failures are recorded (scored as empty graphs)."""
-    preds: dict[str, EmpiricalGraph] = {}
+               max_tokens: int = 1024, resume: bool = False) -> tuple[dict[str, EmpiricalGraph], dict, list[str]]:
+    """Predictions for every gold abstract, each appended to the predictions file as it is done.
+
+    LLM failures are recorded (and scored as empty graphs); with ``resume`` the abstracts already in
+    the predictions file are not run again.
+    """
+    pred_file = RESULTS / f"graph_pred_{method}.jsonl"
+    preds: dict[str, EmpiricalGraph] = _done(pred_file) if resume else {}
+    if not resume:
+        pred_file.write_text("")
     errors: list[str] = []
     info: dict = {}
     client = None
@@ -44,6 +62,8 @@ def run_method(method: str, golds: dict[str, EmpiricalGraph], timeout: float = 1
         client = LLMClient(settings)
         info["llm"] = settings.describe("graph")
     for gid, g in golds.items():
+        if gid in preds:
+            continue
         t = time.perf_counter()
         try:
             if method == "offline":
@@ -53,6 +73,8 @@ def run_method(method: str, golds: dict[str, EmpiricalGraph], timeout: float = 1
 
                 fn = run_staged if method == "staged" else run_direct
                 preds[gid] = fn(g.text or "", gid, client=client)
+            with pred_file.open("a") as fh:
+                fh.write(json.dumps({"id": gid, **preds[gid].model_dump(mode="json", exclude={"id", "text"})}) + "\n")
         except Exception as exc:  # record and go on
             errors.append(f"{gid}: {type(exc).__name__}: {exc}")
         print(f"{method} {gid}: {time.perf_counter() - t:.1f}s", file=sys.stderr, flush=True)
@@ -114,6 +136,7 @@ def main() -> None:
     ap.add_argument("--ids", default="", help="comma-separated gold ids to run on (default: all)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per LLM request")
     ap.add_argument("--max-tokens", type=int, default=1024)
+    ap.add_argument("--resume", action="store_true", help="keep the predictions already in the predictions file")
     args = ap.parse_args()
     if args.table_only:
         write_table()
@@ -123,13 +146,11 @@ def main() -> None:
         wanted = [x.strip() for x in args.ids.split(",") if x.strip()]
         golds = {k: golds[k] for k in wanted}
     t0 = time.perf_counter()
-    preds, info, errors = run_method(args.method, golds, args.timeout, args.max_tokens)
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    preds, info, errors = run_method(args.method, golds, args.timeout, args.max_tokens, args.resume)
+    preds = {k: v for k, v in preds.items() if k in golds}
     elapsed = time.perf_counter() - t0
     res = evaluate_graphs(preds, golds) if preds else None
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    with (RESULTS / f"graph_pred_{args.method}.jsonl").open("w") as fh:
-        for gid, g in preds.items():
-            fh.write(json.dumps({"id": gid, **g.model_dump(mode="json", exclude={"id", "text"})}) + "\n")
     out = {
         "bench": "graph_eval", "method": args.method, "gold": str(args.gold), "n_abstracts": len(golds),
         "model": info.get("llm"), "seconds": round(elapsed, 1), "errors": errors, "ledger": info.get("ledger"),
