@@ -677,11 +677,10 @@ def mentions_one_tailed(text: str) -> bool:
 
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
 # where _TRIGGER_DAMAGED_P can match, found with plain substring search in a folded copy of the text
-# (P -> p, N and ! -> b): "pb", "pp", "p b", "p p" open its first branch; " p ", " b " follow the
-# first character of its second branch
-_DAMAGED_FOLD = bytes.maketrans(b"PN!", b"pbb")
-_DAMAGED_NEEDLES: tuple[tuple[bytes, int], ...] = ((b"pb", 0), (b"pp", 0), (b"p b", 0), (b"p p", 0), (b" p ", -1),
-                                                   (b" b ", -1))
+# (P, b, N and ! -> p): "pp" and "p p" open its first branch; " p " follows the first character of its
+# second branch (the folding finds more places than needed; the pattern is tried at each)
+_DAMAGED_FOLD = bytes.maketrans(b"PbN!", b"pppp")
+_DAMAGED_NEEDLES: tuple[tuple[bytes, int], ...] = ((b"pp", 0), (b"p p", 0), (b" p ", -1))
 
 
 def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
