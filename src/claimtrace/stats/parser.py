@@ -70,13 +70,44 @@ _TEST_NAMES: list[tuple[str, str]] = [
 # ``_NAME_RES`` (the first that matches the name's text whole is the one the alternation took).
 _NAME_ALT = "(?P<name>" + "|".join(rx for rx, _ in _TEST_NAMES) + ")"
 _NAME_RES = [re.compile(f"(?:{rx})") for rx, _ in _TEST_NAMES]
+# The same alternatives, in the same order, each written to open with a plain character (optional
+# prefixes and leading groups spelled out): the regex engine then jumps straight to places where a name
+# can start. The "not after a letter, digit..." check follows the first character.
+_NAME_FORMS: list[str] = [
+    r"partial\s+(?:η|eta)\s*[- ]?(?:2|squared)", r"η\s*p\s*2", r"ηp\s*2", r"η\s*2\s*p", r"ηp", r"partial\s+eta2",
+    r"η\s*[- ]?(?:2|squared)", r"eta\s*[- ]?(?:2|squared)", r"η",
+    r"ω\s*[- ]?(?:2|squared)", r"omega\s*[- ]?(?:2|squared)",
+    r"adjusted\s+R\s*[- ]?(?:2|squared)", r"adj\.?\s*R\s*[- ]?(?:2|squared)", r"R\s*[- ]?(?:2|squared)", r"Radj2",
+    r"Cohen'?s\s+f\s*2", r"f\s*2",
+    r"χ\s*\^?\s*2", r"χ", r"chi\s*\^?\s*2", r"Chi[- ]?squared?(?:\s+value)?", r"chi[- ]?squared?(?:\s+value)?",
+    r"X\s*2", r"x\s*2", r"G\s*2",
+    r"Mann[- ]Whitney(?:\s+U)?", r"U",
+    r"Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+[WTZ])?", r"W",
+    r"Kruskal[- ]Wallis(?:\s+H)?", r"H",
+    r"Q\s*(?:between|within|error|total|residual|B|W|E|T|R|b|w|e|t)(?![a-z])", r"Q",
+    r"Cohen'?s\s+d", r"d",
+    r"Hedges'?\s*g", r"g",
+    r"Spearman'?s\s+(?:rho|ρ|r)", r"r\s*s(?![a-z])", r"rho", r"ρ",
+    r"Kendall'?s\s+(?:tau|τ)(?:\s*-?\s*b)?", r"tau", r"τ",
+    r"t", r"F", r"r", r"R", r"z", r"Z", r"β", r"beta", r"Beta", r"b", r"B",
+    r"adjusted\s+odds\s+ratios?", r"odds\s+ratios?", r"aORs?", r"ORs?", r"adj\.?\s*OR",
+    r"adjusted\s+(?:risk|rate)\s+ratios?", r"risk\s+ratios?", r"rate\s+ratios?", r"relative\s+risks?", r"aRRs?",
+    r"RRs?",
+    r"adjusted\s+hazards?\s+ratios?", r"hazards?\s+ratios?", r"aHRs?", r"HRs?",
+    r"incidence\s+rate\s+ratios?", r"aIRRs?", r"IRRs?",
+    r"standardi[sz]ed\s+mean\s+differences?", r"SMD",
+    r"weighted\s+mean\s+differences?", r"mean\s+differences?", r"WMD", r"MD",
+    r"risk\s+differences?", r"RD",
+]
+assert all(f[0] not in "\\([.?*+|^$" for f in _NAME_FORMS)
+_NAME_ALT_FAST = "(?P<name>" + "|".join(
+    f[0] + "(?<![A-Za-z0-9_.'’-]" + re.escape(f[0]) + ")" + f[1:] for f in _NAME_FORMS) + ")"
 _SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
 _LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES
 
 _TEST_RE = re.compile(
-    r"(?<![A-Za-z0-9_.'’-])(?:" + _NAME_ALT + r")"
-    r"(?![A-Za-z])"
+    _NAME_ALT_FAST + r"(?![A-Za-z])"
     r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
     r"(?:\s*[,;]\s*[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
     r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?)?"
