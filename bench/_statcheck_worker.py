@@ -1,6 +1,6 @@
 """Runs the Python statcheck (GPL, its own venv) on texts; called by stats_vs_statcheck.py.
 
-Reads a JSON list of texts (argv[1]), writes {"seconds": ..., "results": [[row, ...] per text]}
+Reads a JSON list of texts (argv[1]), writes {"seconds": ..., "cpu_seconds": ..., "results": [[row, ...] per text]}
 to argv[2]. Only statcheck's own call is timed. Never imported by claimtrace.
 """
 
@@ -24,19 +24,20 @@ def main() -> None:
 
     texts = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     out: list[list[dict[str, object]]] = []
-    total = 0.0
+    total = cpu = 0.0
     for text in texts:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         with contextlib.redirect_stderr(io.StringIO()):
             res, _ = statcheck([text], messages=False)
         total += time.perf_counter() - t0
+        cpu += time.process_time() - c0
         rows = []
         if res is not None and len(res):
             for rec in res.to_dict("records"):
                 rows.append({k: (None if isinstance(v, float) and math.isnan(v) else v)
                              for k, v in rec.items()})
         out.append(rows)
-    Path(sys.argv[2]).write_text(json.dumps({"seconds": total, "results": out}, default=str), encoding="utf-8")
+    Path(sys.argv[2]).write_text(json.dumps({"seconds": total, "cpu_seconds": cpu, "results": out}, default=str), encoding="utf-8")
 
 
 if __name__ == "__main__":
