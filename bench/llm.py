@@ -183,6 +183,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--port", default=os.environ.get("CLAIMTRACE_LLM_PORT", "8089"))
     ap.add_argument("--skip-model", action="store_true", help="only the cache lookup benchmark")
+    ap.add_argument("--out", type=Path, default=OUT, help="result file (default bench/results/llm.json)")
     args = ap.parse_args()
     result: dict[str, Any] = {
         "schema_version": "1",
@@ -197,6 +198,9 @@ def main() -> None:
     result["cache"] = bench_cache()
     if not args.skip_model:
         url, started = _server(args.port)
+        result["server"] = {"started_by_bench": started,
+                            "n_threads": int(os.environ.get("CLAIMTRACE_LLM_THREADS") or os.cpu_count() or 2)
+                            if started else None}
         try:
             print("model speed ...", file=sys.stderr)
             result["local_model"] = bench_model(url)
@@ -206,8 +210,8 @@ def main() -> None:
             if started:
                 subprocess.run([str(SCRIPT), "stop"], env={**os.environ, "CLAIMTRACE_LLM_PORT": args.port})
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
 
 
