@@ -163,7 +163,11 @@ _COUNT_RE = re.compile(
     r"(?P<k>\d(?<![\d./]\d)\d*)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
 )
 _MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
-_ONE_TAILED_RE = re.compile(r"\b(?:one|1)[- ](?:tailed|sided)\b", re.I)
+# r"\b(?:one|1)[- ](?:tailed|sided)\b" with re.I, spelled out (ı and İ match i, ſ matches s under re.I) so
+# that it opens with a character class: the regex engine skips ahead instead of trying every position
+_ONE_TAILED_RE = re.compile(
+    r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ](?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
+)
 _BREAK_RE = re.compile(r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
