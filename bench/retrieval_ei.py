@@ -44,11 +44,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--retrievers", default="bm25,dense,hybrid")
     ap.add_argument("--rerank", default="none")
+    ap.add_argument("-m", type=int, default=30, help="candidates before reranking")
     ap.add_argument("--units", default="paragraph,sentence")
     ap.add_argument("--variants", default="body,whole")
     ap.add_argument("--limit", type=int, default=None, help="only the first N prompts (e.g. for the LLM row)")
     ap.add_argument("--work", default="/tmp/claimtrace-bench-ei")
     a = ap.parse_args()
+    rr_label = a.rerank.split(":")[0] + ("-m" + str(a.m) if a.rerank != "none" else "")
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     rows = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"rows": []}
@@ -63,11 +65,11 @@ def main() -> None:
         for retriever in a.retrievers.split(","):
             for unit in a.units.split(","):
                 name = retriever.replace("/", "_").replace(":", "_")[-60:]
-                out = work / f"{variant}-{unit}-{name}-{a.rerank}-{len(lines)}.jsonl"
+                out = work / f"{variant}-{unit}-{name}-{rr_label}-{len(lines)}.jsonl"
                 if out.exists():
                     out.unlink()
                 cmd = [*CLI, "retrieve", "--batch", str(inp), "--out", str(out), "--retriever", retriever,
-                       "--unit", unit, "-k", "5", "--rerank", a.rerank]
+                       "--unit", unit, "-k", "5", "--rerank", a.rerank, "-m", str(a.m)]
                 if whole:
                     cmd.append("--include-abstract")
                 if a.rerank == "llm":
@@ -79,12 +81,12 @@ def main() -> None:
                 label = retriever if not retriever.startswith(("finetuned:", "hybrid-finetuned:")) else \
                     retriever.split(":")[0]
                 row = {"variant": "body spans" if not whole else "whole article", "retriever": label,
-                       "rerank": a.rerank, "unit": unit, "prompts": s["items"], "missing": s["missing_rows"],
+                       "rerank": rr_label, "rerank_spec": a.rerank, "unit": unit, "prompts": s["items"], "missing": s["missing_rows"],
                        "hit@1": s["hit@1"], "hit@3": s["hit@3"], "hit@5": s["hit@5"], "seconds": round(secs, 1),
                        "model": retriever if label != retriever else None}
                 print(json.dumps(row), flush=True)
                 rows["rows"] = [r for r in rows["rows"] if not (
-                    r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == a.rerank
+                    r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == rr_label
                     and r["unit"] == unit and r["prompts"] == row["prompts"])] + [row]
                 RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -35,8 +35,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--retrievers", default="bm25,dense,hybrid")
     ap.add_argument("--rerank", default="none")
+    ap.add_argument("-m", type=int, default=30, help="candidates before reranking")
     ap.add_argument("--work", default="/tmp/claimtrace-bench-eb")
     a = ap.parse_args()
+    rr_label = a.rerank.split(":")[0] + ("-m" + str(a.m) if a.rerank != "none" else "")
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     inp = work / "inputs.jsonl"
@@ -44,19 +46,19 @@ def main() -> None:
     rows = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"rows": []}
     for retriever in a.retrievers.split(","):
         label = retriever.split(":")[0]
-        out = work / f"{label}-{a.rerank}.jsonl"
+        out = work / f"{label}-{rr_label}.jsonl"
         if out.exists():
             out.unlink()
         t0 = time.time()
         run([CLI, "retrieve", "--batch", str(inp), "--out", str(out), "--retriever", retriever, "--unit", "sentence",
-             "--include-abstract", "-k", "10", "--rerank", a.rerank])
+             "--include-abstract", "-k", "10", "--rerank", a.rerank, "-m", str(a.m)])
         secs = time.time() - t0
         s = json.loads(run([sys.executable, str(TOOL), "score", str(out)]))
-        row = {"retriever": label, "rerank": a.rerank, "papers": s["papers"], "missing": s["missing_rows"],
+        row = {"retriever": label, "rerank": rr_label, "rerank_spec": a.rerank, "papers": s["papers"], "missing": s["missing_rows"],
                "ER@10": s["ER@10"], "results_ER@5": s["results_ER@5"], "seconds": round(secs, 1),
                "model": retriever if label != retriever else None}
         print(json.dumps(row), flush=True)
-        rows["rows"] = [r for r in rows["rows"] if not (r["retriever"] == label and r["rerank"] == a.rerank)] + [row]
+        rows["rows"] = [r for r in rows["rows"] if not (r["retriever"] == label and r["rerank"] == rr_label)] + [row]
         RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
 
 

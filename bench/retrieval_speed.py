@@ -59,7 +59,8 @@ def main() -> None:
         "bm25": BM25Retriever(),
         "dense": DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(cache_file))),
     }
-    retrievers["hybrid"] = HybridRetriever([BM25Retriever(), DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(cache_file)))])
+    hybrid_dense = DenseRetriever(CachedEmbedder(onnx, EmbeddingCache(Path(tmp) / "hybrid.sqlite")))
+    retrievers["hybrid"] = HybridRetriever([BM25Retriever(), hybrid_dense])
     if a.finetuned:
         from claimtrace.retrieval.finetuned import FinetunedRetriever
 

@@ -21,7 +21,7 @@ def retrieve(
     unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence."),
     retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
-    rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH or llm."),
+    rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
     k: int = typer.Option(5, "-k", "--k", help="How many units to return."),
     m: int = typer.Option(30, "-m", help="Candidates retrieved before reranking."),
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),

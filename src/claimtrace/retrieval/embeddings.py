@@ -34,6 +34,16 @@ class Embedder(Protocol):
         ...
 
 
+def default_threads() -> int:
+    """Threads for model inference: ``CLAIMTRACE_THREADS``, else 1 on a machine of 2 cores or fewer (where
+    spinning worker threads compete with everything else), else up to 4."""
+    env = os.environ.get("CLAIMTRACE_THREADS")
+    if env and env.isdigit() and int(env) > 0:
+        return int(env)
+    n = os.cpu_count() or 1
+    return 1 if n <= 2 else min(n, 4)
+
+
 def cache_dir() -> Path:
     """The user cache directory (``CLAIMTRACE_CACHE_DIR`` overrides it)."""
     env = os.environ.get("CLAIMTRACE_CACHE_DIR")
@@ -107,7 +117,7 @@ class OnnxMiniLM:
         self.tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
         opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or min(os.cpu_count() or 1, 4)
+        opts.intra_op_num_threads = threads or default_threads()
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self.session.get_inputs()}

@@ -177,7 +177,9 @@ class TrainConfig:
     max_minutes: float = 25.0
     max_examples: int | None = None
     seed: int = 13
-    threads: int = 2
+    threads: int = 1  # one thread: OpenMP spinning on a busy 2-core machine is far slower
+    val_max: int = 40
+    val_pool: int = 10
 
 
 def sample_by_document(examples: Sequence[TrainingExample], n: int, seed: int = 13) -> list[TrainingExample]:
@@ -266,6 +268,7 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
     if not triplets:
         raise ClaimtraceError("no training triplets could be mined from the data")
     train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    val = [Triplet(t.task, t.query, t.positive, t.negative, t.doc, t.pool[: cfg.val_pool + 1]) for t in val[: cfg.val_max]]
     encoder, heads = _build_model(cfg)
     params = [{"params": encoder.parameters(), "lr": cfg.lr}, {"params": heads.parameters(), "lr": cfg.head_lr}]
     opt = torch.optim.AdamW(params, weight_decay=0.01)
@@ -314,7 +317,7 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
                 break
         if stopped != "epochs":
             break
-    if stopped == "epochs" and val:
+    if val and (not history or history[-1]["step"] != step):  # the final state competes too
         rec = _val_recall(encoder, heads, val)
         history.append({"step": step, "val_recall@1": rec})
         if rec > best:
@@ -365,7 +368,11 @@ class FinetunedEmbedder:
             from sentence_transformers import SentenceTransformer
         except ImportError:
             raise MissingExtraError("the fine-tuned retriever", "torch", "sentence-transformers") from None
+        from claimtrace.retrieval.embeddings import default_threads
+
+        _torch().set_num_threads(default_threads())
         self.encoder = SentenceTransformer(str(d / "encoder"), device="cpu")
+        self.encoder.max_seq_length = max(int(self.encoder.max_seq_length or 0), 256)  # paragraphs: read 256 tokens
         heads = np.load(d / "heads.npz")
         self.weight = heads[f"{task}.weight"].astype(np.float32)
         self.bias = heads[f"{task}.bias"].astype(np.float32)

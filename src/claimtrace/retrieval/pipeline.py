@@ -52,7 +52,10 @@ class RetrievalPipeline:
                  m: int = 30, max_docs: int = 16, reranker_options: dict[str, Any] | None = None) -> None:
         self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str) else retriever
         if reranker is None or isinstance(reranker, str):
-            self.reranker = get_reranker(reranker, **(reranker_options or {}))
+            opts = dict(reranker_options or {})
+            if reranker and reranker.startswith("finetuned:"):
+                opts.setdefault("task", task)
+            self.reranker = get_reranker(reranker, **opts)
         else:
             self.reranker = reranker
         if unit not in ("paragraph", "sentence"):

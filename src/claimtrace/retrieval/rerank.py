@@ -78,6 +78,25 @@ class CrossEncoderReranker:
         return _renumber([hits[i] for i in order], k, [scores[i] for i in order])
 
 
+class BiEncoderReranker:
+    """Rescore the candidates by embedding cosine with the query (e.g. the fine-tuned retriever's head):
+    only the M candidates are embedded, not the whole paper."""
+
+    name = "bi-encoder"
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+
+    def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
+        """Sort the hits by cosine with the query."""
+        if not hits:
+            return []
+        vecs = self.embedder.encode([query, *(h.text for h in hits)])
+        scores = [float(v) for v in vecs[1:] @ vecs[0]]
+        order = sorted(range(len(hits)), key=lambda i: -scores[i])
+        return _renumber([hits[i] for i in order], k, [scores[i] for i in order])
+
+
 # ---- RankGPT: windows and permutations -----------------------------------------------------------
 
 def sliding_windows(n: int, window: int = DEFAULT_WINDOW, step: int = DEFAULT_STEP) -> list[tuple[int, int]]:
@@ -220,11 +239,16 @@ class LLMListwiseReranker:
 
 
 def get_reranker(spec: str | None, **kwargs: Any) -> Reranker:
-    """A reranker from a spec: 'none', 'cross-encoder:PATH' or 'llm'."""
+    """A reranker from a spec: 'none', 'cross-encoder:PATH', 'finetuned:DIR' (bi-encoder rescoring) or 'llm'."""
     if spec in (None, "", "none"):
         return NoReranker()
     if spec.startswith("cross-encoder:"):
         return CrossEncoderReranker(spec.split(":", 1)[1])
     if spec == "llm":
         return LLMListwiseReranker(**kwargs)
-    raise ClaimtraceError(f"unknown reranker {spec!r} (expected none, cross-encoder:PATH or llm)")
+    if spec.startswith("finetuned:"):
+        from claimtrace.retrieval.embeddings import CachedEmbedder
+        from claimtrace.retrieval.finetuned import FinetunedEmbedder
+
+        return BiEncoderReranker(CachedEmbedder(FinetunedEmbedder(spec.split(":", 1)[1], kwargs.get("task", "evidence"))))
+    raise ClaimtraceError(f"unknown reranker {spec!r} (expected none, cross-encoder:PATH, finetuned:DIR or llm)")
