@@ -188,6 +188,11 @@ def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool =
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy."""
     r = result.model_copy(update=_RESET)
     r.flags = []
+    return _check(r, alpha, one_tailed_context)
+
+
+def _check(r: StatResult, alpha: float, one_tailed_context: bool) -> StatResult:
+    """``check`` in place on a result whose check fields are unset (None, flags empty)."""
     r.significant = reported_significant(r, alpha)
     if r.test in _COMPUTABLE and r.value is not None and (r.comparison in (None, "=")):
         r.computed_p = compute_p(r.test, r.value, r.df1, r.df2, n=r.n, one_tailed=r.one_tailed)
@@ -222,4 +227,8 @@ def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None =
     from claimtrace.stats.parser import mentions_one_tailed, parse
 
     ctx = mentions_one_tailed(text) if one_tailed_context is None else one_tailed_context
-    return [check(r, alpha=alpha, one_tailed_context=ctx) for r in parse(text)]
+    out = parse(text)
+    for r in out:  # fresh results, checked in place (what ``check`` would copy first)
+        r.__pydantic_fields_set__.update(_RESET, ("flags",))
+        _check(r, alpha, ctx)
+    return out

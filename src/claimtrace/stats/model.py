@@ -9,7 +9,7 @@ until the result is checked, and stay ``None`` where the check does not apply.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,6 +31,24 @@ EFFECT_SIZES = frozenset({"d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
+    """An instance of ``cls`` from values already of the right types, without validation (parser hot path).
+
+    ``values`` must hold every field of ``cls`` (defaults included), in field order; ``fields_set`` names
+    those a validating constructor call would have been given explicitly.
+    """
+    m = cls.__new__(cls)
+    _set(m, "__dict__", values)
+    _set(m, "__pydantic_fields_set__", fields_set)
+    _set(m, "__pydantic_extra__", None)
+    _set(m, "__pydantic_private__", None)
+    return m
 
 
 class ComponentSpan(_Model):

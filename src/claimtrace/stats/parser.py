@@ -23,6 +23,7 @@ from claimtrace.stats.model import (
     Descriptive,
     EffectSize,
     StatResult,
+    built,
 )
 from claimtrace.stats.normalize import OffsetMap, map_span, normalize
 
@@ -100,8 +101,14 @@ _NAME_FORMS: list[str] = [
     r"risk\s+differences?", r"RD",
 ]
 assert all(f[0] not in "\\([.?*+|^$" for f in _NAME_FORMS)
+# Grouped by first character (order kept within a group; groups exclude one another, so which
+# alternative matches is unchanged): the engine tests each first character once, not once per name.
+_BY_FIRST: dict[str, list[str]] = {}
+for _form in _NAME_FORMS:
+    _BY_FIRST.setdefault(_form[0], []).append(_form[1:])
 _NAME_ALT_FAST = "(?P<name>" + "|".join(
-    f[0] + "(?<![A-Za-z0-9_.'’-]" + re.escape(f[0]) + ")" + f[1:] for f in _NAME_FORMS) + ")"
+    re.escape(c) + "(?<![A-Za-z0-9_.'’-]" + re.escape(c) + ")" + ("(?:" + "|".join(rest) + ")" if rest != [""] else "")
+    for c, rest in _BY_FIRST.items()) + ")"
 _SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
 _LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES
@@ -394,12 +401,20 @@ def _is_threshold(t: str, s: int, e: int) -> bool:
     after = t[e : e + 60]
     if _THRESHOLD_AFTER.match(after):
         return True
-    if _THRESHOLD_WORD.search(before) and _THRESHOLD_SET.search(before):
+    if _threshold_word(before) and _THRESHOLD_SET.search(before):
         return not _THRESHOLD_REACHED.search(before)
     return False
 
 
 _THRESHOLD_WORD = re.compile(r"significan|alpha|α|level", re.I)  # cheap pre-check for _THRESHOLD_SET
+
+
+def _threshold_word(before: str) -> bool:
+    """``_THRESHOLD_WORD.search(before)``; plain substring tests for ASCII text (where re.I adds nothing)."""
+    if before.isascii():
+        low = before.lower()
+        return "significan" in low or "alpha" in low or "level" in low
+    return _THRESHOLD_WORD.search(before) is not None
 _THRESHOLD_SET = re.compile(
     r"(?:significan\w*|alpha|α|level)\s*(?:\w+\s*){0,4}(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$", re.I)
 _THRESHOLD_REACHED = re.compile(
@@ -652,70 +667,99 @@ def _keep(r: _Res) -> bool:
     return has_support
 
 
+_SPAN_SET = frozenset({"start", "end", "text"})
+_DESC_SET = frozenset({"kind", "value", "total", "start", "end", "text"})
+_EFFECT_SET = frozenset({"measure", "value", "start", "end", "text"})
+_RESULT_SET = frozenset({
+    "kind", "text", "start", "end", "test", "test_text", "test_detail", "df1", "df2", "comparison", "value",
+    "p_comparison", "p_value", "one_tailed", "ci_level", "ci_low", "ci_high", "se", "n", "n_per_group",
+    "effects", "descriptives", "spans", "repaired"})
+
+
 def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
+    """The StatResult of a grouped result (built without validation: every value here is already typed)."""
     def span(s: int, e: int) -> ComponentSpan:
         os_, oe = map_span(offsets, s, e)
-        return ComponentSpan(start=os_, end=oe, text=text[os_:oe])
+        return built(ComponentSpan, {"start": os_, "end": oe, "text": text[os_:oe]}, set(_SPAN_SET))
 
     f = r.fields
     start, end = map_span(offsets, r.start, r.end)
     spans = {k: span(s, e) for k, (s, e) in r.spans.items()}
     descs: list[Descriptive] = []
     for d in r.descs:
-        sp = span(d.start, d.end)
-        descs.append(Descriptive(kind=d.data["kind"], value=d.data["value"],
-                                                 total=d.data.get("total"), start=sp.start, end=sp.end,
-                                                 text=sp.text))
+        ds, de = map_span(offsets, d.start, d.end)
+        dd = d.data
+        descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
+                                         "start": ds, "end": de, "text": text[ds:de]}, set(_DESC_SET)))
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
-        sp = span(s, e)
-        effects.append(EffectSize(measure=measure, value=value, start=sp.start, end=sp.end,
-                                                  text=sp.text))
+        es, ee = map_span(offsets, s, e)
+        effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
+                                          "text": text[es:ee]}, set(_EFFECT_SET)))
     one_tailed = bool(f.get("one_tailed")) or mentions_one_tailed(norm[max(0, r.start - 60) : r.end + 40])
     repaired = list(r.repaired)
     if norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
-    return StatResult(
-        kind=r.kind,
-        text=text[start:end],
-        start=start,
-        end=end,
-        test=f.get("test"),
-        test_text=f.get("test_text"),
-        test_detail=f.get("test_detail"),
-        df1=f.get("df1"),
-        df2=f.get("df2"),
-        comparison=f.get("comparison"),
-        value=f.get("value"),
-        p_comparison=f.get("p_comparison"),
-        p_value=f.get("p_value"),
-        one_tailed=one_tailed,
-        ci_level=f.get("ci_level"),
-        ci_low=f.get("ci_low"),
-        ci_high=f.get("ci_high"),
-        se=f.get("se"),
-        n=f.get("n"),
-        n_per_group=bool(f.get("n_per_group")),
-        effects=effects,
-        descriptives=descs,
-        spans=spans,
-        repaired=repaired,
-    )
+    return built(StatResult, {
+        "kind": r.kind,
+        "text": text[start:end],
+        "start": start,
+        "end": end,
+        "test": f.get("test"),
+        "test_text": f.get("test_text"),
+        "test_detail": f.get("test_detail"),
+        "df1": f.get("df1"),
+        "df2": f.get("df2"),
+        "comparison": f.get("comparison"),
+        "value": f.get("value"),
+        "p_comparison": f.get("p_comparison"),
+        "p_value": f.get("p_value"),
+        "one_tailed": one_tailed,
+        "ci_level": f.get("ci_level"),
+        "ci_low": f.get("ci_low"),
+        "ci_high": f.get("ci_high"),
+        "se": f.get("se"),
+        "n": f.get("n"),
+        "n_per_group": bool(f.get("n_per_group")),
+        "effects": effects,
+        "descriptives": descs,
+        "spans": spans,
+        "repaired": repaired,
+        "computed_p": None,
+        "consistent": None,
+        "decision_error": None,
+        "significant": None,
+        "ci_consistent": None,
+        "ci_p_consistent": None,
+        "flags": [],
+    }, set(_RESULT_SET))
 
 
 def mentions_one_tailed(text: str) -> bool:
     """Whether a text says that (some) tests were one-tailed / one-sided."""
     if "tailed" not in text and "sided" not in text and "TAILED" not in text and "SIDED" not in text:
         return False
-    return bool(_ONE_TAILED_RE.search(text))
+    if len(text) < 2000 or "ı" in text or "İ" in text or "ſ" in text:
+        return bool(_ONE_TAILED_RE.search(text))
+    # long texts: a match ends with "tailed" or "sided" (any case) and opens 4 ("one-") or 2 ("1-")
+    # characters before it; try the pattern only there (found in an ASCII lower-case copy, same offsets)
+    low = text.encode("ascii", "replace").lower()
+    match = _ONE_TAILED_RE.match
+    for word in (b"tailed", b"sided"):
+        for i in _find_all(low, word):
+            if (i >= 4 and match(text, i - 4)) or (i >= 2 and match(text, i - 2)):
+                return True
+    return False
 
 
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
-# where _TRIGGER_DAMAGED_P can match, found with plain substring search in a folded copy of the text
-# (P, b, N and ! -> p): "pp" and "p p" open its first branch; " p " follows the first character of its
-# second branch (the folding finds more places than needed; the pattern is tried at each)
-_DAMAGED_FOLD = bytes.maketrans(b"PbN!", b"pppp")
-_DAMAGED_NEEDLES: tuple[tuple[bytes, int], ...] = ((b"pp", 0), (b"p p", 0), (b" p ", -1))
+# where _TRIGGER_DAMAGED_P can start: found with patterns that open with one plain character (the regex
+# engine jumps from one such character to the next); (pattern, offsets from the match start to try)
+_DAMAGED_CANDS: tuple[tuple[re.Pattern[bytes], tuple[int, ...]], ...] = (
+    (re.compile(rb"p(?= ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
+    (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
+    (re.compile(rb"!(?= [-.\d])"), (-2,)),
+)
 
 
 def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
@@ -731,9 +775,8 @@ def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
 
 def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
     """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, trying the pattern only where it can match."""
-    folded = tb.translate(_DAMAGED_FOLD)
-    cands = sorted({i + shift for needle, shift in _DAMAGED_NEEDLES for i in _find_all(folded, needle)
-                    if i + shift >= 0})
+    cands = sorted({m.start() + shift for rx, shifts in _DAMAGED_CANDS for m in rx.finditer(tb) for shift in shifts
+                    if m.start() + shift >= 0})
     out: list[tuple[int, int]] = []
     end = 0
     for i in cands:
@@ -744,10 +787,19 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
             out.append(m.span())
             end = m.end()
     return out
-_CI_WORDS = ("CI", "C.I", "CrI", "onfidence int", "redible int")
-# word -> index of the character to search for instead of the whole word (one that is rarer in text)
-_ANCHOR = {"CI": 0, "C.I": 0, "CrI": 0, "NS)": 2, "ns)": 2}
-_NS_WORDS = ("NS)", "ns)", "n.s", "n. s", "significant at", "value")
+
+
+# The trigger words, each found by a pattern that opens with one plain character (fast scanning; a
+# lookbehind checks the letters before it): (pattern, characters of the word before the match start).
+# No word can overlap another of its own list.
+_CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
+    (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"f(?<=onf)idence int"), 2),
+    (re.compile(rb"b(?<=redib)le int"), 4),
+)
+_NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
+    (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
+    (re.compile(rb"g(?<=sig)nificant at"), 2), (re.compile(rb"value"), 0),
+)
 _P_ENDINGS = ("p", "P", "value", "values", "Value", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
 
@@ -764,25 +816,19 @@ def _n_before(before: str) -> bool:
     return b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())
 
 
-def _word_hits(t: str, tb: bytes, words: tuple[str, ...]) -> list[int]:
-    """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast find)."""
+def _word_hits(t: str, tb: bytes, words: tuple[tuple[re.Pattern[bytes], int], ...]) -> list[int]:
+    """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast scanning).
+
+    A word of up to 3 characters is not followed by a letter, nor preceded by one when it opens with a
+    capital.
+    """
     pos: list[int] = []
-    anchors: dict[bytes, list[int]] = {}
-    for w in words:
-        k = len(w)
-        if w in _ANCHOR:
-            # short needles: find a rarer single character (fast) and check the word around it
-            a = _ANCHOR[w]
-            needle = w.encode("ascii")
-            ab = needle[a : a + 1]
-            if ab not in anchors:
-                anchors[ab] = _find_all(tb, ab)
-            occ = [j - a for j in anchors[ab] if j >= a and tb.startswith(needle, j - a)]
-        else:
-            occ = _find_all(tb, w.encode("ascii")) if w.isascii() else _find_all(t, w)
-        for i in occ:
-            if not (i > 0 and t[i - 1].isalpha() and w[0].isupper() and k <= 3) and (
-                    k > 3 or not t[i + k : i + k + 1].isalpha()):
+    for rx, back in words:
+        for m in rx.finditer(tb):
+            i = m.start() - back
+            k = m.end() - i
+            if k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90)
+                         and not t[i + k : i + k + 1].isalpha()):
                 pos.append(i)
     return pos
 
