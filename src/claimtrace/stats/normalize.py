@@ -70,16 +70,40 @@ def _replacement(text: str, i: int, ch: str) -> str:
     return ch if ch == "?" else " "
 
 
+# ASCII characters _NEEDS_MAP matches besides "?": control characters and "\r"
+_ASCII_NEEDS = bytes(range(0x00, 0x09)) + b"\x0b\x0c\r" + bytes(range(0x0e, 0x20)) + b"\x7f"
+_NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd")
+
+
+def _needs(text: str) -> list[int]:
+    """Positions where ``_NEEDS_MAP`` matches, in order.
+
+    Fast path: in a copy of the text with every non-ASCII character turned into "?" (same offsets), the
+    candidates are the "?" (found with a plain byte search) unless a control character is present.
+    """
+    tb = text.encode("ascii", "replace")
+    if len(tb.translate(None, _ASCII_NEEDS)) != len(tb):
+        return [m.start() for m in _NEEDS_MAP.finditer(text)]
+    out: list[int] = []
+    find = tb.find
+    i = find(b"?")
+    while i >= 0:
+        if text[i] in _NEEDS_SET:
+            out.append(i)
+        i = find(b"?", i + 1)
+    return out
+
+
 def normalize(text: str) -> tuple[str, OffsetMap]:
     """Repair PDF damage; returns the repaired text and the map of its offsets to the original."""
-    if not _NEEDS_MAP.search(text):
+    needs = _needs(text)
+    if not needs:
         return text, OffsetMap([], [], len(text))
     out: list[str] = []
     idx: list[int] = []
     deltas: list[int] = []
     pos = npos = delta = 0
-    for m in _NEEDS_MAP.finditer(text):
-        i = m.start()
+    for i in needs:
         ch = text[i]
         rep = _replacement(text, i, ch)
         if rep == ch:

@@ -442,15 +442,77 @@ def _scan_ci(t: str) -> list[_Tok]:
     return toks
 
 
+def _matches_at(pattern: re.Pattern[str], t: str, cands: list[int]) -> list[re.Match[str]]:
+    """``list(pattern.finditer(t))`` when every match starts at one of ``cands`` (sorted; tried only there)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    match = pattern.match
+    for i in cands:
+        if i < end:
+            continue
+        m = match(t, i)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+def _before_space(t: str, q: int) -> int:
+    """Index of the last character before ``q`` that is not whitespace (``\\s``), or -1."""
+    j = q - 1
+    while j >= 0 and t[j].isspace():
+        j -= 1
+    return j
+
+
+def _n_starts(t: str) -> list[int]:
+    """Where ``_N_RE`` can match: an N or n, then whitespace, then "="."""
+    out = []
+    for q in _find_all(t, "="):
+        j = _before_space(t, q)
+        if j >= 0 and t[j] in "Nn":
+            out.append(j)
+    return out
+
+
+def _mean_starts(t: str) -> list[int]:
+    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":"."""
+    out = []
+    for q in _find_all(t, "=") + _find_all(t, ":"):
+        j = _before_space(t, q)
+        if j >= 0 and t[j] == "M":
+            out.append(j)
+        elif j >= 3 and t[j - 3 : j + 1] in ("mean", "Mean"):
+            out.append(j - 3)
+    out.sort()
+    return out
+
+
+def _pct_starts(t: str) -> list[int]:
+    """Where ``_PCT_RE`` can match: the first of a run of digits and points, then one optional space, then "%"."""
+    out = []
+    for q in _find_all(t, "%"):
+        for j in (q - 1, q - 2):
+            if j < 0 or (j == q - 2 and not t[q - 1].isspace()):
+                break
+            c = t[j]
+            if c.isdecimal() or c == ".":
+                while j > 0 and (t[j - 1].isdecimal() or t[j - 1] == "."):
+                    j -= 1
+                out.append(j)
+                break
+    return out
+
+
 def _scan_misc(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
         return toks
-    for m in _N_RE.finditer(t):
+    for m in _matches_at(_N_RE, t, _n_starts(t)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
     for m in _SE_RE.finditer(t) if ("SE" in t or "S.E" in t or "standard error" in t) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
-    for m in _MEAN_RE.finditer(t):
+    for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
     for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
@@ -460,7 +522,7 @@ def _scan_misc(t: str) -> list[_Tok]:
         toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
     for m in _MEDIAN_RE.finditer(t) if "edian" in t else ():
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "median", "value": _num(m.group("v"))}))
-    for m in _PCT_RE.finditer(t) if "%" in t else ():
+    for m in _matches_at(_PCT_RE, t, _pct_starts(t)):
         v = float(m.group("v"))
         if v <= 100:
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
@@ -667,9 +729,11 @@ def _keep(r: _Res) -> bool:
     return has_support
 
 
-_SPAN_SET = frozenset({"start", "end", "text"})
-_DESC_SET = frozenset({"kind", "value", "total", "start", "end", "text"})
-_EFFECT_SET = frozenset({"measure", "value", "start", "end", "text"})
+# Component models get every field, so their set of given fields never changes (setting a field adds a
+# name already there): one shared set each, which spares an allocation per component.
+_SPAN_SET = {"start", "end", "text"}
+_DESC_SET = {"kind", "value", "total", "start", "end", "text"}
+_EFFECT_SET = {"measure", "value", "start", "end", "text"}
 _RESULT_SET = frozenset({
     "kind", "text", "start", "end", "test", "test_text", "test_detail", "df1", "df2", "comparison", "value",
     "p_comparison", "p_value", "one_tailed", "ci_level", "ci_low", "ci_high", "se", "n", "n_per_group",
@@ -680,7 +744,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
     """The StatResult of a grouped result (built without validation: every value here is already typed)."""
     def span(s: int, e: int) -> ComponentSpan:
         os_, oe = map_span(offsets, s, e)
-        return built(ComponentSpan, {"start": os_, "end": oe, "text": text[os_:oe]}, set(_SPAN_SET))
+        return built(ComponentSpan, {"start": os_, "end": oe, "text": text[os_:oe]}, _SPAN_SET)
 
     f = r.fields
     start, end = map_span(offsets, r.start, r.end)
@@ -690,12 +754,12 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
         ds, de = map_span(offsets, d.start, d.end)
         dd = d.data
         descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
-                                         "start": ds, "end": de, "text": text[ds:de]}, set(_DESC_SET)))
+                                         "start": ds, "end": de, "text": text[ds:de]}, _DESC_SET))
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
         es, ee = map_span(offsets, s, e)
         effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
-                                          "text": text[es:ee]}, set(_EFFECT_SET)))
+                                          "text": text[es:ee]}, _EFFECT_SET))
     one_tailed = bool(f.get("one_tailed")) or mentions_one_tailed(norm[max(0, r.start - 60) : r.end + 40])
     repaired = list(r.repaired)
     if norm[r.start : r.end] != text[start:end]:
