@@ -542,8 +542,8 @@ def _scan_misc(t: str) -> list[_Tok]:
 def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     if b < a:
         return True
-    gap = t[a:b]
-    return len(gap) <= limit and not _BREAK_RE.search(gap)
+    # _BREAK_RE has no anchors or lookarounds: searching t between a and b is searching t[a:b]
+    return min(b, len(t)) - a <= limit and not _BREAK_RE.search(t, a, b)
 
 
 def _group(t: str, toks: list[_Tok]) -> list[_Res]:
@@ -799,10 +799,30 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
     }, set(_RESULT_SET))
 
 
+# the last letter of "tailed" or "sided" in any case (as _ONE_TAILED_RE spells them): scans that jump from one
+# "d" (or "D") to the next
+_TAILED_ENDS = (
+    re.compile(r"d(?:(?<=[tT][aA][iIıİ][lL][eE]d)|(?<=[sSſ][iIıİ][dD][eE]d))"),
+    re.compile(r"D(?:(?<=[tT][aA][iIıİ][lL][eE]D)|(?<=[sSſ][iIıİ][dD][eE]D))"),
+)
+
+
 def mentions_one_tailed(text: str) -> bool:
     """Whether a text says that (some) tests were one-tailed / one-sided."""
     if "tailed" not in text and "sided" not in text and "TAILED" not in text and "SIDED" not in text:
         return False
+    if len(text) < 2000:
+        return bool(_ONE_TAILED_RE.search(text))
+    # long texts: a match ends with "tailed" or "sided" and opens with "one-" or "1-" just before it; try
+    # the pattern only there
+    match = _ONE_TAILED_RE.match
+    for rx in _TAILED_ENDS:
+        for m in rx.finditer(text):
+            e = m.start()
+            for i in (e - 9, e - 7, e - 8, e - 6):
+                if i >= 0 and match(text, i):
+                    return True
+    return False
     if len(text) < 2000 or "ı" in text or "İ" in text or "ſ" in text:
         return bool(_ONE_TAILED_RE.search(text))
     # long texts: a match ends with "tailed" or "sided" (any case) and opens 4 ("one-") or 2 ("1-")
