@@ -301,8 +301,8 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
             step += 1
             if step % cfg.eval_every == 0:
                 rec = _val_recall(encoder, heads, val)
-                history.append({"step": step, "epoch": epoch, "loss": float(loss), "val_recall@1": rec})
-                say(f"step {step} (epoch {epoch + 1}): loss {float(loss):.4f}, validation recall@1 {rec:.3f} "
+                history.append({"step": step, "epoch": epoch, "loss": float(loss.detach()), "val_recall@1": rec})
+                say(f"step {step} (epoch {epoch + 1}): loss {float(loss.detach()):.4f}, validation recall@1 {rec:.3f} "
                     f"({time.time() - t0:.0f}s)")
                 if rec > best:
                     best, bad = rec, 0
