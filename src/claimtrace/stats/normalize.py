@@ -75,13 +75,12 @@ _ASCII_NEEDS = bytes(range(0x00, 0x09)) + b"\x0b\x0c\r" + bytes(range(0x0e, 0x20
 _NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd")
 
 
-def _needs(text: str) -> list[int]:
-    """Positions where ``_NEEDS_MAP`` matches, in order.
+def _needs(text: str, tb: bytes) -> list[int]:
+    """Positions where ``_NEEDS_MAP`` matches, in order; ``tb`` is ``text`` as ASCII, "?" for the rest.
 
-    Fast path: in a copy of the text with every non-ASCII character turned into "?" (same offsets), the
-    candidates are the "?" (found with a plain byte search) unless a control character is present.
+    Fast path: in ``tb`` (same offsets) the candidates are the "?" (found with a plain byte search)
+    unless a control character is present.
     """
-    tb = text.encode("ascii", "replace")
     if len(tb.translate(None, _ASCII_NEEDS)) != len(tb):
         return [m.start() for m in _NEEDS_MAP.finditer(text)]
     out: list[int] = []
@@ -96,10 +95,18 @@ def _needs(text: str) -> list[int]:
 
 def normalize(text: str) -> tuple[str, OffsetMap]:
     """Repair PDF damage; returns the repaired text and the map of its offsets to the original."""
-    needs = _needs(text)
+    norm, offsets, _ = normalize_ascii(text)
+    return norm, offsets
+
+
+def normalize_ascii(text: str) -> tuple[str, OffsetMap, bytes]:
+    """``normalize`` plus the repaired text as ASCII bytes, "?" for any other character (same offsets)."""
+    tb = text.encode("ascii", "replace")
+    needs = _needs(text, tb)
     if not needs:
-        return text, OffsetMap([], [], len(text))
+        return text, OffsetMap([], [], len(text)), tb
     out: list[str] = []
+    outb: list[bytes] = []
     idx: list[int] = []
     deltas: list[int] = []
     pos = npos = delta = 0
@@ -109,8 +116,11 @@ def normalize(text: str) -> tuple[str, OffsetMap]:
         if rep == ch:
             continue
         out.append(text[pos:i])
+        outb.append(tb[pos:i])
         npos += i - pos
         pos = i + 1
+        if rep:
+            outb.append(rep.encode("ascii", "replace"))
         if len(rep) == 1:
             out.append(rep)
             npos += 1
@@ -128,7 +138,8 @@ def normalize(text: str) -> tuple[str, OffsetMap]:
             idx.append(npos)
             deltas.append(delta)
     out.append(text[pos:])
-    return "".join(out), OffsetMap(idx, deltas, len(text))
+    outb.append(tb[pos:])
+    return "".join(out), OffsetMap(idx, deltas, len(text)), b"".join(outb)
 
 
 def map_span(offsets: OffsetMap, start: int, end: int) -> tuple[int, int]:

@@ -25,7 +25,7 @@ from claimtrace.stats.model import (
     StatResult,
     built,
 )
-from claimtrace.stats.normalize import OffsetMap, map_span, normalize
+from claimtrace.stats.normalize import OffsetMap, map_span, normalize_ascii
 
 # ---------------------------------------------------------------------------------------------
 # building blocks
@@ -421,9 +421,26 @@ _THRESHOLD_REACHED = re.compile(
     r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
 
 
+def _ci_starts(t: str) -> list[int]:
+    """Where ``_CI_RE`` can match: at a CI name, or in the number (level) written just before it."""
+    names = _find_all(t, "C") + _find_all(t, "UI")
+    for word in ("onfidence", "redible", "ncertainty"):
+        names += [i - 1 for i in _find_all(t, word) if i >= 1]
+    out: set[int] = set()
+    for q in names:
+        out.add(q)
+        j = _before_space(t, q)
+        if j >= 0 and t[j] == "%":
+            j = _before_space(t, j)
+        while j >= 0 and (t[j].isdecimal() or t[j] == "."):
+            out.add(j)
+            j -= 1
+    return sorted(out)
+
+
 def _scan_ci(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
-    for m in _CI_RE.finditer(t):
+    for m in _matches_at(_CI_RE, t, _ci_starts(t)):
         lo, hi = _num(m.group("lo")), _num(m.group("hi"))
         lvl: float | None = None
         if m.group("lvl"):
@@ -965,10 +982,14 @@ def _sentence_start(t: str, lo: int, hi: int) -> int:
 _ABBREV = frozenset({"vs", "al", "e.g", "i.e", "fig", "no", "ref", "eq", "ca", "cf", "resp", "s.d", "n.s"})
 
 
-def _tokens(t: str) -> list[_Tok]:
-    """Scan only where a result can be: around comparators, CI words, ns and estimate names."""
+def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
+    """Scan only where a result can be: around comparators, CI words, ns and estimate names.
+
+    ``tb``: ``t.encode("ascii", "replace")`` when the caller has it (one byte per character: same offsets).
+    """
     n = len(t)
-    tb = t.encode("ascii", "replace")  # one byte per character: offsets unchanged
+    if tb is None:
+        tb = t.encode("ascii", "replace")
     test_r: list[tuple[int, int]] = []
     p_r: list[tuple[int, int]] = []
     cmp_pos = _find_all(tb, b"=") + _find_all(tb, b"<") + _find_all(tb, b">")
@@ -1009,8 +1030,8 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     """Every statistical result reported in ``text``, in order, with offsets into ``text`` as given."""
     if not text:
         return []
-    norm, offsets = normalize(text)
-    toks = _tokens(norm)
+    norm, offsets, norm_ascii = normalize_ascii(text)
+    toks = _tokens(norm, norm_ascii)
     out = [_finish(text, norm, offsets, r) for r in _group(norm, toks) if _keep(r)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
