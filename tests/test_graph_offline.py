@@ -58,3 +58,9 @@ def test_offline_scores_on_gold(gold) -> None:
 def test_no_relations_in_plain_prose() -> None:
     g = extract_offline("The weather was pleasant. Participants were recruited online.")
     assert g.edges == [] and g.variables == []
+
+
+def test_modal_verbs_are_not_part_of_a_variable_name() -> None:
+    g = extract_offline("We hypothesized that stress would predict burnout.", "h1")
+    names = sorted(v.name for v in g.variables)
+    assert names == ["burnout", "stress"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -14,7 +14,9 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
-from claimtrace.graph.model import EmpiricalGraph
+
+if TYPE_CHECKING:  # the graph package (networkx, scipy) is imported when a graph command runs
+    from claimtrace.graph.model import EmpiricalGraph
 
 METHODS = ("offline", "staged", "direct")
 

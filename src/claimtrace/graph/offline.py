@@ -87,7 +87,8 @@ _LEAD_NOISE = re.compile(
     r"we|results?|study|analyses|analysis|findings?|(?:no\s+)?(?:support|evidence)\s+for)\s+)+", re.I)
 _TRAIL_NOISE = re.compile(
     r"(?:\s+(?:influences?|effects?|relationships?|relations?|associations?|links?|scores?\s+were|"
-    r"levels?\s+of|were|was|is|are|and|or|of|to|the|a|an|both|respectively|significantly|also))+$", re.I)
+    r"levels?\s+of|were|was|is|are|and|or|of|to|the|a|an|both|respectively|significantly|also|"
+    r"will|would|may|might|could|should|can|must|did|does|do|not))+$", re.I)
 _STOP_NP = re.compile(
     r"^(?:it|they|we|this|that|these|those|them|results?|study|studies|participants?|subjects?|findings?|"
     r"analyses|analysis|data|sample|authors?|article|paper|research|purpose|aim|effects?|relationships?|"

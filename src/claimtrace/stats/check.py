@@ -14,28 +14,36 @@ from __future__ import annotations
 
 import math
 import re
-
-from scipy import special as spc
+from functools import lru_cache
+from types import ModuleType
 
 from claimtrace.stats.model import RATIO_TESTS, StatResult
+
+
+@lru_cache(maxsize=1)
+def _special() -> ModuleType:
+    """scipy.special, imported on first use (keeps `import claimtrace` and CLI start-up fast)."""
+    from scipy import special
+
+    return special
 
 
 # Survival functions straight from scipy.special: what scipy.stats' t/norm/f/chi2 ``sf`` compute for
 # x >= 0 and df > 0, without the per-call overhead of the distribution objects (~100x faster).
 def _t_sf(x: float, df: float) -> float:
-    return float(spc.stdtr(df, -x))
+    return float(_special().stdtr(df, -x))
 
 
 def _norm_sf(x: float) -> float:
-    return float(spc.ndtr(-x))
+    return float(_special().ndtr(-x))
 
 
 def _f_sf(x: float, df1: float, df2: float) -> float:
-    return 1.0 if x <= 0 else float(spc.fdtrc(df1, df2, x))
+    return 1.0 if x <= 0 else float(_special().fdtrc(df1, df2, x))
 
 
 def _chi2_sf(x: float, df: float) -> float:
-    return 1.0 if x <= 0 else float(spc.chdtrc(df, x))
+    return 1.0 if x <= 0 else float(_special().chdtrc(df, x))
 
 
 _COMPUTABLE = frozenset({"t", "F", "chi2", "r", "rho", "tau", "z", "Q"})
