@@ -28,6 +28,8 @@ demo: $(VENV)/.installed
 	$(BIN)/claimtrace extract $(SAMPLE) --extractor embedded
 
 test: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/mypy
 	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
 	$(BIN)/python -m pytest -q
 
