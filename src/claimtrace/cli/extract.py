@@ -31,7 +31,10 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
         from claimtrace.llm import LLMClient
 
         lo.announce(settings, task="extraction")
-        return LLMExtractor(LLMClient(settings), selector=selector, max_evidence_sentences=max_evidence_sentences)
+        client = LLMClient(settings)
+        if reranker is None:  # the LLM's rerank configurations use RankGPT with the same LLM
+            selector.reranker_spec, selector.llm_client = "llm", client
+        return LLMExtractor(client, selector=selector, max_evidence_sentences=max_evidence_sentences)
     from claimtrace.extract.embedded import EmbeddedExtractor
 
     return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector)
@@ -47,7 +50,7 @@ def extract(
     max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
     similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
     retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
-    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank (llm, cross-encoder:PATH)."),
+    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid, dense after the fine-tuned retriever)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?} per line.'),
     out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),

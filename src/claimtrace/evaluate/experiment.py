@@ -39,10 +39,14 @@ class LLMSettings(BaseModel):
     base_url: str | None = None
     model: str | None = None
     settings_file: str | None = None
+    #: seconds a request may take (None: the LLM settings' default); a busy local server needs more
+    timeout: float | None = None
     #: run the LLM extractor on the first N items only (LLM calls are slow/costly)
     limit: int | None = 20
     #: presets for the LLM extractor (default: the same as the embedded one)
     presets: list[str] | None = None
+    #: reranker of the LLM extractor's rag-rerank / finetuned-rerank (default: RankGPT with the same LLM)
+    reranker: str | None = "llm"
 
 
 class ExtractorOptions(BaseModel):
@@ -53,7 +57,11 @@ class ExtractorOptions(BaseModel):
     similarity: str = "bm25"
     max_evidence_sentences: int = 3
     retriever: str = "hybrid"
+    #: rag-rerank / finetuned-rerank reranker: llm, cross-encoder:PATH, finetuned:DIR, dense; None: the
+    #: non-LLM default (fine-tuned bi-encoder rescoring after hybrid, MiniLM rescoring after fine-tuned)
     reranker: str | None = None
+    #: the fine-tuned retriever folder for finetuned-rerank (default: <models dir>/ei-evidence)
+    finetuned_model: str | None = None
 
 
 class ExperimentConfig(BaseModel):
@@ -106,6 +114,16 @@ def load_config(path: str | Path) -> ExperimentConfig:
         v = Path(getattr(cfg, key))
         if not v.is_absolute():
             setattr(cfg, key, str((p.parent / v).resolve()))
+    ft = cfg.extractor_options.finetuned_model
+    if ft and not Path(ft).expanduser().is_absolute():
+        cfg.extractor_options.finetuned_model = str((p.parent / ft).resolve())
+    if "finetuned-rerank" in [*cfg.presets, *(cfg.llm.presets or [])]:
+        from claimtrace.extract.context import check_finetuned_dir
+
+        try:
+            cfg.extractor_options.finetuned_model = str(check_finetuned_dir(cfg.extractor_options.finetuned_model))
+        except ClaimtraceError as exc:
+            raise InputError(p, f"finetuned-rerank: {exc}") from None
     return cfg
 
 
@@ -128,11 +146,19 @@ class _Runner:
         self.preset = get_preset(preset)
         self.extractor_name = extractor
         o = cfg.extractor_options
-        self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=o.reranker)
+        reranker = cfg.llm.reranker if extractor == "llm" else o.reranker
+        self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker, finetuned_dir=o.finetuned_model)
         if extractor == "llm":
             from claimtrace.extract.llm_extractor import LLMExtractor
+            from claimtrace.llm import LLMClient
+            from claimtrace.llm.settings import load_settings
 
-            self.extractor: Any = LLMExtractor(selector=self.selector, max_evidence_sentences=o.max_evidence_sentences)
+            settings = load_settings(base_url=cfg.llm.base_url, model=cfg.llm.model, settings_file=cfg.llm.settings_file)
+            if cfg.llm.timeout:
+                settings = settings.model_copy(update={"timeout": cfg.llm.timeout})
+            client = LLMClient(settings=settings)
+            self.selector.llm_client = client
+            self.extractor: Any = LLMExtractor(client, selector=self.selector, max_evidence_sentences=o.max_evidence_sentences)
         else:
             from claimtrace.extract.embedded import EmbeddedExtractor
 
@@ -150,16 +176,10 @@ class _Runner:
         return self._doc[1]
 
     def context_paragraphs(self, doc: Any, query: str, gold: list[str]) -> list[str]:
-        """The paragraphs the evidence stage may read under this configuration (as the extractor selects
-        them; the embedded rag-rerank reads the top-M candidates and reranks by its sentence scorer)."""
-        import dataclasses
-
+        """The paragraphs the evidence stage may read under this configuration (as the extractor selects them)."""
         cfg = self.preset
         if cfg.mode == "fulltext":
             return [p.id for p in doc.paragraphs]
-        if cfg.mode == "rag" and cfg.reranker == "default" and not self.selector.reranker_spec \
-                and self.extractor_name == "embedded":
-            cfg = dataclasses.replace(cfg, selector=f"top{cfg.candidates}" if cfg.candidates in (5, 10, 20) else "top20")
         pids = self.selector.paragraphs(doc, query, cfg, gold or None)
         return [p.id for p in doc.paragraphs] if pids is None else list(pids)
 
@@ -305,6 +325,30 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 
 # ---- summary -----------------------------------------------------------------------------------
 
+def _short(spec: str) -> str:
+    kind, _, path = spec.partition(":")
+    return f"{kind}:{Path(path).name}" if path else spec
+
+
+def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> str:
+    """What a configuration reads, in words: retriever, M -> reranker -> k (for the summary table)."""
+    from claimtrace.extract.config import get_preset
+
+    c = get_preset(preset)
+    if c.mode != "rag":
+        return {"fulltext": "whole body", "oracle": "gold paragraphs"}[c.mode]
+    o = cfg.extractor_options
+    retr = "finetuned (evidence head)" if c.retriever == "finetuned" else o.retriever
+    if not c.reranker:
+        return f"{retr} top-{c.k}"
+    spec = cfg.llm.reranker if extractor == "llm" else o.reranker
+    if not spec:
+        spec = "finetuned bi-encoder rescoring" if c.retriever is None else "dense MiniLM rescoring"
+    elif spec == "llm":
+        spec = "RankGPT (LLM)"
+    return f"{retr} M={c.candidates} → {_short(spec)} → k={c.k}"
+
+
 def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> dict[str, Any]:
     """Per (configuration, extractor): P/R/F1 per stage, evidence hit rate, RSP, gold-in-context rate."""
     from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
@@ -312,8 +356,8 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
     table = []
     for (preset, ex), rows in all_rows.items():
         ok = [r for r in rows if not r.get("error")]
-        entry: dict[str, Any] = {"config": preset, "extractor": ex, "items": len(rows),
-                                 "errors": len(rows) - len(ok)}
+        entry: dict[str, Any] = {"config": preset, "extractor": ex, "context": context_description(cfg, preset, ex),
+                                 "items": len(rows), "errors": len(rows) - len(ok)}
         if not ok and rows:
             entry["error_example"] = rows[0].get("error")
         hyp = [r["hypothesis"] for r in ok if "hypothesis" in r]
@@ -383,7 +427,7 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-COLUMNS = ["config", "extractor", "items", "errors", "hypothesis_precision", "hypothesis_recall", "hypothesis_f1",
+COLUMNS = ["config", "extractor", "context", "items", "errors", "hypothesis_precision", "hypothesis_recall", "hypothesis_f1",
            "evidence_precision", "evidence_recall", "evidence_f1", "evidence_hit_at_1", "mean_rsp", "gold_in_context",
            "mean_context_paragraphs", "seconds_per_item"]
 
@@ -402,10 +446,10 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
         for e in summary["table"]:
             w.writerow([e.get(c) for c in COLUMNS])
     md = [f"# {cfg.name}", "", f"Dataset: `{Path(cfg.dataset).name}`; τ = {cfg.tau}; evidence parser: {cfg.evidence_parser}.", "",
-          "| Configuration | Extractor | n | err | Hyp P | Hyp R | Hyp F1 | Ev P | Ev R | Ev F1 | Ev hit@1 | RSP | gold in ctx |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+          "| Configuration | Extractor | Context | n | err | Hyp P | Hyp R | Hyp F1 | Ev P | Ev R | Ev F1 | Ev hit@1 | RSP | gold in ctx |",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in summary["table"]:
-        md.append("| " + " | ".join(_fmt(e.get(c)) for c in ["config", "extractor", "items", "errors", "hypothesis_precision",
+        md.append("| " + " | ".join(_fmt(e.get(c)) for c in ["config", "extractor", "context", "items", "errors", "hypothesis_precision",
                   "hypothesis_recall", "hypothesis_f1", "evidence_precision", "evidence_recall", "evidence_f1",
                   "evidence_hit_at_1", "mean_rsp", "gold_in_context"]) + " |")
     failed = [e for e in summary["table"] if e.get("error_example")]

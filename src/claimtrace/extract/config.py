@@ -24,7 +24,8 @@ class ContextConfig:
     mode: ContextMode
     k: int | None = None
     candidates: int | None = None  # M: retrieved before reranking down to k
-    reranker: str | None = None  # None, "default" (llm listwise, or the embedded scorer) or "finetuned"
+    reranker: str | None = None  # None or "default": rerank the M candidates to k (ContextSelector picks the reranker)
+    retriever: str | None = None  # None: the selector's retriever (hybrid); "finetuned": the fine-tuned retriever
     cot: bool = False
     selector: str = "fulltext"  # the retrieval layer's selector preset (claimtrace.retrieval.selectors)
     description: str = ""
@@ -40,8 +41,9 @@ PRESETS: dict[str, ContextConfig] = {
         ContextConfig("rag-k20", "rag", k=20, selector="top20", description="top-20 paragraphs by hybrid retrieval"),
         ContextConfig("rag-rerank", "rag", k=5, candidates=30, reranker="default", selector="rerank30to5",
                       description="top-30 paragraphs by hybrid retrieval, reranked to 5"),
-        ContextConfig("finetuned-rerank", "rag", k=5, candidates=30, reranker="finetuned", selector="rerank30to5",
-                      description="top-30 paragraphs reranked to 5 by a fine-tuned cross-encoder (--reranker PATH)"),
+        ContextConfig("finetuned-rerank", "rag", k=5, candidates=30, reranker="default", retriever="finetuned",
+                      selector="rerank30to5",
+                      description="top-30 paragraphs by the fine-tuned retriever (evidence task), reranked to 5"),
         ContextConfig("oracle", "oracle", selector="oracle", description="the gold paragraphs (needs gold in the batch manifest)"),
     )
 }

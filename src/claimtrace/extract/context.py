@@ -8,35 +8,84 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from claimtrace.documents.model import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import ContextConfig
 
+#: the reranker used for rag-rerank / finetuned-rerank when none is given (no LLM needed)
+DEFAULT_RERANKERS = {None: "finetuned", "finetuned": "dense"}
+
+
+def default_finetuned_dir() -> Path:
+    """Where the fine-tuned evidence retriever lives by default (``<models dir>/ei-evidence``)."""
+    from claimtrace.retrieval.embeddings import models_dir
+
+    return models_dir() / "ei-evidence"
+
+
+def check_finetuned_dir(path: str | Path | None) -> Path:
+    """The fine-tuned retriever folder, or a one-line error when it is missing."""
+    d = Path(path).expanduser() if path else default_finetuned_dir()
+    if not (d / "claimtrace_retriever.json").is_file():
+        raise ClaimtraceError(f"no fine-tuned retriever in {d} (train one with `claimtrace train-retriever`, "
+                              "or give its folder as finetuned_model / --finetuned-model)")
+    return d
+
 
 @dataclass
 class ContextSelector:
-    """Selects paragraphs for a query under a preset; caches the per-document index."""
+    """Selects paragraphs for a query under a preset; caches the per-document index.
+
+    Rerank configurations retrieve M candidates (hybrid, or the fine-tuned retriever for
+    ``finetuned-rerank``) and rerank them to k with ``reranker_spec`` (``llm``: RankGPT,
+    ``cross-encoder:PATH``, ``finetuned:DIR``: fine-tuned bi-encoder rescoring, ``dense``: MiniLM
+    bi-encoder rescoring). Without one: ``finetuned`` rescoring after hybrid retrieval, ``dense``
+    rescoring after fine-tuned retrieval (``DEFAULT_RERANKERS``).
+    """
 
     retriever_spec: str = "hybrid"
     reranker_spec: str | None = None
-    _cache: dict[str, tuple[list[Any], Any, Any]] = field(default_factory=dict)
-    _retriever: Any = None
-    _reranker: Any = None
+    finetuned_dir: str | None = None
+    llm_client: Any = None  # the LLM client RankGPT uses (``llm`` reranker); None: the configured default
+    _cache: dict[tuple[str, str], tuple[list[Any], Any, Any]] = field(default_factory=dict)
+    _retrievers: dict[str, Any] = field(default_factory=dict)
+    _rerankers: dict[str, Any] = field(default_factory=dict)
 
-    def _prepare(self, doc: Document) -> tuple[list[Any], Any, Any]:
-        if doc.id not in self._cache:
+    def retriever_for(self, config: ContextConfig) -> str:
+        """The retriever spec a configuration uses."""
+        if config.retriever == "finetuned":
+            return f"finetuned:{check_finetuned_dir(self.finetuned_dir)}"
+        return self.retriever_spec
+
+    def reranker_for(self, config: ContextConfig) -> str | None:
+        """The reranker spec a configuration uses (None: no reranking)."""
+        if not config.reranker:
+            return None
+        if self.reranker_spec:
+            return self.reranker_spec
+        default = DEFAULT_RERANKERS[config.retriever]
+        if default == "finetuned":
+            return f"finetuned:{check_finetuned_dir(self.finetuned_dir)}"
+        return default
+
+    def _prepare(self, doc: Document, spec: str) -> tuple[list[Any], Any, Any]:
+        key = (doc.id, spec)
+        if key not in self._cache:
             from claimtrace.retrieval.pipeline import get_retriever
             from claimtrace.retrieval.units import document_units
 
-            if self._retriever is None:
-                self._retriever = get_retriever(self.retriever_spec)
+            if spec not in self._retrievers:
+                self._retrievers[spec] = get_retriever(spec, task="evidence")
+            retriever = self._retrievers[spec]
             units = document_units(doc, "paragraph")
-            index = self._retriever.build(units) if units else None
-            self._cache.clear()  # one document at a time
-            self._cache[doc.id] = (units, index, self._retriever)
-        return self._cache[doc.id]
+            index = retriever.build(units) if units else None
+            for k in [k for k in self._cache if k[0] != doc.id]:  # one document at a time
+                del self._cache[k]
+            self._cache[key] = (units, index, retriever)
+        return self._cache[key]
 
     def paragraphs(self, doc: Document, query: str, config: ContextConfig,
                    gold_paragraph_ids: Sequence[str] | None = None) -> list[str] | None:
@@ -54,21 +103,28 @@ class ContextSelector:
             return list(dict.fromkeys(ids))
         from claimtrace.retrieval.selectors import PRESETS, select
 
-        units, index, retriever = self._prepare(doc)
+        units, index, retriever = self._prepare(doc, self.retriever_for(config))
         if not units:
             return []
-        reranker = None
-        if config.reranker:
-            reranker = self._get_reranker(config)
+        spec = self.reranker_for(config)
+        reranker = self._get_reranker(spec) if spec else None
         hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
         return [h.unit_id for h in hits]
 
-    def _get_reranker(self, config: ContextConfig) -> Any:
-        from claimtrace.retrieval.rerank import NoReranker, get_reranker
+    def _get_reranker(self, spec: str) -> Any:
+        if spec not in self._rerankers:
+            if spec == "dense":
+                from claimtrace.retrieval.embeddings import get_embedder
+                from claimtrace.retrieval.rerank import BiEncoderReranker
 
-        if self._reranker is None:
-            spec = self.reranker_spec
-            if config.reranker == "finetuned" and not (spec and spec.startswith("cross-encoder:")):
-                raise ClaimtraceError("finetuned-rerank needs --reranker cross-encoder:PATH (a fine-tuned cross-encoder)")
-            self._reranker = get_reranker(spec) if spec else NoReranker()
-        return self._reranker
+                self._rerankers[spec] = BiEncoderReranker(get_embedder(None))
+            else:
+                from claimtrace.retrieval.rerank import get_reranker
+
+                kwargs: dict[str, Any] = {}
+                if spec.startswith("finetuned:"):
+                    kwargs["task"] = "evidence"
+                elif spec == "llm" and self.llm_client is not None:
+                    kwargs["client"] = self.llm_client
+                self._rerankers[spec] = get_reranker(spec, **kwargs)
+        return self._rerankers[spec]

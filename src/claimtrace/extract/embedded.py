@@ -153,11 +153,6 @@ class EmbeddedExtractor:
         mask = np.array([t != first_line for t in ix.norm], dtype=bool)
         if config.mode == "fulltext":
             return mask
-        if config.mode == "rag" and config.reranker == "default" and not self.selector.reranker_spec:
-            # embedded rag-rerank: retrieve M paragraphs; the sentence scorer does the reranking
-            import dataclasses
-
-            config = dataclasses.replace(config, selector=f"top{config.candidates}" if config.candidates in (5, 10, 20) else "top20")
         pids = self.selector.paragraphs(ix.doc, query, config, gold)
         if pids is None:
             return mask
