@@ -110,6 +110,13 @@ def test_experiment_runner_small(tmp_path: Path, ei_rows: list[dict]) -> None:
     # resumable: a second run skips everything already done
     res = run("experiment", str(cfg), "--json")
     assert res.returncode == 0 and "0 to run" in res.stderr
+    # --report-only runs nothing (the 4th item stays unrun) and the summary says how to reproduce it
+    _write(data, ei_rows[:4])
+    res = run("experiment", str(cfg), "--report-only", "--json")
+    assert res.returncode == 0, res.stderr
+    assert all(e["items"] == 3 for e in json.loads(res.stdout)["table"])
+    assert len((out / "items" / "rag-k5__embedded.jsonl").read_text().splitlines()) == 3
+    assert f"Reproduce: `claimtrace experiment {cfg}`" in (out / "summary.md").read_text()
     bad = tmp_path / "bad.yaml"
     bad.write_text(f"dataset: {data}\noutput: {tmp_path}\npresets: [nope]\n")
     res = run("experiment", str(bad))

@@ -20,6 +20,7 @@ def experiment_cmd(
     workers: int | None = typer.Option(None, "--workers", help="Override the number of worker processes."),
     output: Path | None = typer.Option(None, "--output", help="Override the output folder."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON (default: the Markdown table)."),
+    report_only: bool = typer.Option(False, "--report-only", help="Run nothing: rewrite the summary and plots from the items finished so far."),
 ) -> None:
     """Run context configurations × extractors over a dataset; write per-item results, tables and plots."""
     from claimtrace.evaluate.experiment import load_config, run_experiment
@@ -33,7 +34,8 @@ def experiment_cmd(
         cfg.workers = max(1, workers)
     if output is not None:
         cfg.output = str(output.resolve())
-    summary = run_experiment(cfg)
+    command = f"claimtrace experiment {config}" + (f" --limit {limit}" if limit is not None else "")
+    summary = run_experiment(cfg, command=command, report_only=report_only)
     if json_out:
         print_json(summary)
     else:

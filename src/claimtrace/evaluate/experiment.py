@@ -265,8 +265,11 @@ def _done_ids(path: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run every (configuration, extractor); write items/, summary.{md,csv,json}, transitions and plots."""
+def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None = None,
+                   command: str | None = None, report_only: bool = False) -> dict[str, Any]:
+    """Run every (configuration, extractor); write items/, summary.{md,csv,json}, transitions and plots
+    (``command``: how to reproduce it, printed in summary.md; ``report_only``: run nothing, report the
+    items finished so far)."""
     say = log or (lambda m: print(m, file=sys.stderr))
     items = read_dataset(cfg.dataset, cfg.limit)
     out = Path(cfg.output)
@@ -282,8 +285,12 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
     for preset, ex, subset in runs:
         path = out / "items" / f"{preset}__{ex}.jsonl"
         done = _done_ids(path)
-        todo = [it for it in subset if it.id not in done]
+        todo = [] if report_only else [it for it in subset if it.id not in done]
         say(f"{preset} × {ex}: {len(subset)} items, {len(done)} already done, {len(todo)} to run")
+        if report_only:
+            if path.exists():
+                all_rows[(preset, ex)] = [r for r in done.values() if r["id"] in {it.id for it in subset}]
+            continue
         # rewrite without failed/stale lines, then append as items finish (resumable)
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
         by_doc: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -307,6 +314,8 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
         rows = [r for r in _read_rows(path) if r["id"] in ids]
         all_rows[(preset, ex)] = rows
     summary = summarise(all_rows, cfg)
+    if command:
+        summary["command"] = command
     write_reports(summary, all_rows, cfg)
     return summary
 
@@ -445,7 +454,10 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
         w.writerow(COLUMNS)
         for e in summary["table"]:
             w.writerow([e.get(c) for c in COLUMNS])
-    md = [f"# {cfg.name}", "", f"Dataset: `{Path(cfg.dataset).name}`; τ = {cfg.tau}; evidence parser: {cfg.evidence_parser}.", "",
+    md = [f"# {cfg.name}", "", f"Dataset: `{Path(cfg.dataset).name}`; τ = {cfg.tau}; evidence parser: {cfg.evidence_parser}.", ""]
+    if summary.get("command"):
+        md += [f"Reproduce: `{summary['command']}` (resumable; per-item rows in `items/`).", ""]
+    md += [
           "| Configuration | Extractor | Context | n | err | Hyp P | Hyp R | Hyp F1 | Ev P | Ev R | Ev F1 | Ev hit@1 | RSP | gold in ctx |",
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in summary["table"]:
