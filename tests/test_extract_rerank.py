@@ -13,7 +13,6 @@ from claimtrace.extract.config import get_preset
 from claimtrace.extract.context import ContextSelector, default_finetuned_dir
 from claimtrace.extract.embedded import EmbeddedExtractor
 from claimtrace.extract.pipeline import FindingInput, extract_traces
-
 from conftest import shared_path
 
 QUERY = "etoricoxib 90 mg once daily, naproxen 500 mg twice daily vs placebo: patients discontinued due to lack of efficacy"
@@ -71,7 +70,7 @@ def test_experiment_config_rejects_missing_finetuned_model(tmp_path: Path) -> No
     y = tmp_path / "exp.yaml"
     y.write_text("dataset: d.jsonl\noutput: out\npresets: [finetuned-rerank]\n"
                  "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
-    with pytest.raises(InputError, match="finetuned-rerank: no fine-tuned retriever in .*missing-model"):
+    with pytest.raises(InputError, match=r"finetuned-rerank: no fine-tuned retriever in .*missing-model"):
         load_config(y)
     y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-k5]\n"
                  "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
@@ -86,7 +85,7 @@ def test_finetuned_rerank_uses_the_finetuned_retriever_top30() -> None:
     doc = _doc()
     sel = ContextSelector(finetuned_dir=str(d))
     cfg = get_preset("finetuned-rerank")
-    assert sel.retriever_for(cfg) == f"finetuned:{d}" and sel.reranker_for(cfg) == "dense"
+    assert sel.retriever_for(cfg) == f"finetuned:{d}" and sel.reranker_for(cfg) == f"rescore:hybrid-finetuned:{d}"
     assert sel.reranker_for(get_preset("rag-rerank")) == f"finetuned:{d}"
     got = sel.paragraphs(doc, QUERY, cfg)
     assert got is not None and len(got) == 5
@@ -94,3 +93,21 @@ def test_finetuned_rerank_uses_the_finetuned_retriever_top30() -> None:
     assert tr.evidence is not None and tr.configuration == "finetuned-rerank"
     start = tr.evidence.start
     assert start is not None and any(p.start <= start < p.end for p in doc.paragraphs if p.id in got)
+
+
+def test_rescore_reranker_ranks_the_candidates_by_another_retriever() -> None:
+    from claimtrace.extract.context import RetrieverReranker
+    from claimtrace.retrieval.base import search
+    from claimtrace.retrieval.bm25 import BM25Retriever
+    from claimtrace.retrieval.units import document_units
+
+    units = document_units(_doc(), "paragraph")
+    cands = search(BM25Retriever(), units, QUERY, 12)
+    got = RetrieverReranker("dense").rerank(QUERY, cands, 4)
+    assert len(got) == 4 and {h.unit_id for h in got} <= {h.unit_id for h in cands}
+    assert [h.rank for h in got] == [1, 2, 3, 4] and got[0].score >= got[-1].score
+    from claimtrace.retrieval.embeddings import get_embedder
+
+    vecs = get_embedder(None).encode([QUERY, *(h.text for h in cands)])
+    best = max(range(len(cands)), key=lambda i: float(vecs[1 + i] @ vecs[0]))
+    assert got[0].unit_id == cands[best].unit_id

@@ -335,8 +335,10 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
 # ---- summary -----------------------------------------------------------------------------------
 
 def _short(spec: str) -> str:
-    kind, _, path = spec.partition(":")
-    return f"{kind}:{Path(path).name}" if path else spec
+    kind, _, rest = spec.partition(":")
+    if kind == "rescore":
+        return f"{_short(rest)} rescoring"
+    return f"{kind}:{Path(rest).name}" if rest else spec
 
 
 def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> str:
@@ -352,7 +354,7 @@ def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> s
         return f"{retr} top-{c.k}"
     spec = cfg.llm.reranker if extractor == "llm" else o.reranker
     if not spec:
-        spec = "finetuned bi-encoder rescoring" if c.retriever is None else "dense MiniLM rescoring"
+        spec = "finetuned bi-encoder rescoring" if c.retriever is None else "BM25 + finetuned RRF rescoring"
     elif spec == "llm":
         spec = "RankGPT (LLM)"
     return f"{retr} M={c.candidates} → {_short(spec)} → k={c.k}"

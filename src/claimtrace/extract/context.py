@@ -15,8 +15,34 @@ from claimtrace.documents.model import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import ContextConfig
 
-#: the reranker used for rag-rerank / finetuned-rerank when none is given (no LLM needed)
-DEFAULT_RERANKERS = {None: "finetuned", "finetuned": "dense"}
+#: the reranker used for rag-rerank / finetuned-rerank when none is given (no LLM needed): after hybrid
+#: retrieval, the fine-tuned bi-encoder's rescoring; after fine-tuned retrieval, rescoring by the RRF of
+#: BM25 and the fine-tuned retriever over the M candidates
+DEFAULT_RERANKERS = {None: "finetuned", "finetuned": "rescore:hybrid-finetuned"}
+
+
+class RetrieverReranker:
+    """Rerank M candidates by re-running a retriever over them alone (``rescore:SPEC``, e.g. ``rescore:bm25``,
+    ``rescore:hybrid-finetuned:DIR``): a second, different ranking of the first stage's candidates."""
+
+    name = "rescore"
+
+    def __init__(self, spec: str) -> None:
+        from claimtrace.retrieval.pipeline import get_retriever
+
+        self.spec = spec
+        self.retriever = get_retriever(spec, task="evidence")
+
+    def rerank(self, query: str, hits: Sequence[Any], k: int | None = None) -> list[Any]:
+        """The hits ranked by the retriever's scores over the candidates."""
+        from claimtrace.retrieval.base import search
+        from claimtrace.retrieval.units import Unit
+
+        if not hits:
+            return []
+        units = [Unit(id=h.unit_id, text=h.text, scope=h.scope, start=h.start, end=h.end, section=h.section,
+                      paragraph_id=h.unit_id.split(".")[0]) for h in hits]
+        return search(self.retriever, units, query, min(k or len(units), len(units)))
 
 
 def default_finetuned_dir() -> Path:
@@ -42,8 +68,9 @@ class ContextSelector:
     Rerank configurations retrieve M candidates (hybrid, or the fine-tuned retriever for
     ``finetuned-rerank``) and rerank them to k with ``reranker_spec`` (``llm``: RankGPT,
     ``cross-encoder:PATH``, ``finetuned:DIR``: fine-tuned bi-encoder rescoring, ``dense``: MiniLM
-    bi-encoder rescoring). Without one: ``finetuned`` rescoring after hybrid retrieval, ``dense``
-    rescoring after fine-tuned retrieval (``DEFAULT_RERANKERS``).
+    bi-encoder rescoring, ``rescore:RETRIEVER``: a retriever run over the candidates). Without one:
+    ``finetuned`` rescoring after hybrid retrieval, ``rescore:hybrid-finetuned`` (BM25 + fine-tuned RRF)
+    after fine-tuned retrieval (``DEFAULT_RERANKERS``).
     """
 
     retriever_spec: str = "hybrid"
@@ -67,8 +94,8 @@ class ContextSelector:
         if self.reranker_spec:
             return self.reranker_spec
         default = DEFAULT_RERANKERS[config.retriever]
-        if default == "finetuned":
-            return f"finetuned:{check_finetuned_dir(self.finetuned_dir)}"
+        if default in ("finetuned", "rescore:hybrid-finetuned"):
+            return f"{default}:{check_finetuned_dir(self.finetuned_dir)}"
         return default
 
     def _prepare(self, doc: Document, spec: str) -> tuple[list[Any], Any, Any]:
@@ -113,7 +140,9 @@ class ContextSelector:
 
     def _get_reranker(self, spec: str) -> Any:
         if spec not in self._rerankers:
-            if spec == "dense":
+            if spec.startswith("rescore:"):
+                self._rerankers[spec] = RetrieverReranker(spec.split(":", 1)[1])
+            elif spec == "dense":
                 from claimtrace.retrieval.embeddings import get_embedder
                 from claimtrace.retrieval.rerank import BiEncoderReranker
 
