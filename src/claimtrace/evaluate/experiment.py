@@ -289,7 +289,8 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
         say(f"{preset} × {ex}: {len(subset)} items, {len(done)} already done, {len(todo)} to run")
         if report_only:
             if path.exists():
-                all_rows[(preset, ex)] = [r for r in done.values() if r["id"] in {it.id for it in subset}]
+                ids = {it.id for it in subset}
+                all_rows[(preset, ex)] = [r for r in _read_rows(path) if r["id"] in ids]
             continue
         # rewrite without failed/stale lines, then append as items finish (resumable)
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in done.values()), encoding="utf-8")
