@@ -1,0 +1,58 @@
+"""Paired comparison inside an experiment output folder: every extractor scored on the items the
+slowest one finished (e.g. the local LLM's subset), so the rows compare like with like.
+
+    python bench/experiment_paired.py docs/results/ei-validation --out bench/results/ei_validation_paired.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+
+from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
+
+
+def main() -> None:
+    """Print and write evidence P/R/F1 and hit@1 per (configuration, extractor) on the shared item ids."""
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--out", type=Path)
+    args = ap.parse_args()
+    rows: dict[tuple[str, str], dict[str, dict]] = {}
+    for f in sorted((args.folder / "items").glob("*__*.jsonl")):
+        preset, ex = f.stem.split("__")
+        ok = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
+        rows[(preset, ex)] = {r["id"]: r for r in ok if not r.get("error") and "evidence" in r}
+    by_preset: dict[str, list[str]] = defaultdict(list)
+    for preset, ex in rows:
+        by_preset[preset].append(ex)
+    out = []
+    for preset, exs in by_preset.items():
+        if len(exs) < 2:
+            continue
+        common = set.intersection(*(set(rows[(preset, e)]) for e in exs))
+        for ex in sorted(exs):
+            rs = [rows[(preset, ex)][i] for i in sorted(common)]
+            e = micro_evidence([EvidenceScore.model_validate(r["evidence"]) for r in rs]) if rs else None
+            hit = sum(bool(r.get("evidence_hit")) for r in rs) / len(rs) if rs else None
+            out.append({"config": preset, "extractor": ex, "items": len(rs),
+                        "evidence_precision": e.precision if e else None, "evidence_recall": e.recall if e else None,
+                        "evidence_f1": e.f1 if e else None, "evidence_hit_at_1": hit,
+                        "seconds_per_item": sum(r["seconds"] for r in rs) / len(rs) if rs else None})
+    print("| Configuration | Extractor | n (shared items) | Ev P | Ev R | Ev F1 | Ev hit@1 | s/item |")
+    print("|---|---|---|---|---|---|---|---|")
+    for o in out:
+        cells: list[str] = [str(o["config"]), str(o["extractor"]), str(o["items"])] + [
+            "–" if o[k] is None else f"{o[k]:.3f}" for k in ("evidence_precision", "evidence_recall", "evidence_f1",
+                                                             "evidence_hit_at_1")] + [
+            "–" if o["seconds_per_item"] is None else f"{o['seconds_per_item']:.0f}"]
+        print("| " + " | ".join(cells) + " |")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"folder": str(args.folder), "rows": out}, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
