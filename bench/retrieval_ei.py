@@ -10,6 +10,7 @@ Writes bench/results/retrieval_ei.json (merging with earlier rows) and prints th
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
@@ -31,12 +32,24 @@ def run(cmd: list[str], **kw: object) -> str:
     return str(res.stdout)
 
 
-def score(out: Path, with_abstract: bool) -> dict[str, float]:
-    """ei_eval.py score on a retrieve batch output."""
-    args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
-    if with_abstract:
-        args.append("--with-abstract")
-    return json.loads(run(args))  # type: ignore[no-any-return]
+def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict[str, float]:
+    """ei_eval.py score on a retrieve batch output; with `ids`, only those prompts (the scorer's own definitions)."""
+    if ids is None:
+        args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
+        if with_abstract:
+            args.append("--with-abstract")
+        return json.loads(run(args))
+    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
+    ev = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(ev)  # type: ignore[union-attr]
+    want = set(ids)
+    ps = {p["prompt_id"]: p for p in ev.prompts("validation", not with_abstract) if p["prompt_id"] in want}
+    rows = {str(r["id"]): r for r in (json.loads(x) for x in out.read_text().splitlines() if x.strip())}
+    res: dict[str, float] = {"items": len(ps), "missing_rows": len(set(ps) - set(rows))}
+    for k in (1, 3, 5):
+        res[f"hit@{k}"] = sum(any(ev.overlaps(e["text"], h["text"]) for e in p["evidence"]
+                                  for h in (rows.get(i) or {}).get("hits", [])[:k]) for i, p in ps.items()) / len(ps)
+    return res
 
 
 def main() -> None:
@@ -49,6 +62,7 @@ def main() -> None:
     ap.add_argument("--variants", default="body,whole")
     ap.add_argument("--limit", type=int, default=None, help="only the first N prompts (e.g. for the LLM row)")
     ap.add_argument("--work", default="/tmp/claimtrace-bench-ei")
+    ap.add_argument("--resume", action="store_true", help="keep an earlier output in --work and resume it")
     a = ap.parse_args()
     rr_label = a.rerank.split(":")[0] + ("-m" + str(a.m) if a.rerank != "none" else "")
     work = Path(a.work)
@@ -66,7 +80,7 @@ def main() -> None:
             for unit in a.units.split(","):
                 name = retriever.replace("/", "_").replace(":", "_")[-60:]
                 out = work / f"{variant}-{unit}-{name}-{rr_label}-{len(lines)}.jsonl"
-                if out.exists():
+                if out.exists() and not a.resume:
                     out.unlink()
                 cmd = [*CLI, "retrieve", "--batch", str(inp), "--out", str(out), "--retriever", retriever,
                        "--unit", unit, "-k", "5", "--rerank", a.rerank, "-m", str(a.m)]
@@ -77,13 +91,14 @@ def main() -> None:
                 t0 = time.time()
                 run(cmd, env={**os.environ})
                 secs = time.time() - t0
-                s = score(out, whole)
+                s = score(out, whole, [json.loads(x)["id"] for x in lines] if a.limit else None)
                 label = retriever if not retriever.startswith(("finetuned:", "hybrid-finetuned:")) else \
                     retriever.split(":")[0]
                 row = {"variant": "body spans" if not whole else "whole article", "retriever": label,
                        "rerank": rr_label, "rerank_spec": a.rerank, "unit": unit, "prompts": s["items"], "missing": s["missing_rows"],
                        "hit@1": s["hit@1"], "hit@3": s["hit@3"], "hit@5": s["hit@5"], "seconds": round(secs, 1),
-                       "model": retriever if label != retriever else None}
+                       "model": retriever if label != retriever else None,
+                       "subset": f"first {len(lines)} prompts" if a.limit else None}
                 print(json.dumps(row), flush=True)
                 rows["rows"] = [r for r in rows["rows"] if not (
                     r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == rr_label

@@ -19,11 +19,11 @@ def _key(r: dict) -> tuple:  # type: ignore[type-arg]
     return (ORDER.index(r["retriever"]) if r["retriever"] in ORDER else 99, r["rerank"] != "none", r["rerank"])
 
 
-def ei_table(rows: list[dict], variant: str) -> list[str]:  # type: ignore[type-arg]
+def ei_table(rows: list[dict], variant: str, subset: bool = False) -> list[str]:  # type: ignore[type-arg]
     """One Markdown table: paragraph recall@1/3/5 and sentence hit@1/3 per configuration."""
     cfgs: dict[tuple[str, str, int], dict[str, dict]] = {}  # type: ignore[type-arg]
     for r in rows:
-        if r["variant"] == variant:
+        if r["variant"] == variant and bool(r.get("subset")) == subset:
             cfgs.setdefault((r["retriever"], r["rerank"], r["prompts"]), {})[r["unit"]] = r
     out = ["| retriever | rerank | prompts | para R@1 | para R@3 | para R@5 | sent hit@1 | sent hit@3 |",
            "|---|---|---|---|---|---|---|---|"]
@@ -52,6 +52,14 @@ def main() -> None:
              "other's first 60 characters, or >= 60% of the shorter one's tokens are in the other).", "",
              "### Body spans only (the claim-trace setting; prompts with a gold span in the body)", ""]
     lines += ei_table(ei, "body spans")
+    if any(r.get("subset") for r in ei):
+        lines += ["", "### Subset for the LLM reranker (body spans; the first prompts of `ei_eval.py inputs validation "
+                      "retrieve`, every row on the same prompts, scored with the scorer's definitions on those prompts only)",
+                  ""]
+        lines += ei_table(ei, "body spans", subset=True)
+        lines += ["", "Rerank `llm-m30`: the retriever's top 30 reranked listwise by the local Qwen2.5-Coder-1.5B-Instruct "
+                      "(Q4_K_M, llama.cpp server) with RankGPT windows of 20, step 10; every call is in "
+                      "`bench/results/retrieval_ei_rerank_llm_log.jsonl`."]
     lines += ["", "### Whole article (`--include-abstract`, every span and prompt, scored `--with-abstract`)", ""]
     lines += ei_table(ei, "whole article")
     lines += ["", "## EvidenceBench (96 items; query = hypothesis; sentence units, abstract included)", "",
