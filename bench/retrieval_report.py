@@ -60,6 +60,13 @@ def main() -> None:
         lines += ["", "Rerank `llm-m30`: the retriever's top 30 reranked listwise by the local Qwen2.5-Coder-1.5B-Instruct "
                       "(Q4_K_M, llama.cpp server) with RankGPT windows of 20, step 10; every call is in "
                       "`bench/results/retrieval_ei_rerank_llm_log.jsonl`."]
+        for r in ei:
+            info = r.get("llm")
+            if info:
+                lines += ["", f"On these {r['prompts']} prompts the 1.5B model answered the identity permutation in "
+                              f"{info['identity_permutations']} of {info['windows']} windows, so its row equals the hybrid "
+                              f"order (mean {info['mean_call_s_incl_queue']:.0f} s a window on the shared, loaded server, "
+                              "queueing included; the 20-prompt run was stopped at the time box after 10)."]
     lines += ["", "### Whole article (`--include-abstract`, every span and prompt, scored `--with-abstract`)", ""]
     lines += ei_table(ei, "whole article")
     lines += ["", "## EvidenceBench (96 items; query = hypothesis; sentence units, abstract included)", "",
