@@ -47,7 +47,7 @@ def main() -> None:
         cells: list[str] = [str(o["config"]), str(o["extractor"]), str(o["items"])] + [
             "–" if o[k] is None else f"{o[k]:.3f}" for k in ("evidence_precision", "evidence_recall", "evidence_f1",
                                                              "evidence_hit_at_1")] + [
-            "–" if o["seconds_per_item"] is None else f"{o['seconds_per_item']:.0f}"]
+            "–" if o["seconds_per_item"] is None else f"{o['seconds_per_item']:.1f}"]
         print("| " + " | ".join(cells) + " |")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
