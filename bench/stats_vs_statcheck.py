@@ -133,7 +133,7 @@ def main() -> None:
             "statcheck_cpu_seconds": round(sc_cpu, 4),
             "cpu_ratio": round(sc_cpu / ours_cpu, 1),
             "load_average_1min": round(os.getloadavg()[0], 2),
-            "note": "ours: best of 3 passes; statcheck: one pass (each text timed around its own call)",
+            "note": "both: best of 3 passes over all texts (statcheck: each text timed around its own call)",
         },
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
