@@ -18,6 +18,16 @@ def _plt() -> Any:
     return plt
 
 
+def _save(plt: Any, fig: Any, path: str | Path) -> Path:
+    """Lay out, write the PNG (creating its folder) and close the figure."""
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
 def plot_tau_curve(points: Sequence[CurvePoint], path: str | Path, *, best_tau: float | None = None,
                    title: str = "F1 against τ") -> Path:
     """Plot precision, recall and F1 against τ; mark ``best_tau``."""
@@ -35,12 +45,7 @@ def plot_tau_curve(points: Sequence[CurvePoint], path: str | Path, *, best_tau: 
     ax.set_ylim(0, 1.02)
     ax.set_title(title)
     ax.legend()
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
 
 
 def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: str | Path, *, xlabel: str,
@@ -55,12 +60,7 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: str | 
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend()
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
 
 
 def plot_scatter(points: Mapping[str, Sequence[tuple[float, float]]], path: str | Path, *, xlabel: str,
@@ -74,12 +74,7 @@ def plot_scatter(points: Mapping[str, Sequence[tuple[float, float]]], path: str 
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
 
 
 def plot_bars(groups: Mapping[str, Mapping[str, float]], path: str | Path, *, ylabel: str, title: str) -> Path:
@@ -97,9 +92,4 @@ def plot_bars(groups: Mapping[str, Mapping[str, float]], path: str | Path, *, yl
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(plt, fig, path)
