@@ -37,6 +37,7 @@ def _root(
 # command modules; each defines its commands with @app.command() on the app above
 COMMAND_MODULES = [
     "parse", "stats", "llm", "retrieve", "train", "extract", "evaluate", "experiment", "graph", "conclude",
+    "schema",
 ]
 
 

@@ -1,0 +1,51 @@
+"""``claimtrace schema``: export the JSON Schemas of the objects the commands write."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+from claimtrace.cli import app
+from claimtrace.cli.common import fail, print_json
+
+# name -> (module, class): the output objects of parse, stats, extract, graph and conclude
+SCHEMAS: dict[str, tuple[str, str]] = {
+    "document": ("claimtrace.documents.model", "Document"),
+    "statistic": ("claimtrace.stats.model", "DocumentStat"),  # one record of `stats` output's "results"
+    "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
+    "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
+    "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),
+}
+
+
+def json_schema(name: str) -> dict[str, object]:
+    """The JSON Schema of one output object, by name (see ``SCHEMAS``)."""
+    module, cls = SCHEMAS[name]
+    model = getattr(importlib.import_module(module), cls)
+    schema: dict[str, object] = model.model_json_schema()
+    return schema
+
+
+@app.command()
+def schema(
+    name: str | None = typer.Argument(None, help=f"One of: {', '.join(SCHEMAS)} (default: all)."),
+    out: Path | None = typer.Option(None, "--out", help="Folder to write NAME.schema.json files into."),
+    json_out: bool = typer.Option(True, "--json/--no-json", help="Print the schema(s) as JSON (the default)."),
+) -> None:
+    """Export the JSON Schemas of the output objects (document, statistic, claim-trace, graph, conclusion)."""
+    if name is not None and name not in SCHEMAS:
+        fail(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
+    names = [name] if name else list(SCHEMAS)
+    schemas = {n: json_schema(n) for n in names}
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        for n, s in schemas.items():
+            (out / f"{n}.schema.json").write_text(json.dumps(s, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {len(schemas)} schema(s) to {out}", file=sys.stderr)
+        return
+    if json_out:
+        print_json(schemas[names[0]] if name else schemas)
