@@ -121,3 +121,32 @@ def test_experiment_runner_small(tmp_path: Path, ei_rows: list[dict]) -> None:
     bad.write_text(f"dataset: {data}\noutput: {tmp_path}\npresets: [nope]\n")
     res = run("experiment", str(bad))
     assert res.returncode == 2 and "unknown preset 'nope'" in res.stderr
+
+
+def test_experiment_hypothesis_stage_only(tmp_path: Path) -> None:
+    # a hypothesis-gold item (no evidence gold): stage 1 only, oracle context = the gold hypothesis paragraph
+    paper = REPO / "examples" / "PMC1821024.nxml"
+    hyp = ("In this randomised controlled trial we set out to compare individualised exercises whilst immersed in a "
+           "heated pool to similar exercises on land for their effect on overall improvement in health, physical "
+           "function and quality of life in people with rheumatoid arthritis.")
+    finding = ("Significantly more patients treated with hydrotherapy (40/46, 87%) were much better or very much better "
+               "than the patients treated with land exercise (19/40, 47.5%), p < 0.001 Fisher's exact test.")
+    data = _write(tmp_path / "h.jsonl", [{"id": "h1", "doc": str(paper), "finding": finding, "hypothesis": hyp,
+                                          "hypothesis_units": ["p3.s1"]}])
+    cfg = tmp_path / "exp.yaml"
+    cfg.write_text(f"dataset: {data}\noutput: {tmp_path / 'out'}\npresets: [rag-k5, oracle]\nstages: [hypothesis]\n")
+    res = run("experiment", str(cfg), "--json")
+    assert res.returncode == 0, res.stderr
+    table = {e["config"]: e for e in json.loads(res.stdout)["table"]}
+    assert table["oracle"]["errors"] == 0 and table["oracle"]["gold_in_context"] == 1.0
+    assert table["oracle"]["hypothesis_hit_at_1"] == 1.0 and table["oracle"]["hypothesis_f1"] == 1.0
+    assert "evidence_f1" not in table["rag-k5"] and table["rag-k5"]["hypothesis_items"] == 1
+    row = json.loads((tmp_path / "out" / "items" / "oracle__embedded.jsonl").read_text().splitlines()[0])
+    assert row["pred_evidence"] is None and "evidence" not in row  # stage 2 did not run
+    md = (tmp_path / "out" / "summary.md").read_text()
+    assert "## Hypothesis F1 against τ" in md and "| oracle / embedded |" in md
+    assert (tmp_path / "out" / "hypothesis_tau.png").read_bytes()[:4] == b"\x89PNG"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"dataset: {data}\noutput: {tmp_path}\nstages: [evidnce]\n")
+    res = run("experiment", str(bad))
+    assert res.returncode == 2 and "stages" in res.stderr and "Traceback" not in res.stderr

@@ -118,3 +118,19 @@ def test_oracle_configuration_reads_only_the_gold_paragraphs() -> None:
     assert tr.configuration == "oracle" and tr.evidence is not None and tr.evidence.paragraph_ids == [gold]
     with pytest.raises(ClaimtraceError, match="oracle"):
         extract_traces(doc, ["hydrotherapy vs land: outcome"], config="oracle")
+
+
+def test_oracle_with_separate_hypothesis_and_evidence_gold() -> None:
+    doc = load_document(SAMPLE)
+    hyp_par = next(p.id for p in doc.paragraphs for s in p.sentences if "we set out to compare" in s.text)
+    ev_par = next(p.id for p in doc.paragraphs for s in p.sentences if "(40/46, 87%)" in s.text)
+    finding = ("Significantly more patients treated with hydrotherapy (40/46, 87%) were much better or very much better "
+               "than the patients treated with land exercise (19/40, 47.5%), p < 0.001 Fisher's exact test.")
+    tr = extract_traces(doc, [FindingInput(text=finding, gold_paragraph_ids=[ev_par],
+                                           hypothesis_gold_paragraph_ids=[hyp_par])], config="oracle")[0]
+    assert tr.hypothesis is not None and tr.hypothesis.paragraph_ids == [hyp_par]
+    assert "we set out to compare" in tr.hypothesis.text
+    assert tr.evidence is not None and tr.evidence.paragraph_ids == [ev_par]
+    # without hypothesis gold, stage 1 reads the evidence gold paragraph (as before)
+    tr = extract_traces(doc, [FindingInput(text=finding, gold_paragraph_ids=[ev_par])], config="oracle")[0]
+    assert tr.hypothesis is not None and tr.hypothesis.paragraph_ids == [ev_par]

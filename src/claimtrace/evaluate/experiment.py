@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import yaml
@@ -29,6 +29,9 @@ from claimtrace.evaluate.hypothesis import DEFAULT_TAU, HypothesisSims, f1_curve
 from claimtrace.evaluate.metrics import micro, prf
 
 SCHEMA_VERSION = "1.0"
+
+Stage = Literal["hypothesis", "evidence"]
+ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
 
 
 class LLMSettings(BaseModel):
@@ -84,6 +87,8 @@ class ExperimentConfig(BaseModel):
     workers: int = 1
     #: the configuration every other one is compared against in the transition analysis
     transitions_base: str = "fulltext-zeroshot"
+    #: pipeline stages to run: [hypothesis] alone skips stage 2 (a dataset with hypothesis gold only)
+    stages: list[Stage] = Field(default_factory=lambda: list(ALL_STAGES), min_length=1)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:
@@ -183,6 +188,13 @@ class _Runner:
         pids = self.selector.paragraphs(doc, query, cfg, gold or None)
         return [p.id for p in doc.paragraphs] if pids is None else list(pids)
 
+    def _score_hypothesis(self, row: dict[str, Any], pred: str | None, gold: str) -> None:
+        hs = hypothesis_sims(pred, gold, self.embedder)
+        row["hypothesis"] = hs.score(self.cfg.tau).model_dump()
+        row["hypothesis_sims"] = {"pred_best": [round(float(x), 5) for x in hs.pred_best],
+                                  "gold_best": [round(float(x), 5) for x in hs.gold_best]}
+        row["hypothesis_hit"] = bool(pred) and same_statement(gold, pred or "")
+
     def run(self, item: EvalItem) -> dict[str, Any]:
         """Extract, then score every stage that has gold; diagnostics for the evidence context."""
         from claimtrace.evaluate.diagnostics import relevant_sentence_proportion
@@ -192,20 +204,33 @@ class _Runner:
         t0 = time.perf_counter()
         doc = self._document(item.doc)
         gold_pars = _paragraph_ids(item.evidence_units)
-        fi = FindingInput(text=item.finding, hypothesis=None, gold_paragraph_ids=gold_pars or None)
+        gold_h = _paragraph_ids(item.hypothesis_units)
+        if "evidence" not in self.cfg.stages:  # stage 1 only
+            out1 = self.extractor.hypothesis(doc, item.finding, self.preset, gold_h or gold_pars or None)
+            pred_h = out1.span.text if out1.span else None
+            row: dict[str, Any] = {"config": self.preset.name, "extractor": self.extractor_name,
+                                   "pred_hypothesis": pred_h, "pred_evidence": None,
+                                   "flags": [f.code for f in out1.flags], "model": out1.model}
+            if item.hypothesis:
+                self._score_hypothesis(row, pred_h, item.hypothesis)
+            if gold_h:
+                ctx = self.context_paragraphs(doc, item.finding, gold_h)
+                row["context_paragraphs"] = len(ctx)
+                row["has_gold_paragraph"] = bool(set(ctx) & set(gold_h))
+            row["seconds"] = round(time.perf_counter() - t0, 3)
+            return row
+        fi = FindingInput(text=item.finding, hypothesis=None, gold_paragraph_ids=gold_pars or None,
+                          hypothesis_gold_paragraph_ids=gold_h or None)
         traces = extract_traces(doc, [fi], extractor=self.extractor, config=self.preset,
                                 max_evidence_sentences=self.cfg.extractor_options.max_evidence_sentences)
         tr = traces[0]
         pred_h = tr.hypothesis.text if tr.hypothesis else None
         pred_e = tr.evidence.text if tr.evidence else None
-        row: dict[str, Any] = {"config": self.preset.name, "extractor": self.extractor_name,
-                               "pred_hypothesis": pred_h, "pred_evidence": pred_e,
-                               "flags": [f.code for f in tr.flags], "model": tr.model}
+        row = {"config": self.preset.name, "extractor": self.extractor_name,
+               "pred_hypothesis": pred_h, "pred_evidence": pred_e,
+               "flags": [f.code for f in tr.flags], "model": tr.model}
         if item.hypothesis:
-            hs = hypothesis_sims(pred_h, item.hypothesis, self.embedder)
-            row["hypothesis"] = hs.score(self.cfg.tau).model_dump()
-            row["hypothesis_sims"] = {"pred_best": [round(float(x), 5) for x in hs.pred_best],
-                                      "gold_best": [round(float(x), 5) for x in hs.gold_best]}
+            self._score_hypothesis(row, pred_h, item.hypothesis)
         if item.evidence:
             es = score_evidence(pred_e, item.evidence, self.parser)
             row["evidence"] = es.model_dump()
@@ -377,6 +402,8 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
             h = micro(prf(x["tp"], x["fp"], x["fn"], x["tp_gold"]) for x in hyp)
             entry.update(hypothesis_precision=h.precision, hypothesis_recall=h.recall, hypothesis_f1=h.f1,
                          hypothesis_items=len(hyp))
+            hh = [r["hypothesis_hit"] for r in ok if "hypothesis_hit" in r]
+            entry["hypothesis_hit_at_1"] = float(np.mean(hh)) if hh else None
         ev = [EvidenceScore.model_validate(r["evidence"]) for r in ok if "evidence" in r]
         if ev:
             e = micro_evidence(ev)
@@ -440,6 +467,7 @@ def _fmt(v: Any) -> str:
 
 
 COLUMNS = ["config", "extractor", "context", "items", "errors", "hypothesis_precision", "hypothesis_recall", "hypothesis_f1",
+           "hypothesis_hit_at_1",
            "evidence_precision", "evidence_recall", "evidence_f1", "evidence_hit_at_1", "mean_rsp", "gold_in_context",
            "mean_context_paragraphs", "seconds_per_item"]
 
@@ -476,6 +504,23 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
         c = e.get("evidence_component_f1") or {}
         md.append(f"| {e['config']} | {e['extractor']} | " + " | ".join(_fmt(c.get(k)) for k in
                   ("variables", "relationships", "intervals", "test_family", "sample_size")) + " |")
+    curves = summary["hypothesis_tau_curves"]
+    if curves:
+        taus = [0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.89, 0.90, 0.95]
+        md += ["", "## Hypothesis F1 against τ", "",
+               f"Sentence-match F1 at each threshold (the table above uses τ = {cfg.tau}); "
+               "`hypothesis_tau.png` plots the whole curve (0.60–0.95, step 0.01). "
+               "Hyp hit@1: the predicted span contains the gold hypothesis or lies inside it.", "",
+               "| Configuration / extractor | " + " | ".join(f"{t:.2f}" for t in taus) + " |",
+               "|---|" + "---|" * len(taus)]
+        for name, curve in curves.items():
+            by = {round(c["tau"], 2): c["f1"] for c in curve}
+            md.append(f"| {name} | " + " | ".join(_fmt(by.get(round(t, 2))) for t in taus) + " |")
+        hh = [e for e in summary["table"] if e.get("hypothesis_hit_at_1") is not None]
+        if hh:
+            md += ["", "| Configuration | Extractor | Hyp hit@1 | gold hypothesis paragraph in context |", "|---|---|---|---|"]
+            md += [f"| {e['config']} | {e['extractor']} | {_fmt(e['hypothesis_hit_at_1'])} | {_fmt(e.get('gold_in_context'))} |"
+                   for e in hh]
     if summary["transitions"]:
         md += ["", f"## Transitions from {cfg.transitions_base} (gold evidence paragraph in context; mean per-paper ΔF1)", "",
                "| To | Extractor | Gains | Keeps | Loses | Misses |", "|---|---|---|---|---|---|"]
@@ -507,6 +552,10 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
                   for t in summary["transitions"] if t["extractor"] == cfg.extractors[0]}
         plots.plot_bars(groups, out / "transitions.png", ylabel="papers",
                         title=f"Transitions from {cfg.transitions_base}")
+    if summary["hypothesis_tau_curves"]:
+        plots.plot_lines({name: [(c["tau"], c["f1"]) for c in curve] for name, curve in summary["hypothesis_tau_curves"].items()},
+                         out / "hypothesis_tau.png", xlabel="τ (cosine threshold)", ylabel="hypothesis F1",
+                         title="Hypothesis F1 against τ", marker=None)
     for name, curve in summary["hypothesis_tau_curves"].items():
         safe = name.replace(" / ", "__")
         plots.plot_tau_curve([CurvePoint(**c) for c in curve], out / f"hypothesis_tau_{safe}.png",

@@ -49,13 +49,13 @@ def plot_tau_curve(points: Sequence[CurvePoint], path: str | Path, *, best_tau: 
 
 
 def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: str | Path, *, xlabel: str,
-               ylabel: str, title: str) -> Path:
+               ylabel: str, title: str, marker: str | None = "o") -> Path:
     """One line per named series of (x, y) points."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6, 4))
     for name, pts in series.items():
         pts = sorted(pts)
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=name)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker=marker, label=name)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)

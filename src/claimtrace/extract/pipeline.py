@@ -32,7 +32,10 @@ class FindingInput(BaseModel):
 
     text: str
     hypothesis: str | None = None
+    #: gold paragraphs of the evidence (the oracle context of stage 2; of stage 1 too unless the next is set)
     gold_paragraph_ids: list[str] | None = None
+    #: gold paragraphs of the hypothesis (the oracle context of stage 1)
+    hypothesis_gold_paragraph_ids: list[str] | None = None
 
 
 class Extractor(Protocol):
@@ -91,8 +94,10 @@ def _given_hypothesis(doc: Document, text: str) -> tuple[TraceSpan, list[Flag]]:
 
 def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config: ContextConfig, *,
                   hypothesis: str | None = None, gold: Sequence[str] | None = None,
+                  hypothesis_gold: Sequence[str] | None = None,
                   max_evidence_sentences: int = DEFAULT_MAX_EVIDENCE_SENTENCES) -> ClaimTrace:
-    """One ClaimTrace: stage 1 (unless a hypothesis is given), then stage 2 with the composite query."""
+    """One ClaimTrace: stage 1 (unless a hypothesis is given), then stage 2 with the composite query
+    (``gold``/``hypothesis_gold``: the oracle paragraphs of the evidence / of the hypothesis)."""
     timings: dict[str, float] = {}
     flags: list[Flag] = []
     inv: list[str] = []
@@ -109,7 +114,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
         hyp, fl = _given_hypothesis(doc, hypothesis.strip())
         flags.extend(fl)
     else:
-        out1 = extractor.hypothesis(doc, finding.text, config, gold)
+        out1 = extractor.hypothesis(doc, finding.text, config, hypothesis_gold or gold)
         hyp = out1.span
         flags.extend(out1.flags)
         inv.extend(out1.invocation_ids)
@@ -165,6 +170,7 @@ def extract_traces(doc: Document, findings: Sequence[FindingInput | str] | None 
             fnd = Finding(text=it.text.strip(), sentence_id=_abstract_sentence_id(doc, it.text), source="user",
                           how_chosen="given by the user")
             traces.append(trace_finding(doc, fnd, ex, cfg, hypothesis=it.hypothesis, gold=it.gold_paragraph_ids,
+                                        hypothesis_gold=it.hypothesis_gold_paragraph_ids,
                                         max_evidence_sentences=max_evidence_sentences))
         return traces
     t0 = time.perf_counter()
