@@ -72,8 +72,7 @@ _TEST_NAMES: list[tuple[str, str]] = [
 _NAME_ALT = "(?P<name>" + "|".join(rx for rx, _ in _TEST_NAMES) + ")"
 _NAME_RES = [re.compile(f"(?:{rx})") for rx, _ in _TEST_NAMES]
 # The same alternatives, in the same order, each written to open with a plain character (optional
-# prefixes and leading groups spelled out): the regex engine then jumps straight to places where a name
-# can start. The "not after a letter, digit..." check follows the first character.
+# prefixes and leading groups spelled out).
 _NAME_FORMS: list[str] = [
     r"partial\s+(?:η|eta)\s*[- ]?(?:2|squared)", r"η\s*p\s*2", r"ηp\s*2", r"η\s*2\s*p", r"ηp", r"partial\s+eta2",
     r"η\s*[- ]?(?:2|squared)", r"eta\s*[- ]?(?:2|squared)", r"η",
@@ -106,8 +105,11 @@ assert all(f[0] not in "\\([.?*+|^$" for f in _NAME_FORMS)
 _BY_FIRST: dict[str, list[str]] = {}
 for _form in _NAME_FORMS:
     _BY_FIRST.setdefault(_form[0], []).append(_form[1:])
-_NAME_ALT_FAST = "(?P<name>" + "|".join(
-    re.escape(c) + "(?<![A-Za-z0-9_.'’-]" + re.escape(c) + ")" + ("(?:" + "|".join(rest) + ")" if rest != [""] else "")
+# The "not after a letter, digit..." check comes first, once for all names: inside a word (most positions
+# of a text) it fails at once, before the engine enters the alternation (faster than a first-character
+# scan that enters the alternation at every letter a name can open with).
+_NAME_ALT_FAST = r"(?<![A-Za-z0-9_.'’-])(?P<name>" + "|".join(
+    re.escape(c) + ("(?:" + "|".join(rest) + ")" if rest != [""] else "")
     for c, rest in _BY_FIRST.items()) + ")"
 _SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
@@ -415,8 +417,11 @@ def _threshold_word(before: str) -> bool:
         low = before.lower()
         return "significan" in low or "alpha" in low or "level" in low
     return _THRESHOLD_WORD.search(before) is not None
+# "up to 4 words" as ``\w+(?:\s+\w+){0,3}\s*`` (the language of ``(?:\w+\s*){0,4}``, which splits a word into
+# pieces in every possible way and backtracks through all of them before it fails)
 _THRESHOLD_SET = re.compile(
-    r"(?:significan\w*|alpha|α|level)\s*(?:\w+\s*){0,4}(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$", re.I)
+    r"(?:significan\w*|alpha|α|level)\s*(?:\w+(?:\s+\w+){0,3}\s*)?(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$",
+    re.I)
 _THRESHOLD_REACHED = re.compile(
     r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
 
