@@ -10,7 +10,9 @@ Runs ``parse`` (plain and with ``descriptives=True``), ``check`` on every parsed
 
 Writes one JSON line per (input, function) to the output file (default /tmp/stats_golden.json); two runs
 of an unchanged engine give byte-identical files, so ``cmp`` / ``diff`` of two dumps checks that a change
-keeps every output. Documents are read once and cached as JSON under /tmp (``--cache``).
+keeps every output (keys in the order the models dump them). Documents are read once and cached as JSON
+under /tmp (``--cache``). ``STATS_GOLDEN_SRC=/path/to/src`` runs another copy of the engine (an older
+commit's ``src``, e.g. from ``git archive``) on the same inputs.
 
     .venv/bin/python bench/stats_golden.py /tmp/stats_golden_before.json
 """
@@ -20,13 +22,14 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, os.environ.get("STATS_GOLDEN_SRC", str(ROOT / "src")))
 
 from claimtrace.documents import load_document  # noqa: E402
 from claimtrace.documents.model import Document  # noqa: E402
@@ -102,7 +105,7 @@ def main() -> None:
     digest = hashlib.sha256()
     with open(args.out, "w", encoding="utf-8") as fh:
         def emit(label: str, fn: str, value: Any) -> None:
-            line = json.dumps({"in": label, "fn": fn, "out": value}, ensure_ascii=False, sort_keys=True) + "\n"
+            line = json.dumps({"in": label, "fn": fn, "out": value}, ensure_ascii=False) + "\n"
             digest.update(line.encode("utf-8"))
             fh.write(line)
 
@@ -118,7 +121,9 @@ def main() -> None:
             emit(label, "parse_descriptives", _dump(parse(text, descriptives=True)))
         for name, doc in docs:
             emit(name, "analyze_document", [r.model_dump() for r in analyze_document(doc)])
-    print(json.dumps({"documents": len(docs), "texts": len(texts), "parse_results": n_results,
+    import claimtrace.stats.parser as parser_module
+
+    print(json.dumps({"engine": parser_module.__file__, "documents": len(docs), "texts": len(texts), "parse_results": n_results,
                       "sha256": digest.hexdigest(), "seconds": round(time.perf_counter() - t0, 1)}))
 
 
