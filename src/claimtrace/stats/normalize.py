@@ -43,12 +43,13 @@ _NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\
 class OffsetMap:
     """Maps offsets of the repaired text to the original: ``omap[i]`` (step function, compact)."""
 
-    __slots__ = ("_deltas", "_idx", "length")
+    __slots__ = ("_deltas", "_idx", "identity", "length")
 
     def __init__(self, idx: list[int], deltas: list[int], length: int) -> None:
         self._idx = idx
         self._deltas = deltas
         self.length = length
+        self.identity = not idx  # every offset maps to itself
 
     def __getitem__(self, i: int) -> int:
         if not self._idx:

@@ -762,63 +762,47 @@ _RESULT_SET = frozenset({
     "effects", "descriptives", "spans", "repaired"})
 
 
+# every field of a StatResult, in field order, at its default (lists and dicts filled in per result)
+_RESULT_TEMPLATE: dict[str, Any] = dict.fromkeys(StatResult.model_fields)
+
+
 def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
     """The StatResult of a grouped result (built without validation: every value here is already typed)."""
-    def span(s: int, e: int) -> ComponentSpan:
-        os_, oe = map_span(offsets, s, e)
-        return built(ComponentSpan, {"start": os_, "end": oe, "text": text[os_:oe]}, _SPAN_SET)
-
-    f = r.fields
-    start, end = map_span(offsets, r.start, r.end)
-    spans = {k: span(s, e) for k, (s, e) in r.spans.items()}
+    ident = offsets.identity
+    if ident:
+        start, end = r.start, max(r.start, r.end)
+    else:
+        start, end = map_span(offsets, r.start, r.end)
+    spans: dict[str, ComponentSpan] = {}
+    for k, (s, e) in r.spans.items():
+        if ident:
+            e = max(s, e)
+        else:
+            s, e = map_span(offsets, s, e)
+        spans[k] = built(ComponentSpan, {"start": s, "end": e, "text": text[s:e]}, _SPAN_SET)
     descs: list[Descriptive] = []
     for d in r.descs:
-        ds, de = map_span(offsets, d.start, d.end)
+        ds, de = (d.start, max(d.start, d.end)) if ident else map_span(offsets, d.start, d.end)
         dd = d.data
         descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
                                          "start": ds, "end": de, "text": text[ds:de]}, _DESC_SET))
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
-        es, ee = map_span(offsets, s, e)
+        es, ee = (s, max(s, e)) if ident else map_span(offsets, s, e)
         effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
                                           "text": text[es:ee]}, _EFFECT_SET))
+    f = r.fields
     one_tailed = bool(f.get("one_tailed")) or mentions_one_tailed(norm[max(0, r.start - 60) : r.end + 40])
     repaired = list(r.repaired)
-    if norm[r.start : r.end] != text[start:end]:
+    if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
-    return built(StatResult, {
-        "kind": r.kind,
-        "text": text[start:end],
-        "start": start,
-        "end": end,
-        "test": f.get("test"),
-        "test_text": f.get("test_text"),
-        "test_detail": f.get("test_detail"),
-        "df1": f.get("df1"),
-        "df2": f.get("df2"),
-        "comparison": f.get("comparison"),
-        "value": f.get("value"),
-        "p_comparison": f.get("p_comparison"),
-        "p_value": f.get("p_value"),
-        "one_tailed": one_tailed,
-        "ci_level": f.get("ci_level"),
-        "ci_low": f.get("ci_low"),
-        "ci_high": f.get("ci_high"),
-        "se": f.get("se"),
-        "n": f.get("n"),
-        "n_per_group": bool(f.get("n_per_group")),
-        "effects": effects,
-        "descriptives": descs,
-        "spans": spans,
-        "repaired": repaired,
-        "computed_p": None,
-        "consistent": None,
-        "decision_error": None,
-        "significant": None,
-        "ci_consistent": None,
-        "ci_p_consistent": None,
-        "flags": [],
-    }, set(_RESULT_SET))
+    # the fields grouping set (all StatResult fields, see _group), over the template: field order is kept
+    values = _RESULT_TEMPLATE.copy()
+    values.update(f)
+    values.update(kind=r.kind, text=text[start:end], start=start, end=end, one_tailed=one_tailed,
+                  n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
+                  repaired=repaired, flags=[])
+    return built(StatResult, values, set(_RESULT_SET))
 
 
 # the last letter of "tailed" or "sided" in any case (as _ONE_TAILED_RE spells them): scans that jump from one
