@@ -488,22 +488,30 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
     md = [f"# {cfg.name}", "", f"Dataset: `{Path(cfg.dataset).name}`; τ = {cfg.tau}; evidence parser: {cfg.evidence_parser}.", ""]
     if summary.get("command"):
         md += [f"Reproduce: `{summary['command']}` (resumable; per-item rows in `items/`).", ""]
-    md += [
-          "| Configuration | Extractor | Context | n | err | Hyp P | Hyp R | Hyp F1 | Ev P | Ev R | Ev F1 | Ev hit@1 | RSP | gold in ctx |",
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    # columns of the stages that have gold (a stage without gold has no scores to show)
+    has_h = any(e.get("hypothesis_f1") is not None for e in summary["table"])
+    has_e = any(e.get("evidence_f1") is not None for e in summary["table"]) or not has_h
+    cols = [("Configuration", "config"), ("Extractor", "extractor"), ("Context", "context"), ("n", "items"), ("err", "errors")]
+    if has_h:
+        cols += [("Hyp P", "hypothesis_precision"), ("Hyp R", "hypothesis_recall"), ("Hyp F1", "hypothesis_f1"),
+                 ("Hyp hit@1", "hypothesis_hit_at_1")]
+    if has_e:
+        cols += [("Ev P", "evidence_precision"), ("Ev R", "evidence_recall"), ("Ev F1", "evidence_f1"),
+                 ("Ev hit@1", "evidence_hit_at_1"), ("RSP", "mean_rsp")]
+    cols.append(("gold in ctx", "gold_in_context"))
+    md += ["| " + " | ".join(h for h, _ in cols) + " |", "|" + "---|" * len(cols)]
     for e in summary["table"]:
-        md.append("| " + " | ".join(_fmt(e.get(c)) for c in ["config", "extractor", "context", "items", "errors", "hypothesis_precision",
-                  "hypothesis_recall", "hypothesis_f1", "evidence_precision", "evidence_recall", "evidence_f1",
-                  "evidence_hit_at_1", "mean_rsp", "gold_in_context"]) + " |")
+        md.append("| " + " | ".join(_fmt(e.get(c)) for _, c in cols) + " |")
     failed = [e for e in summary["table"] if e.get("error_example")]
     if failed:
         md += [""] + [f"{e['config']} / {e['extractor']}: every item failed: {e['error_example']}" for e in failed]
-    md += ["", "## Evidence F1 per component", "",
-           "| Configuration | Extractor | variables | relationships | intervals | test family | N/df |", "|---|---|---|---|---|---|---|"]
-    for e in summary["table"]:
-        c = e.get("evidence_component_f1") or {}
-        md.append(f"| {e['config']} | {e['extractor']} | " + " | ".join(_fmt(c.get(k)) for k in
-                  ("variables", "relationships", "intervals", "test_family", "sample_size")) + " |")
+    if has_e:
+        md += ["", "## Evidence F1 per component", "",
+               "| Configuration | Extractor | variables | relationships | intervals | test family | N/df |", "|---|---|---|---|---|---|---|"]
+        for e in summary["table"]:
+            c = e.get("evidence_component_f1") or {}
+            md.append(f"| {e['config']} | {e['extractor']} | " + " | ".join(_fmt(c.get(k)) for k in
+                      ("variables", "relationships", "intervals", "test_family", "sample_size")) + " |")
     curves = summary["hypothesis_tau_curves"]
     if curves:
         taus = [0.60, 0.65, 0.70, 0.75, 0.80, 0.85, 0.89, 0.90, 0.95]
@@ -516,11 +524,6 @@ def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[
         for name, curve in curves.items():
             by = {round(c["tau"], 2): c["f1"] for c in curve}
             md.append(f"| {name} | " + " | ".join(_fmt(by.get(round(t, 2))) for t in taus) + " |")
-        hh = [e for e in summary["table"] if e.get("hypothesis_hit_at_1") is not None]
-        if hh:
-            md += ["", "| Configuration | Extractor | Hyp hit@1 | gold hypothesis paragraph in context |", "|---|---|---|---|"]
-            md += [f"| {e['config']} | {e['extractor']} | {_fmt(e['hypothesis_hit_at_1'])} | {_fmt(e.get('gold_in_context'))} |"
-                   for e in hh]
     if summary["transitions"]:
         md += ["", f"## Transitions from {cfg.transitions_base} (gold evidence paragraph in context; mean per-paper ΔF1)", "",
                "| To | Extractor | Gains | Keeps | Loses | Misses |", "|---|---|---|---|---|---|"]
