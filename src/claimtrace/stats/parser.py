@@ -815,31 +815,25 @@ _TAILED_ENDS = (
 
 def mentions_one_tailed(text: str) -> bool:
     """Whether a text says that (some) tests were one-tailed / one-sided."""
-    if "tailed" not in text and "sided" not in text and "TAILED" not in text and "SIDED" not in text:
-        return False
     if len(text) < 2000:
+        if "tailed" not in text and "sided" not in text and "TAILED" not in text and "SIDED" not in text:
+            return False
         return bool(_ONE_TAILED_RE.search(text))
-    # long texts: a match ends with "tailed" or "sided" and opens with "one-" or "1-" just before it; try
-    # the pattern only there
+    # long texts: a match ends with "tailed" or "sided" (any case) and opens with "one-" or "1-" just before it;
+    # the scans for their last letter find every such word, and with them the words of the quick check above
+    # ("tailed", "sided", "TAILED" or "SIDED" written so: none, no match)
+    ends = [m.start() for rx in _TAILED_ENDS for m in rx.finditer(text)]
+    if not any(text[e - 5 : e + 1] in _TAIL_WORDS or text[e - 4 : e + 1] in _TAIL_WORDS for e in ends):
+        return False
     match = _ONE_TAILED_RE.match
-    for rx in _TAILED_ENDS:
-        for m in rx.finditer(text):
-            e = m.start()
-            for i in (e - 9, e - 7, e - 8, e - 6):
-                if i >= 0 and match(text, i):
-                    return True
-    return False
-    if len(text) < 2000 or "ı" in text or "İ" in text or "ſ" in text:
-        return bool(_ONE_TAILED_RE.search(text))
-    # long texts: a match ends with "tailed" or "sided" (any case) and opens 4 ("one-") or 2 ("1-")
-    # characters before it; try the pattern only there (found in an ASCII lower-case copy, same offsets)
-    low = text.encode("ascii", "replace").lower()
-    match = _ONE_TAILED_RE.match
-    for word in (b"tailed", b"sided"):
-        for i in _find_all(low, word):
-            if (i >= 4 and match(text, i - 4)) or (i >= 2 and match(text, i - 2)):
+    for e in ends:
+        for i in (e - 9, e - 7, e - 8, e - 6):
+            if i >= 0 and match(text, i):
                 return True
     return False
+
+
+_TAIL_WORDS = frozenset({"tailed", "sided", "TAILED", "SIDED"})
 
 
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
@@ -983,7 +977,8 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     p_r: list[tuple[int, int]] = []
     cmp_pos = _find_all(tb, b"=") + _find_all(tb, b"<") + _find_all(tb, b">")
     if not t.isascii():
-        cmp_pos += _find_all(t, "≤") + _find_all(t, "≥")
+        # "≤" and "≥" are "?" in ``tb``: a byte search for "?" is much faster than a search of a non-ASCII str
+        cmp_pos += [i for i in _find_all(tb, b"?") if t[i] in "≤≥"]
     cmp_pos.sort()
     for i in cmp_pos:
         before = t[max(0, i - 16) : i]
