@@ -21,6 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 EI = ROOT.parent / "shared" / "data" / "evidence-inference" / "validation" / "prompts.jsonl"
 
 
+def _plain(v: object) -> object:
+    return [x.model_dump() if hasattr(x, "model_dump") else x for x in v] if isinstance(v, list) else v
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=30)
@@ -37,11 +41,19 @@ def main() -> None:
                 spans.append(t)
     sample = spans[:: max(1, len(spans) // a.n)][: a.n]
     t0 = time.perf_counter()
-    rep = agreement(sample, DeterministicParser(), get_parser("llm"))
-    out = {**rep.model_dump(), "seconds": round(time.perf_counter() - t0, 1)}
+    det, llm = DeterministicParser(), get_parser("llm")
+    rep = agreement(sample, det, llm)
+    seconds = round(time.perf_counter() - t0, 1)
+    # per text, both parsers' components (the LLM answers come from the cache now), for adjudication
+    details = []
+    for t in sample:
+        a, b = det.parse(t), llm.parse(t)
+        details.append({"text": t, **{k: {"deterministic": _plain(getattr(a, k)), "llm": _plain(getattr(b, k))}
+                                      for k in ("intervals", "test_family", "sample_size")}})
+    out = {**rep.model_dump(), "seconds": seconds, "details": details}
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
     (ROOT / "bench" / "results" / "evidence_parser_agreement.json").write_text(json.dumps(out, indent=1) + "\n")
-    print(json.dumps(out, indent=1))
+    print(json.dumps({k: v for k, v in out.items() if k != "details"}, indent=1))
 
 
 if __name__ == "__main__":
