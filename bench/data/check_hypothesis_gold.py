@@ -37,7 +37,8 @@ def check(path: Path) -> list[str]:
             errors.append(f"{pid}: bad kind {r.get('kind')!r}")
         if not Path(r["doc"]).name.startswith(pid):
             errors.append(f"{pid}: doc path {r['doc']} does not match id")
-        doc = load_document(r["doc"])
+        doc_path = Path(r["doc"]) if Path(r["doc"]).is_absolute() else (path.parent / r["doc"]).resolve()
+        doc = load_document(doc_path)  # relative paths resolve against the dataset file, as the runner does
         if r["finding"] not in doc.abstract_text:
             errors.append(f"{pid}: finding is not a substring of abstract_text")
         body = {s.id: (s.text, p.section) for p in doc.paragraphs for s in p.sentences}
