@@ -35,6 +35,7 @@ class _Model(BaseModel):
 
 _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
+_new = object.__new__  # what cls.__new__ is for a pydantic model (BaseModel defines no __new__)
 
 
 def built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
@@ -43,7 +44,7 @@ def built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     ``values`` must hold every field of ``cls`` (defaults included), in field order; ``fields_set`` names
     those a validating constructor call would have been given explicitly.
     """
-    m = cls.__new__(cls)
+    m = _new(cls)
     _set(m, "__dict__", values)
     _set(m, "__pydantic_fields_set__", fields_set)
     _set(m, "__pydantic_extra__", None)

@@ -403,7 +403,7 @@ def _is_threshold(t: str, s: int, e: int) -> bool:
     after = t[e : e + 60]
     if _THRESHOLD_AFTER.match(after):
         return True
-    if _threshold_word(before) and _THRESHOLD_SET.search(before):
+    if _threshold_word(before) and _threshold_set(before):
         return not _THRESHOLD_REACHED.search(before)
     return False
 
@@ -422,6 +422,17 @@ def _threshold_word(before: str) -> bool:
 _THRESHOLD_SET = re.compile(
     r"(?:significan\w*|alpha|α|level)\s*(?:\w+(?:\s+\w+){0,3}\s*)?(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$",
     re.I)
+# how a text that _THRESHOLD_SET matches ends, whitespace aside (its last word, lower-cased)
+_THRESHOLD_SET_ENDS = ("at", "of", "as", "to", ":", "=", "a", "an", "the")
+
+
+def _threshold_set(before: str) -> bool:
+    """``_THRESHOLD_SET.search(before)``, with a quick check of how an ASCII text ends (re.I adds nothing there)."""
+    if before.isascii() and not before.rstrip().lower().endswith(_THRESHOLD_SET_ENDS):
+        return False
+    return _THRESHOLD_SET.search(before) is not None
+
+
 _THRESHOLD_REACHED = re.compile(
     r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
 
@@ -526,6 +537,34 @@ def _pct_starts(t: str) -> list[int]:
     return out
 
 
+def _run_before(t: str, q: int, points: bool) -> int:
+    """Start of the run of digits (and points, with ``points``) that ends, whitespace aside, just before ``q``; or -1."""
+    j = _before_space(t, q)
+    if j < 0 or not (t[j].isdecimal() or (points and t[j] == ".")):
+        return -1
+    while j > 0 and (t[j - 1].isdecimal() or (points and t[j - 1] == ".")):
+        j -= 1
+    return j
+
+
+def _vs_starts(t: str) -> list[int]:
+    """Where ``_VS_PCT_RE`` can match: its first number takes a whole run of digits and points (a digit or point
+    next to it would stop the match), which ends, whitespace aside, just before "vs", "versus" or "to"."""
+    out = {_run_before(t, q, True) for word in ("vs", "versus", "to") for q in _find_all(t, word)}
+    out.discard(-1)
+    return sorted(out)
+
+
+def _count_starts(t: str) -> list[int]:
+    """Where ``_COUNT_RE`` can match: its count takes a whole run of digits, which ends, whitespace aside, just
+    before "/", or before whitespace and "of" or "out"."""
+    out = {_run_before(t, q, False) for q in _find_all(t, "/")}
+    for word in ("of", "out"):
+        out.update(_run_before(t, q, False) for q in _find_all(t, word) if q > 0 and t[q - 1].isspace())
+    out.discard(-1)
+    return sorted(out)
+
+
 def _scan_misc(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
@@ -548,11 +587,11 @@ def _scan_misc(t: str) -> list[_Tok]:
         v = float(m.group("v"))
         if v <= 100:
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
-    for m in _VS_PCT_RE.finditer(t) if "%" in t else ():
+    for m in _matches_at(_VS_PCT_RE, t, _vs_starts(t)) if "%" in t else ():
         v = float(m.group("v"))
         if v <= 100:
             toks.append(_Tok("desc", m.start("v"), m.end("v"), {"kind": "percent", "value": v}))
-    for m in _COUNT_RE.finditer(t) if ("/" in t or " of " in t) else ():
+    for m in _matches_at(_COUNT_RE, t, _count_starts(t)) if ("/" in t or " of " in t) else ():
         k, n = int(m.group("k")), int(m.group("n"))
         if n > 0 and k <= n and not (1900 <= n <= 2100 and "/" in m.group(0)):
             toks.append(_Tok("desc", m.start(), m.end(), {"kind": "count", "value": float(k), "total": n}))
