@@ -565,6 +565,52 @@ def _count_starts(t: str) -> list[int]:
     return sorted(out)
 
 
+_UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZμµ%")  # _PM_RE's [a-zA-Zμµ%]
+
+
+def _pm_matches(t: str) -> list[re.Match[str]]:
+    """``list(_PM_RE.finditer(t))``, searched only around each "±", "+/-" or "+-".
+
+    A match is a number, whitespace, an optional unit of 1-5 letters (a whole run of letters: a letter before it
+    would stop the match), whitespace, the sign, whitespace and a number. Walking back from the sign over that
+    shape gives the first place a match with this sign can start (the run of digits and points of the number,
+    or the "+"/"-" and one space before it); walking forward gives where it must end: no match can start
+    between the last match and that place, so searching from there finds the same next match.
+    """
+    signs = sorted({*_find_all(t, "±"), *_find_all(t, "+/-"), *_find_all(t, "+-")})
+    out: list[re.Match[str]] = []
+    pos = 0
+    for q in signs:
+        if q < pos:
+            continue
+        j = _before_space(t, q)
+        k = j
+        while k >= 0 and t[k] in _UNIT_CHARS:
+            k -= 1
+        if k < j:  # a unit: at most 5 letters, then whitespace before it
+            if j - k > 5:
+                continue
+            j = _before_space(t, k + 1)
+        if j < 0 or not t[j].isdecimal():
+            continue
+        while j > 0 and (t[j - 1].isdecimal() or t[j - 1] == "."):
+            j -= 1
+        if j >= 1 and t[j - 1] in "+-":
+            j -= 1
+        elif j >= 2 and t[j - 1].isspace() and t[j - 2] in "+-":
+            j -= 2
+        e = q + (3 if t.startswith("+/-", q) else 2 if t[q] == "+" else 1)
+        while e < len(t) and t[e].isspace():
+            e += 1
+        while e < len(t) and (t[e].isdecimal() or t[e] == "."):
+            e += 1
+        m = _PM_RE.search(t, max(pos, j), e)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+    return out
+
+
 def _scan_misc(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
@@ -578,7 +624,7 @@ def _scan_misc(t: str) -> list[_Tok]:
     for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
-    for m in _PM_RE.finditer(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
+    for m in _pm_matches(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
         toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
         toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
     for m in _MEDIAN_RE.finditer(t) if "edian" in t else ():
