@@ -323,6 +323,9 @@ def _name_index(name: str) -> int:
 
 
 _ZERO_COMMA = re.compile(r"0,\d+")
+_P_SUB_SEP = re.compile(r"[\s_-]+")
+_NOT_NS_BEFORE = re.compile(r"saline|sodium|nervous|system", re.I)
+_DIGIT = re.compile(r"\d")
 
 
 def _p_value(m: re.Match[str]) -> float | None:
@@ -351,39 +354,41 @@ def _p_value(m: re.Match[str]) -> float | None:
 def _scan_p(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
     for m in _P_RE.finditer(t):
+        pname, psub, ptail, pcmp, pns = m.group("pname", "psub", "ptail", "pcmp", "pns")
         data: dict[str, Any] = {}
-        if m.group("pns") is not None:
+        if pns is not None:
             data.update(p_comparison="ns", p_value=None)
             vspan = m.span("pns")
         else:
-            raw_cmp = "".join(m.group("pcmp").split())
+            raw_cmp = "".join(pcmp.split())
             if raw_cmp in ("<or=", ">or="):
                 cmp = "<=" if raw_cmp[0] == "<" else ">="
             else:
                 cmp = _PCMP.get(raw_cmp, "=")
             if raw_cmp in ("b", "!", "p", "N"):
                 data["repaired"] = [f"p comparator '{raw_cmp}' read as '{cmp}'"]
-            elif raw_cmp in ("of", "was", "is", "were") and "value" not in m.group("pname").lower():
+            elif raw_cmp in ("of", "was", "is", "were") and "value" not in pname.lower():
                 continue
             pv = _p_value(m)
             if pv is None:
                 continue
             data.update(p_comparison=cmp, p_value=pv)
             vspan = (m.start("pval"), m.end())
-        if m.group("psub"):
-            data["p_detail"] = re.sub(r"[\s_-]+", " ", m.group("psub")).strip()
-        if m.group("ptail") in ("one", "1"):
+        if psub:
+            data["p_detail"] = _P_SUB_SEP.sub(" ", psub).strip()
+        if ptail in ("one", "1"):
             data["one_tailed"] = True
-        if _is_threshold(t, m.start(), m.end()):
+        s, e = m.span()
+        if _is_threshold(t, s, e):
             continue
-        data["spans"] = {"p": (m.start(), m.end()), "p_value": vspan}
-        toks.append(_Tok("p", m.start(), m.end(), data))
+        data["spans"] = {"p": (s, e), "p_value": vspan}
+        toks.append(_Tok("p", s, e, data))
     taken = [(tk.start, tk.end) for tk in toks]
     for m in _NS_RE.finditer(t) if ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t) else ():
         if any(s <= m.start() < e for s, e in taken):
             continue
         before = t[max(0, m.start() - 40) : m.start()]
-        if re.search(r"saline|sodium|nervous|system", before, re.I) or not re.search(r"\d", before):
+        if _NOT_NS_BEFORE.search(before) or not _DIGIT.search(before):
             continue
         toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "ns", "p_value": None,
                                                    "spans": {"p": m.span(), "p_value": m.span()}}))
@@ -396,13 +401,14 @@ def _scan_p(t: str) -> list[_Tok]:
 
 
 def _is_threshold(t: str, s: int, e: int) -> bool:
+    if _THRESHOLD_AFTER.match(t[e : e + 60]):
+        return True
     before = t[max(0, s - 70) : s]
+    if not _threshold_word(before):  # nor then in the part of it after a sentence break (cut below)
+        return False
     cut = max(before.rfind(". "), before.rfind("; "))
     if cut >= 0:
         before = before[cut + 2 :]
-    after = t[e : e + 60]
-    if _THRESHOLD_AFTER.match(after):
-        return True
     if _threshold_word(before) and _threshold_set(before):
         return not _THRESHOLD_REACHED.search(before)
     return False
