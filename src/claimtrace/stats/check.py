@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from types import ModuleType
 
@@ -196,11 +197,14 @@ def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool =
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy."""
     r = result.model_copy(update=_RESET)
     r.flags = []
-    return _check(r, alpha, one_tailed_context)
+    return _check(r, alpha, lambda: one_tailed_context)
 
 
-def _check(r: StatResult, alpha: float, one_tailed_context: bool) -> StatResult:
-    """``check`` in place on a result whose check fields are unset (None, flags empty)."""
+def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[], bool]) -> StatResult:
+    """``check`` in place on a result whose check fields are unset (None, flags empty).
+
+    ``one_tailed_context`` is asked only when a result is inconsistent two-tailed (it may scan a whole text).
+    """
     r.significant = reported_significant(r, alpha)
     if r.test in _COMPUTABLE and r.value is not None and (r.comparison in (None, "=")):
         r.computed_p = compute_p(r.test, r.value, r.df1, r.df2, n=r.n, one_tailed=r.one_tailed)
@@ -208,7 +212,7 @@ def _check(r: StatResult, alpha: float, one_tailed_context: bool) -> StatResult:
             prange = _p_range(r, r.one_tailed)
             if prange is not None:
                 ok = _consistent(r, prange, alpha)
-                if not ok and one_tailed_context and not r.one_tailed and r.test in ("t", "z", "r", "rho", "tau"):
+                if not ok and not r.one_tailed and r.test in ("t", "z", "r", "rho", "tau") and one_tailed_context():
                     one = _p_range(r, True)
                     if one is not None and _consistent(r, one, alpha):
                         ok = True
@@ -234,7 +238,17 @@ def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None =
     """Parse and check every result in ``text`` (``one_tailed_context`` defaults to the text's own)."""
     from claimtrace.stats.parser import mentions_one_tailed, parse
 
-    ctx = mentions_one_tailed(text) if one_tailed_context is None else one_tailed_context
+    if one_tailed_context is None:
+        # the text's own context, looked up (a scan of the whole text) only if a result needs it, and once
+        known: list[bool] = []
+
+        def ctx() -> bool:
+            if not known:
+                known.append(mentions_one_tailed(text))
+            return known[0]
+    else:
+        def ctx() -> bool:
+            return bool(one_tailed_context)
     out = parse(text)
     for r in out:  # fresh results, checked in place (what ``check`` would copy first)
         r.__pydantic_fields_set__.update(_RESET, ("flags",))
