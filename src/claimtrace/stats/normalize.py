@@ -37,6 +37,7 @@ _MAP: dict[str, str] = {
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 # a damaged minus: control char / "?" after a comparator or opening bracket, before a number
 _MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto|\sp)\s*$")
+_MINUS_NEXT = re.compile(r"\s?\.?\d")
 _NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·]")
 
 
@@ -66,7 +67,7 @@ def _replacement(text: str, i: int, ch: str) -> str:
         ok = 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
         return "." if ok else ch
     # a control character or "?" where a minus sign belongs
-    if re.match(r"\s?\.?\d", text[i + 1 : i + 3]) and _MINUS_SLOT.search(text[max(0, i - 6) : i]):
+    if _MINUS_NEXT.match(text[i + 1 : i + 3]) and _MINUS_SLOT.search(text[max(0, i - 6) : i]):
         return "-"
     return ch if ch == "?" else " "
 
@@ -103,19 +104,33 @@ def normalize(text: str) -> tuple[str, OffsetMap]:
 def normalize_ascii(text: str) -> tuple[str, OffsetMap, bytes]:
     """``normalize`` plus the repaired text as ASCII bytes, "?" for any other character (same offsets)."""
     tb = text.encode("ascii", "replace")
-    needs = _needs(text, tb)
-    if not needs:
+    reps: list[tuple[int, str]] = []
+    get = _MAP.get
+    for i in _needs(text, tb):
+        ch = text[i]
+        rep = get(ch)
+        if rep is None:
+            rep = _replacement(text, i, ch)
+        if rep != ch:
+            reps.append((i, rep))
+    if not reps:
         return text, OffsetMap([], [], len(text)), tb
     out: list[str] = []
+    pos = 0
+    if all(len(rep) == 1 for _, rep in reps):  # the common case: no offset moves, the ASCII copy is patched
+        ba = bytearray(tb)
+        for i, rep in reps:
+            out.append(text[pos:i])
+            out.append(rep)
+            pos = i + 1
+            ba[i] = ord(rep) if rep < "\x80" else 63  # "?"
+        out.append(text[pos:])
+        return "".join(out), OffsetMap([], [], len(text)), bytes(ba)
     outb: list[bytes] = []
     idx: list[int] = []
     deltas: list[int] = []
-    pos = npos = delta = 0
-    for i in needs:
-        ch = text[i]
-        rep = _replacement(text, i, ch)
-        if rep == ch:
-            continue
+    npos = delta = 0
+    for i, rep in reps:
         out.append(text[pos:i])
         outb.append(tb[pos:i])
         npos += i - pos

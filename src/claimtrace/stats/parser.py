@@ -1012,13 +1012,25 @@ def _word_hits(t: str, tb: bytes, words: tuple[tuple[re.Pattern[bytes], int], ..
 
 
 def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
+    """The ranges clipped to [0, n] (a range may still end below 0: kept as it is) and joined where they touch."""
     out: list[tuple[int, int]] = []
-    for a, b in sorted(ranges):
-        a, b = max(0, a), min(n, b)
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
+    if not ranges:
+        return out
+    ranges = sorted(ranges)
+    cur_a, cur_b = ranges[0]
+    cur_a, cur_b = max(0, cur_a), min(n, cur_b)
+    for a, b in ranges[1:]:
+        if a < 0:
+            a = 0
+        if b > n:
+            b = n
+        if a <= cur_b:
+            if b > cur_b:
+                cur_b = b
         else:
-            out.append((a, b))
+            out.append((cur_a, cur_b))
+            cur_a, cur_b = a, b
+    out.append((cur_a, cur_b))
     return out
 
 
