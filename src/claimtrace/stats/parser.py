@@ -715,11 +715,12 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
         return r
 
     for tk in events:
-        close = cur is not None and _gap_ok(t, cur.last, tk.start, 45)
+        # "close" (the gap to the open result: _gap_ok(t, cur.last, tk.start, 45)) is asked last in each test below
         if tk.kind == "test":
             d = tk.data
-            if (cur is not None and close and d["test"] in EFFECT_SIZES and cur.kind == "test"
-                    and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")):
+            if (cur is not None and d["test"] in EFFECT_SIZES and cur.kind == "test"
+                    and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")
+                    and _gap_ok(t, cur.last, tk.start, 45)):
                 cur.effects.append((d["test"], d["value"], tk.start, tk.end))
                 cur.last = cur.end = max(cur.end, tk.end)
                 continue
@@ -732,7 +733,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             if "ci" in d:
                 _set_ci(cur, d["ci"])
         elif tk.kind == "p":
-            if cur is not None and close and "p_comparison" not in cur.fields:
+            if cur is not None and "p_comparison" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 target = cur
             else:
                 cur = target = open_result("p", tk)
@@ -747,7 +748,8 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             target.repaired.extend(tk.data.get("repaired", []))
             target.last = target.end = max(target.end, tk.end)
         elif tk.kind == "ci":
-            if (cur is not None and _gap_ok(t, cur.last, tk.start, 35) and "ci_low" not in cur.fields and "p_comparison" not in cur.fields) or (cur is not None and cur.kind in ("test", "estimate") and _gap_ok(t, cur.last, tk.start, 35) and "ci_low" not in cur.fields):
+            if cur is not None and "ci_low" not in cur.fields and (
+                    "p_comparison" not in cur.fields or cur.kind in ("test", "estimate")) and _gap_ok(t, cur.last, tk.start, 35):
                 target = cur
             else:
                 cur = target = open_result("estimate", tk)
@@ -758,7 +760,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             target.spans["ci_full"] = (tk.start, tk.end)
             target.last = target.end = max(target.end, tk.end)
         elif tk.kind == "n":
-            if cur is not None and close and "n" not in cur.fields:
+            if cur is not None and "n" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["n"] = tk.data["n"]
                 cur.fields["n_per_group"] = tk.data["per"]
                 cur.spans["n"] = (tk.start, tk.end)
@@ -766,7 +768,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             else:
                 pending_n = tk
         elif tk.kind == "se":
-            if cur is not None and close and "se" not in cur.fields:
+            if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["se"] = tk.data["se"]
                 cur.spans["se"] = (tk.start, tk.end)
                 cur.last = cur.end = max(cur.end, tk.end)
