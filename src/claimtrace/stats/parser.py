@@ -994,11 +994,11 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
     return out
 
 
-# The trigger words, each found by a pattern that opens with one plain character (fast scanning; a
-# lookbehind checks the letters before it): (pattern, characters of the word before the match start).
-# No word can overlap another of its own list.
+# The trigger words, each found by a pattern that opens with plain characters (fast scanning: the regex engine
+# jumps to the next place they occur; a lookbehind checks the letters before them): (pattern, characters of
+# the word before the match start). No word can overlap another of its own list.
 _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
-    (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"f(?<=onf)idence int"), 2),
+    (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
     (re.compile(rb"b(?<=redib)le int"), 4),
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
