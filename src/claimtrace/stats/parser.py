@@ -417,7 +417,7 @@ def _scan_p(t: str) -> list[_Tok]:
             continue
         toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "ns", "p_value": None,
                                                    "spans": {"p": m.span(), "p_value": m.span()}}))
-    for m in _SIGLEVEL_RE.finditer(t):
+    for m in _SIGLEVEL_RE.finditer(t) if "significan" in t else ():  # the pattern opens with that word
         v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
         if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
             toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
