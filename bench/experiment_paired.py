@@ -1,5 +1,6 @@
 """Paired comparison inside an experiment output folder: every extractor scored on the items the
-slowest one finished (e.g. the local LLM's subset), so the rows compare like with like.
+slowest one finished (e.g. the local LLM's subset), so the rows compare like with like (evidence and,
+where the dataset has hypothesis gold, hypothesis scores).
 
     python bench/experiment_paired.py docs/results/ei-validation --out bench/results/ei_validation_paired.json
 """
@@ -12,6 +13,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
+from claimtrace.evaluate.metrics import micro, prf
 
 
 def main() -> None:
@@ -24,7 +26,7 @@ def main() -> None:
     for f in sorted((args.folder / "items").glob("*__*.jsonl")):
         preset, ex = f.stem.split("__")
         ok = [json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
-        rows[(preset, ex)] = {r["id"]: r for r in ok if not r.get("error") and "evidence" in r}
+        rows[(preset, ex)] = {r["id"]: r for r in ok if not r.get("error") and ("evidence" in r or "hypothesis" in r)}
     by_preset: dict[str, list[str]] = defaultdict(list)
     for preset, ex in rows:
         by_preset[preset].append(ex)
@@ -35,18 +37,23 @@ def main() -> None:
         common = set.intersection(*(set(rows[(preset, e)]) for e in exs))
         for ex in sorted(exs):
             rs = [rows[(preset, ex)][i] for i in sorted(common)]
-            e = micro_evidence([EvidenceScore.model_validate(r["evidence"]) for r in rs]) if rs else None
-            hit = sum(bool(r.get("evidence_hit")) for r in rs) / len(rs) if rs else None
+            evs = [EvidenceScore.model_validate(r["evidence"]) for r in rs if "evidence" in r]
+            e = micro_evidence(evs) if evs else None
+            hit = sum(bool(r.get("evidence_hit")) for r in rs) / len(rs) if evs else None
+            hyp = [r["hypothesis"] for r in rs if "hypothesis" in r]
+            h = micro(prf(x["tp"], x["fp"], x["fn"], x["tp_gold"]) for x in hyp) if hyp else None
+            hhit = sum(bool(r.get("hypothesis_hit")) for r in rs) / len(rs) if hyp else None
             out.append({"config": preset, "extractor": ex, "items": len(rs),
+                        "hypothesis_f1": h.f1 if h else None, "hypothesis_hit_at_1": hhit,
                         "evidence_precision": e.precision if e else None, "evidence_recall": e.recall if e else None,
                         "evidence_f1": e.f1 if e else None, "evidence_hit_at_1": hit,
                         "seconds_per_item": sum(r["seconds"] for r in rs) / len(rs) if rs else None})
-    print("| Configuration | Extractor | n (shared items) | Ev P | Ev R | Ev F1 | Ev hit@1 | s/item |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| Configuration | Extractor | n (shared items) | Hyp F1 | Hyp hit@1 | Ev P | Ev R | Ev F1 | Ev hit@1 | s/item |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for o in out:
         cells: list[str] = [str(o["config"]), str(o["extractor"]), str(o["items"])] + [
-            "–" if o[k] is None else f"{o[k]:.3f}" for k in ("evidence_precision", "evidence_recall", "evidence_f1",
-                                                             "evidence_hit_at_1")] + [
+            "–" if o[k] is None else f"{o[k]:.3f}" for k in ("hypothesis_f1", "hypothesis_hit_at_1", "evidence_precision",
+                                                             "evidence_recall", "evidence_f1", "evidence_hit_at_1")] + [
             "–" if o["seconds_per_item"] is None else f"{o['seconds_per_item']:.1f}"]
         print("| " + " | ".join(cells) + " |")
     if args.out:

@@ -23,7 +23,7 @@ def _save(plt: Any, fig: Any, path: str | Path) -> Path:
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=120, bbox_inches="tight")
     plt.close(fig)
     return out
 
@@ -59,7 +59,10 @@ def plot_lines(series: Mapping[str, Sequence[tuple[float, float]]], path: str | 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend()
+    if len(series) > 4:  # many lines: the legend goes beside the axes, not over the curves
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    else:
+        ax.legend()
     return _save(plt, fig, path)
 
 
