@@ -28,3 +28,15 @@ def test_hypothesis_gold_matches_the_parsed_documents(tmp_path: Path) -> None:
     bad.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]), encoding="utf-8")
     errors = mod.check(bad)
     assert len(errors) == 1 and rows[0]["id"] in errors[0]
+
+
+def test_heldout_hypothesis_gold_matches_the_parsed_documents() -> None:
+    shared_path("evidence-inference", "validation", "articles")
+    spec = importlib.util.spec_from_file_location("check_hypothesis_gold", REPO / "bench" / "data" / "check_hypothesis_gold.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = REPO / "bench" / "data" / "ei-hypotheses-heldout.jsonl"
+    assert mod.check(path) == []
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 30
