@@ -83,10 +83,11 @@ def main() -> None:
     final.meta = {"data": "kermitt2/hypothesis_detection (shared/data/hypotheses)",
                   "split": "last 25% of each corpus held out; threshold tuned on last 15% of the rest",
                   "train_sentences": len(train) + len(tune),
-                  "priors": {"explicit_cue": hc.EXPLICIT_PRIOR, "aim_cue": hc.AIM_PRIOR, "hypothesis_label": hc.LABEL_PRIOR,
+                  "priors": {"explicit_cue": hc.EXPLICIT_PRIOR, "aim_cue (AIM or AIM_WIDE)": hc.AIM_PRIOR, "hypothesis_label": hc.LABEL_PRIOR,
                              "test_statistic": hc.STAT_PRIOR}}
     final.save(args.out)
-    out = {"model": str(args.out.relative_to(REPO)), **final.metrics}
+    model = args.out.resolve()
+    out = {"model": str(model.relative_to(REPO)) if model.is_relative_to(REPO) else str(model), **final.metrics}
     (REPO / "bench" / "results").mkdir(parents=True, exist_ok=True)
     (REPO / "bench" / "results" / "hypothesis_classifier.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out, indent=1))

@@ -55,3 +55,30 @@ def test_explicit_hypothesis_cues() -> None:
     assert cues["explicit"].lower() == "we hypothesized" and cues["label"] == "H1"
     assert hypothesis_score(s) > 0.9
     assert hypothesis_score("Participants were 40 undergraduates, t(38) = 2.1, p = .04.") < 0.3
+
+
+def test_wider_aim_phrasings_are_cues_but_not_treatment_goals() -> None:
+    # aim sentences from Evidence-Inference validation papers (PMC3664320, PMC1940068, PMC2474855, PMC2869037,
+    # PMC3686162) that the narrower AIM pattern missed
+    aims = [
+        "The aim of this subgroup analysis was to evaluate the efficacy and safety of axitinib compared with sorafenib "
+        "in Japanese patients with mRCC enrolled in the AXIS trial.",
+        "Our objective in this study was to use carefully controlled exposure of healthy adults to real-life ambient "
+        "air particles to delineate the relationship between exposure and oxidative stress.",
+        "The primary aims of the process evaluation were to monitor the extent to which the teachers delivered PAAC as "
+        "originally planned.",
+        "For this reason, a study was setup to compare efficacy and safety of F versus zolmitriptan (Z).",
+        "We therefore conducted a large-scale randomised controlled trial of an intervention that aimed to reduce "
+        "incident delirium.",
+    ]
+    for s in aims:
+        assert "aim" in hypothesis_cues(s), s
+        assert hypothesis_score(s) > max(0.5, hypothesis_score(s, priors=False)), s
+    not_aims = [
+        "The goal of therapy is to reduce pain and restore function.",
+        "We performed a power calculation to determine the sample size.",
+        "An echocardiogram was performed to determine the ejection fraction.",
+        "The aim of treatment was to keep HbA1c below 7%.",
+    ]
+    for s in not_aims:
+        assert "aim" not in hypothesis_cues(s), s

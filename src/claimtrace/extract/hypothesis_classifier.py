@@ -31,6 +31,23 @@ AIM = re.compile(
     r"(in|with) (this|the present|the current) (study|trial|paper|work|report|analysis),? we\b|"
     r"(the|this) (present|current) (study|trial|work|paper) (was designed|aims?|aimed|sought|(further )?investigated|"
     r"examined|tested|evaluated|assessed|compared)|in this paper we present)", re.I)
+# Wider aim phrasings for the cue and the prior (not a feature of the trained model, whose ``aim_cue``
+# keeps the narrower AIM it was trained with): "the primary aims of the process evaluation were to",
+# "our objective in this study was to", "a study was set up to compare", "we therefore conducted a
+# randomised trial of an intervention that aimed to reduce", "we performed a double-blind study to
+# examine". The object must be the study itself, so "the goal of therapy is to ..." or "we performed a
+# power calculation to determine ..." do not count.
+_STUDY = r"(?:study|trial|analysis|analyses|evaluation|paper|work|research|report|investigation|experiment|project|survey)"
+_AIM_VERB = (r"(?:compare|assess|evaluate|determine|examine|investigate|test|establish|explore|identify|measure|"
+             r"quantify|estimate|describe|reduce|improve|prevent|confirm|demonstrate|clarify|characteri[sz]e)")
+AIM_WIDE = re.compile(
+    r"\b(?:(?:the|our|this|its)\s+(?:[\w-]+\s+){0,2}?(?:aims?|objectives?|purposes?|goals?)\s+"
+    r"(?:(?:of|in|for)\s+(?:[^.;:]{0,40}?\s)?" + _STUDY + r"\w*\s+)?(?:was|were|is|are)\s+(?:to|two-?fold|three-?fold)\b"
+    r"|" + _STUDY + r"\s+(?:was|were|is)\s+(?:designed|set\s?up|conducted|performed|undertaken|carried out|planned)\s+"
+    r"(?:in order\s+)?to\s+" + _AIM_VERB + r"\b"
+    r"|\bwe\s+(?:therefore\s+|thus\s+|hence\s+)?(?:conducted|performed|designed|undertook|carried out|initiated)\s+"
+    r"[^.;]{0,40}?\b" + _STUDY + r"\b[^.;]{0,60}?\s(?:to|in order to|that aimed to|aiming to|aimed to)\s+" + _AIM_VERB + r"\b)",
+    re.I)
 LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
 HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|suggests?|suggesting|"
                    r"presumably|putative|whether|appears? to|seems? to|is thought|are thought)\b", re.I)
@@ -70,7 +87,7 @@ def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str
         if m:
             z += EXPLICIT_PRIOR
             cues.insert(0, repr(m.group(0)))
-        a = AIM.search(text) if not m else None
+        a = (AIM.search(text) or AIM_WIDE.search(text)) if not m else None
         if a:
             z += AIM_PRIOR
             cues.insert(0, repr(a.group(0)))
@@ -86,10 +103,12 @@ def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str
 def hypothesis_cues(text: str) -> dict[str, str]:
     """The explicit hypothesis cues in a sentence: {"explicit"|"aim"|"label": matched text}."""
     out: dict[str, str] = {}
-    for name, rx in (("explicit", EXPLICIT), ("aim", AIM), ("label", LABEL)):
-        m = rx.search(text)
-        if m:
-            out[name] = m.group(0)
+    for name, rxs in (("explicit", (EXPLICIT,)), ("aim", (AIM, AIM_WIDE)), ("label", (LABEL,))):
+        for rx in rxs:
+            m = rx.search(text)
+            if m:
+                out[name] = m.group(0)
+                break
     return out
 
 
