@@ -5,7 +5,8 @@ Lenient: the same against the gold or any of the annotator's acceptable alternat
 bench/data/ei-hypotheses.jsonl: other body sentences that also state the hypothesis or aim).
 Writes bench/results/hypothesis_lenient.json.
 
-    .venv/bin/python bench/hypothesis_lenient.py [docs/results/ei-hypotheses]
+    .venv/bin/python bench/hypothesis_lenient.py [FOLDER [GOLD.jsonl]]
+    .venv/bin/python bench/hypothesis_lenient.py docs/results/ei-hypotheses-heldout bench/data/ei-hypotheses-heldout.jsonl
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ GOLD = ROOT / "bench" / "data" / "ei-hypotheses.jsonl"
 
 def main() -> None:
     """Print and write strict/lenient hit@1 per (configuration, extractor)."""
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "results" / "ei-hypotheses"
+    folder = (Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "results" / "ei-hypotheses").resolve()
+    gold = Path(sys.argv[2]) if len(sys.argv) > 2 else GOLD
     alts: dict[str, list[str]] = {}
-    for item in read_dataset(GOLD):
+    for item in read_dataset(gold):
         units = getattr(item, "alt_units", None) or []
         if units:
             doc = load_document(item.doc)
@@ -44,9 +46,13 @@ def main() -> None:
                       for r in rows)
         table.append({"config": preset, "extractor": ex, "n": len(rows), "strict_hit_at_1": strict / len(rows),
                       "lenient_hit_at_1": lenient / len(rows)})
-    out = {"folder": str(folder.relative_to(ROOT)) if folder.is_relative_to(ROOT) else str(folder),
-           "papers_with_alternatives": len(alts), "table": table}
-    (ROOT / "bench" / "results" / "hypothesis_lenient.json").write_text(json.dumps(out, indent=1) + "\n")
+    name = str(folder.relative_to(ROOT)) if folder.is_relative_to(ROOT) else str(folder)
+    out = {"folder": name, "papers_with_alternatives": len(alts), "table": table}
+    res = ROOT / "bench" / "results" / "hypothesis_lenient.json"
+    allres = json.loads(res.read_text()) if res.exists() else {}
+    allres = allres if "runs" in allres else {"runs": {}}
+    allres["runs"][name] = out
+    res.write_text(json.dumps(allres, indent=1) + "\n")
     print("| config | extractor | n | strict hit@1 | lenient hit@1 |\n|---|---|---|---|---|")
     for t in table:
         print(f"| {t['config']} | {t['extractor']} | {t['n']} | {t['strict_hit_at_1']:.3f} | {t['lenient_hit_at_1']:.3f} |")
