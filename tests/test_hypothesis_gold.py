@@ -40,3 +40,15 @@ def test_heldout_hypothesis_gold_matches_the_parsed_documents() -> None:
     assert mod.check(path) == []
     rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 30
+
+
+def test_test_hypothesis_gold_matches_the_parsed_documents() -> None:
+    shared_path("evidence-inference", "train", "articles")
+    spec = importlib.util.spec_from_file_location("check_hypothesis_gold", REPO / "bench" / "data" / "check_hypothesis_gold.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = REPO / "bench" / "data" / "ei-hypotheses-test.jsonl"
+    assert mod.check(path) == []
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 30
