@@ -70,6 +70,10 @@ def test_wider_aim_phrasings_are_cues_but_not_treatment_goals() -> None:
         "For this reason, a study was setup to compare efficacy and safety of F versus zolmitriptan (Z).",
         "We therefore conducted a large-scale randomised controlled trial of an intervention that aimed to reduce "
         "incident delirium.",
+        # held-out papers PMC5066848, PMC5313491, PMC5807541
+        "Here, we report the efficacy and safety of IND/GLY in the Japanese subgroup of patients.",
+        "The goal of the present study was therefore to assess the effects of an intraoperative protocol.",
+        "Therefore, we evaluated the effects of OLP for CRF.",
     ]
     for s in aims:
         assert "aim" in hypothesis_cues(s), s
@@ -79,6 +83,7 @@ def test_wider_aim_phrasings_are_cues_but_not_treatment_goals() -> None:
         "We performed a power calculation to determine the sample size.",
         "An echocardiogram was performed to determine the ejection fraction.",
         "The aim of treatment was to keep HbA1c below 7%.",
+        "Therefore, we recommend a lower dose.",
     ]
     for s in not_aims:
         assert "aim" not in hypothesis_cues(s), s

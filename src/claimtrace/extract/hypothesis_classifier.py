@@ -39,14 +39,19 @@ AIM = re.compile(
 # power calculation to determine ..." do not count.
 _STUDY = r"(?:study|trial|analysis|analyses|evaluation|paper|work|research|report|investigation|experiment|project|survey)"
 _AIM_VERB = (r"(?:compare|assess|evaluate|determine|examine|investigate|test|establish|explore|identify|measure|"
-             r"quantify|estimate|describe|reduce|improve|prevent|confirm|demonstrate|clarify|characteri[sz]e)")
+             r"quantify|estimate|describe|reduce|improve|prevent|confirm|demonstrate|clarify|characteri[sz]e|define|"
+             r"analy[sz]e|report)")
 AIM_WIDE = re.compile(
     r"\b(?:(?:the|our|this|its)\s+(?:[\w-]+\s+){0,2}?(?:aims?|objectives?|purposes?|goals?)\s+"
-    r"(?:(?:of|in|for)\s+(?:[^.;:]{0,40}?\s)?" + _STUDY + r"\w*\s+)?(?:was|were|is|are)\s+(?:to|two-?fold|three-?fold)\b"
+    r"(?:(?:of|in|for)\s+(?:[^.;:]{0,40}?\s)?" + _STUDY + r"\w*\s+)?(?:was|were|is|are)\s+(?:therefore\s+|thus\s+|hence\s+)?"
+    r"(?:to|two-?fold|three-?fold)\b"
     r"|" + _STUDY + r"\s+(?:was|were|is)\s+(?:designed|set\s?up|conducted|performed|undertaken|carried out|planned)\s+"
     r"(?:in order\s+)?to\s+" + _AIM_VERB + r"\b"
     r"|\bwe\s+(?:therefore\s+|thus\s+|hence\s+)?(?:conducted|performed|designed|undertook|carried out|initiated)\s+"
-    r"[^.;]{0,40}?\b" + _STUDY + r"\b[^.;]{0,60}?\s(?:to|in order to|that aimed to|aiming to|aimed to)\s+" + _AIM_VERB + r"\b)",
+    r"[^.;]{0,40}?\b" + _STUDY + r"\b[^.;]{0,60}?\s(?:to|in order to|that aimed to|aiming to|aimed to)\s+" + _AIM_VERB + r"\b"
+    r"|\b(?:here|hence|therefore|thus|accordingly)\s*,?\s+(?:in (?:this|the present|our) \w+\s*,?\s+)?we\s+"
+    r"(?:report|describe|present|evaluated?|compared?|examined?|assessed?|investigated?|analy[sz]ed?|tested|explored?|"
+    r"studied|conducted|performed|undertook|designed)\b)",
     re.I)
 LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
 HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|suggests?|suggesting|"
