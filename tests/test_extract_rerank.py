@@ -74,7 +74,15 @@ def test_experiment_config_rejects_missing_finetuned_model(tmp_path: Path) -> No
         load_config(y)
     y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-k5]\n"
                  "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
-    assert load_config(y).presets == ["rag-k5"]  # only needed by finetuned-rerank
+    assert load_config(y).presets == ["rag-k5"]  # not needed by plain top-k
+    # rag-rerank with the default (fine-tuned rescoring) reranker needs it too; with another reranker not
+    y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-rerank]\n"
+                 "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"rag-rerank: no fine-tuned retriever in .*missing-model"):
+        load_config(y)
+    y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-rerank]\n"
+                 "extractor_options:\n  finetuned_model: missing-model\n  reranker: dense\n", encoding="utf-8")
+    assert load_config(y).presets == ["rag-rerank"]
 
 
 def test_finetuned_rerank_uses_the_finetuned_retriever_top30() -> None:

@@ -122,13 +122,21 @@ def load_config(path: str | Path) -> ExperimentConfig:
     ft = cfg.extractor_options.finetuned_model
     if ft and not Path(ft).expanduser().is_absolute():
         cfg.extractor_options.finetuned_model = str((p.parent / ft).resolve())
-    if "finetuned-rerank" in [*cfg.presets, *(cfg.llm.presets or [])]:
+    # which presets read the fine-tuned retriever: finetuned-rerank always; rag-rerank when its reranker is
+    # the non-LLM default (fine-tuned rescoring) for the extractor that runs it
+    needs = []
+    for ex in cfg.extractors:
+        presets = cfg.llm.presets if ex == "llm" and cfg.llm.presets else cfg.presets
+        reranker = cfg.llm.reranker if ex == "llm" else cfg.extractor_options.reranker
+        needs += [name for name in presets
+                  if name == "finetuned-rerank" or (name == "rag-rerank" and reranker in (None, "finetuned"))]
+    if needs:
         from claimtrace.extract.context import check_finetuned_dir
 
         try:
             cfg.extractor_options.finetuned_model = str(check_finetuned_dir(cfg.extractor_options.finetuned_model))
         except ClaimtraceError as exc:
-            raise InputError(p, f"finetuned-rerank: {exc}") from None
+            raise InputError(p, f"{needs[0]}: {exc}") from None
     return cfg
 
 
