@@ -67,22 +67,20 @@ def test_finetuned_rerank_missing_model_dir_is_one_line_error(tmp_path: Path) ->
 def test_experiment_config_rejects_missing_finetuned_model(tmp_path: Path) -> None:
     from claimtrace.evaluate.experiment import load_config
 
-    y = tmp_path / "exp.yaml"
-    y.write_text("dataset: d.jsonl\noutput: out\npresets: [finetuned-rerank]\n"
-                 "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
+    def config(preset: str, reranker: str | None = None) -> Path:
+        y = tmp_path / "exp.yaml"
+        y.write_text(f"dataset: d.jsonl\noutput: out\npresets: [{preset}]\n"
+                     "extractor_options:\n  finetuned_model: missing-model\n"
+                     + (f"  reranker: {reranker}\n" if reranker else ""), encoding="utf-8")
+        return y
+
     with pytest.raises(InputError, match=r"finetuned-rerank: no fine-tuned retriever in .*missing-model"):
-        load_config(y)
-    y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-k5]\n"
-                 "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
-    assert load_config(y).presets == ["rag-k5"]  # not needed by plain top-k
+        load_config(config("finetuned-rerank"))
+    assert load_config(config("rag-k5")).presets == ["rag-k5"]  # not needed by plain top-k
     # rag-rerank with the default (fine-tuned rescoring) reranker needs it too; with another reranker not
-    y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-rerank]\n"
-                 "extractor_options:\n  finetuned_model: missing-model\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"rag-rerank: no fine-tuned retriever in .*missing-model"):
-        load_config(y)
-    y.write_text("dataset: d.jsonl\noutput: out\npresets: [rag-rerank]\n"
-                 "extractor_options:\n  finetuned_model: missing-model\n  reranker: dense\n", encoding="utf-8")
-    assert load_config(y).presets == ["rag-rerank"]
+        load_config(config("rag-rerank"))
+    assert load_config(config("rag-rerank", "dense")).presets == ["rag-rerank"]
 
 
 def test_finetuned_rerank_uses_the_finetuned_retriever_top30() -> None:

@@ -6,16 +6,25 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from conftest import REPO, shared_path
 
 
-def test_hypothesis_gold_matches_the_parsed_documents(tmp_path: Path) -> None:
-    shared_path("evidence-inference", "validation", "articles")
+def _checker() -> Any:
+    """The gold-set checker in bench/data (a script, loaded as a module)."""
     spec = importlib.util.spec_from_file_location("check_hypothesis_gold", REPO / "bench" / "data" / "check_hypothesis_gold.py")
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
+    return mod
+
+
+def test_hypothesis_gold_matches_the_parsed_documents(tmp_path: Path) -> None:
+    shared_path("evidence-inference", "validation", "articles")
+    mod = _checker()
     path = REPO / "bench" / "data" / "ei-hypotheses.jsonl"
     assert mod.check(path) == []
     rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
@@ -30,25 +39,10 @@ def test_hypothesis_gold_matches_the_parsed_documents(tmp_path: Path) -> None:
     assert len(errors) == 1 and rows[0]["id"] in errors[0]
 
 
-def test_heldout_hypothesis_gold_matches_the_parsed_documents() -> None:
-    shared_path("evidence-inference", "validation", "articles")
-    spec = importlib.util.spec_from_file_location("check_hypothesis_gold", REPO / "bench" / "data" / "check_hypothesis_gold.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    path = REPO / "bench" / "data" / "ei-hypotheses-heldout.jsonl"
-    assert mod.check(path) == []
-    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 30
-
-
-def test_test_hypothesis_gold_matches_the_parsed_documents() -> None:
-    shared_path("evidence-inference", "train", "articles")
-    spec = importlib.util.spec_from_file_location("check_hypothesis_gold", REPO / "bench" / "data" / "check_hypothesis_gold.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    path = REPO / "bench" / "data" / "ei-hypotheses-test.jsonl"
-    assert mod.check(path) == []
+@pytest.mark.parametrize(("name", "split"), [("ei-hypotheses-heldout.jsonl", "validation"), ("ei-hypotheses-test.jsonl", "train")])
+def test_heldout_and_test_hypothesis_gold_match_the_parsed_documents(name: str, split: str) -> None:
+    shared_path("evidence-inference", split, "articles")
+    path = REPO / "bench" / "data" / name
+    assert _checker().check(path) == []
     rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 30

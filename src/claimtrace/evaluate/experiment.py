@@ -91,6 +91,16 @@ class ExperimentConfig(BaseModel):
     stages: list[Stage] = Field(default_factory=lambda: list(ALL_STAGES), min_length=1)
 
 
+def _presets_for(cfg: ExperimentConfig, extractor: str) -> list[str]:
+    """The presets an extractor runs (the LLM's own list when it has one)."""
+    return cfg.llm.presets if extractor == "llm" and cfg.llm.presets else cfg.presets
+
+
+def _reranker_for(cfg: ExperimentConfig, extractor: str) -> str | None:
+    """The reranker spec of an extractor's rerank configurations."""
+    return cfg.llm.reranker if extractor == "llm" else cfg.extractor_options.reranker
+
+
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate an experiment YAML file (relative paths resolve against it)."""
     p = Path(path)
@@ -126,9 +136,8 @@ def load_config(path: str | Path) -> ExperimentConfig:
     # the non-LLM default (fine-tuned rescoring) for the extractor that runs it
     needs = []
     for ex in cfg.extractors:
-        presets = cfg.llm.presets if ex == "llm" and cfg.llm.presets else cfg.presets
-        reranker = cfg.llm.reranker if ex == "llm" else cfg.extractor_options.reranker
-        needs += [name for name in presets
+        reranker = _reranker_for(cfg, ex)
+        needs += [name for name in _presets_for(cfg, ex)
                   if name == "finetuned-rerank" or (name == "rag-rerank" and reranker in (None, "finetuned"))]
     if needs:
         from claimtrace.extract.context import check_finetuned_dir
@@ -159,7 +168,7 @@ class _Runner:
         self.preset = get_preset(preset)
         self.extractor_name = extractor
         o = cfg.extractor_options
-        reranker = cfg.llm.reranker if extractor == "llm" else o.reranker
+        reranker = _reranker_for(cfg, extractor)
         self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker, finetuned_dir=o.finetuned_model)
         if extractor == "llm":
             from claimtrace.extract.llm_extractor import LLMExtractor
@@ -311,9 +320,8 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
     (out / "config.json").write_text(json.dumps({**cfg.model_dump(), "fingerprint": fingerprint}, indent=2) + "\n")
     runs: list[tuple[str, str, list[EvalItem]]] = []
     for ex in cfg.extractors:
-        presets = cfg.llm.presets if ex == "llm" and cfg.llm.presets else cfg.presets
         subset = items[: cfg.llm.limit] if ex == "llm" and cfg.llm.limit else items
-        runs.extend((p, ex, subset) for p in presets)
+        runs.extend((p, ex, subset) for p in _presets_for(cfg, ex))
     all_rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for preset, ex, subset in runs:
         path = out / "items" / f"{preset}__{ex}.jsonl"

@@ -78,6 +78,9 @@ class ContextSelector:
     finetuned_dir: str | None = None
     llm_client: Any = None  # the LLM client RankGPT uses (``llm`` reranker); None: the configured default
     _cache: dict[tuple[str, str], tuple[list[Any], Any, Any]] = field(default_factory=dict)
+    #: the selections made for the current document (an extractor and the experiment's diagnostics ask
+    #: for the same context: the second request costs nothing, RankGPT calls included)
+    _selected: dict[tuple[str, str, str, str], list[str]] = field(default_factory=dict)
     _retrievers: dict[str, Any] = field(default_factory=dict)
     _rerankers: dict[str, Any] = field(default_factory=dict)
 
@@ -130,13 +133,19 @@ class ContextSelector:
             return list(dict.fromkeys(ids))
         from claimtrace.retrieval.selectors import PRESETS, select
 
-        units, index, retriever = self._prepare(doc, self.retriever_for(config))
+        retriever_spec = self.retriever_for(config)
+        units, index, retriever = self._prepare(doc, retriever_spec)
         if not units:
             return []
         spec = self.reranker_for(config)
-        reranker = self._get_reranker(spec) if spec else None
-        hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
-        return [h.unit_id for h in hits]
+        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec}")
+        if key not in self._selected:
+            for k in [k for k in self._selected if k[0] != doc.id]:  # one document at a time
+                del self._selected[k]
+            reranker = self._get_reranker(spec) if spec else None
+            hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
+            self._selected[key] = [h.unit_id for h in hits]
+        return list(self._selected[key])
 
     def _get_reranker(self, spec: str) -> Any:
         if spec not in self._rerankers:
