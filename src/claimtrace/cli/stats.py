@@ -66,6 +66,49 @@ def _fmt_p(cmp: str | None, p: float | None) -> str:
     return f"{cmp} {p:.4g}" if p is not None else cmp
 
 
+def _span(r: DocumentStat, name: str, fallback: float | None) -> str:
+    if name in r.spans:
+        return r.spans[name].text
+    return f"{fallback:g}" if fallback is not None else "?"
+
+
+def _groups(r: DocumentStat) -> str:
+    """Group descriptives as written: ``40/57 (70%) vs 19/58 (33%)``."""
+    groups: list[str] = []
+    for d in r.descriptives:
+        if d.kind == "percent" and groups and "/" in groups[-1] and "(" not in groups[-1]:
+            groups[-1] += f" ({d.text})"
+        elif d.kind in ("count", "percent", "mean", "median"):
+            groups.append(d.text)
+    return " vs ".join(groups[:4])
+
+
+def compact_result(r: DocumentStat) -> str:
+    """The statistic as a short cell: ``t(28) = 2.20, p = .03``; ``40/57 (70%) vs 19/58 (33%), p < .001``."""
+    parts: list[str] = []
+    if r.test:
+        name = r.test_text or r.test
+        dfs = ", ".join(f"{d:g}" for d in (r.df1, r.df2) if d is not None)
+        head = f"{name}({dfs})" if dfs else name
+        parts.append(f"{head} {r.comparison or '='} {_span(r, 'value', r.value)}")
+    elif r.descriptives:
+        groups = _groups(r)
+        if groups:
+            parts.append(groups)
+    if r.ci_low is not None and r.ci_high is not None:
+        level = f"{r.ci_level * 100:g}% " if r.ci_level else ""
+        parts.append(f"{level}CI [{r.ci_low:g}, {r.ci_high:g}]")
+    if r.p_comparison == "ns":
+        parts.append("ns")
+    elif r.p_comparison is not None:
+        p_text = r.spans["p"].text if "p" in r.spans else (f"{r.p_value:g}" if r.p_value is not None else "?")
+        parts.append(f"p {r.p_comparison} {p_text}")
+    if not parts:
+        text = " ".join(r.text.split())
+        return text if len(text) <= 60 else "…" + text[-59:]
+    return ", ".join(parts)
+
+
 def _flag(r: DocumentStat) -> str:
     if r.decision_error:
         return "[bold red]decision error[/]"
@@ -88,11 +131,8 @@ def print_table(results: list[DocumentStat], source: str) -> None:
     for col in ("section", "sentence", "result", "reported p", "recomputed p", "flag"):
         table.add_column(col, overflow="fold")
     for r in results:
-        text = " ".join(r.text.split())
-        if len(text) > 90:
-            text = text[:89] + "…"
         section = r.section or r.scope
-        table.add_row(escape(section[:30]), r.unit_id or "", escape(text), _fmt_p(r.p_comparison, r.p_value),
+        table.add_row(escape(section[:30]), r.unit_id or "", escape(compact_result(r)), _fmt_p(r.p_comparison, r.p_value),
                       f"{r.computed_p:.4g}" if r.computed_p is not None else "", _flag(r))
     con.print(table)
     s = summary(results)

@@ -112,6 +112,7 @@ class Source(_Model):
     path: str
     format: SourceFormat
     size: int | None = None
+    encoding: str | None = None  # text formats: the encoding detected (utf-8, utf-16-le, cp1252...)
 
 
 class Document(_Model):

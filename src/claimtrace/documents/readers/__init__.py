@@ -58,7 +58,7 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
             return "html"
         if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype"):
             raise InputError(path, "unsupported XML format (expected JATS/NLM, GROBID TEI or HTML)")
-    if _looks_binary(head):
+    if _looks_binary(data):
         raise InputError(path, "unsupported format (binary file that is not a PDF)")
     suffix = Path(path).suffix.lower()
     if suffix in (".md", ".markdown"):
@@ -68,15 +68,23 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
     return "text"
 
 
-def _looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
-        return True
+def _looks_binary(data: bytes) -> bool:
+    """Not text in any encoding the text reader detects (UTF-8/16/32 with a BOM, UTF-8, legacy 8-bit)."""
+    from claimtrace.documents.readers.text import bom_encoding, decode_text
+
+    head = data[:4096]
+    if bom_encoding(head) is not None:
+        return False
     try:
         head.decode("utf-8")
+        return False
     except UnicodeDecodeError as exc:
-        # a multi-byte character cut at the 4 KiB boundary is still text
-        if exc.start < len(head) - 4:
-            return True
+        if exc.start >= len(head) - 4 and b"\x00" not in head:
+            return False  # a multi-byte character cut at the 4 KiB boundary is still text
+    try:
+        decode_text(data[:65536])
+    except InputError:
+        return True
     return False
 
 
