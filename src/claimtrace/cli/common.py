@@ -23,7 +23,7 @@ def stderr_console() -> Console:
 @lru_cache(maxsize=1)
 def stdout_console() -> Console:
     """A rich console on stdout (human-readable reports)."""
-    return Console(highlight=False)
+    return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 
 def print_json(obj: Any) -> None:

@@ -58,14 +58,6 @@ def summary(results: list[DocumentStat]) -> dict[str, int]:
     }
 
 
-def _fmt_p(cmp: str | None, p: float | None) -> str:
-    if cmp is None:
-        return ""
-    if cmp == "ns":
-        return "ns"
-    return f"{cmp} {p:.4g}" if p is not None else cmp
-
-
 def _span(r: DocumentStat, name: str, fallback: float | None) -> str:
     if name in r.spans:
         return r.spans[name].text
@@ -128,11 +120,11 @@ def print_table(results: list[DocumentStat], source: str) -> None:
 
     con = stdout_console()
     table = Table(title=f"Statistical results in {source}", show_lines=False)
-    for col in ("section", "sentence", "result", "reported p", "recomputed p", "flag"):
+    for col in ("section", "sentence", "result (as reported)", "recomputed p", "flag"):
         table.add_column(col, overflow="fold")
     for r in results:
         section = r.section or r.scope
-        table.add_row(escape(section[:30]), r.unit_id or "", escape(compact_result(r)), _fmt_p(r.p_comparison, r.p_value),
+        table.add_row(escape(section[:30]), r.unit_id or "", escape(compact_result(r)),
                       f"{r.computed_p:.4g}" if r.computed_p is not None else "", _flag(r))
     con.print(table)
     s = summary(results)
