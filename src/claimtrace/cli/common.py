@@ -162,3 +162,24 @@ def _internal(exc: BaseException) -> NoReturn:
     print(f"error: internal error ({type(exc).__name__}: {_one_line(str(exc))[:200]}); "
           f"the traceback is in {path}", file=sys.stderr)
     raise SystemExit(1)
+
+
+def check_out_dir(out: Path) -> None:
+    """Create an ``--out`` folder, or refuse one that is a file or cannot be written (one-line error)."""
+    from claimtrace.errors import InputError
+
+    if out.exists() and not out.is_dir():
+        raise InputError(out, "is a file; --out takes a folder here")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".claimtrace-write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise InputError(out, f"cannot write to this folder ({exc.strerror or exc})") from None
+
+
+def only_with(flag: str, given: bool, needed: str, present: bool) -> None:
+    """An option that does not apply is an error: ``flag`` only goes with ``needed``."""
+    if given and not present:
+        fail(f"{flag} only applies with {needed}")

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import print_json, stdout_console
+from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.errors import InputError
 from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
 
@@ -145,22 +145,29 @@ def _run(source: str, alpha: float) -> list[DocumentStat]:
 def stats(
     source: str = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON record per result."),
-    batch: Path | None = typer.Option(None, "--batch", help="JSONL with {\"id\", \"doc\"} per line."),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: write rows here (resumes)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level for decision errors."),
 ) -> None:
     """Find, parse and check every statistical result (t, F, chi2, r, z, Q, OR/HR/RR, CIs, p...)."""
     if not 0 < alpha < 1:
         raise InputError(None, f"--alpha must be between 0 and 1, got {alpha}")
+    only_with("--out", out is not None, "--batch", batch is not None)
     if batch is not None:
-        from claimtrace.batch import read_jsonl, run_batch
+        from claimtrace.batch import check_out_file, item_doc, item_text, read_jsonl, run_batch
 
+        if source is not None:
+            fail("give either FILE or --batch, not both")
+        check_out_file(out)
         items = read_jsonl(batch)
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            doc = item.get("doc")
-            if not isinstance(doc, str) or not doc:
-                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
+            text = item_text(item)
+            if text is not None and item.get("doc") is None:
+                res = stats_for_text(text, alpha=alpha)
+                return {"schema_version": SCHEMA_VERSION, "doc": None, "summary": summary(res),
+                        "results": records(res)}
+            doc = item_doc(item, batch)
             res = stats_for_file(doc, alpha=alpha)
             return {"schema_version": SCHEMA_VERSION, "doc": doc, "summary": summary(res),
                     "results": records(res)}
