@@ -135,7 +135,8 @@ def run_app(app: Any) -> NoReturn:
     except SystemExit:
         raise
     except UnicodeDecodeError as exc:
-        fail(f"input is not valid {exc.encoding} text (byte {exc.start})")
+        where = _file_in_traceback(exc)
+        fail(f"{where + ': ' if where else ''}not valid {exc.encoding} text (byte {exc.start})")
     except OSError as exc:
         if exc.filename is None:
             _internal(exc)
@@ -143,6 +144,22 @@ def run_app(app: Any) -> NoReturn:
     except Exception as exc:
         _internal(exc)
     raise SystemExit(code if isinstance(code, int) else 0)
+
+
+def _file_in_traceback(exc: BaseException) -> str | None:
+    """The file a failed read was reading: a path-valued local of the innermost claimtrace frame."""
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        if not frame.f_globals.get("__name__", "").startswith("claimtrace"):
+            continue
+        for value in frame.f_locals.values():
+            if isinstance(value, Path) and value.is_file():
+                return str(value)
+    return None
 
 
 def _click_exceptions() -> Any:

@@ -52,6 +52,14 @@ def conclude(
     if retriever not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --retriever {retriever!r}; choose bm25, dense or hybrid")
     hib = parse_polarity(higher_is_better)
+    items: list[dict[str, Any]] = []
+    if batch is not None:  # bad input is reported before any work is announced
+        from claimtrace.batch import check_out_file, read_jsonl
+
+        if papers:
+            fail("give either PAPER... or --batch, not both")
+        check_out_file(out)
+        items = read_jsonl(batch)
     settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
     ready = settings.configured("conclusion")
     if method in LLM_METHODS and not ready:
@@ -67,12 +75,8 @@ def conclude(
                             "clustering": clustering}
 
     if batch is not None:
-        if papers:
-            fail("give either PAPER... or --batch, not both")
-        from claimtrace.batch import check_out_file, item_docs, read_jsonl, run_batch
+        from claimtrace.batch import item_docs, run_batch
 
-        check_out_file(out)
-        items = read_jsonl(batch)
         results: list[tuple[str, ConcludeResult]] = []
 
         def one(item: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, only_with, print_json
+from claimtrace.cli.common import check_out_dir, fail, only_with, print_json
 
 
 @app.command("experiment")
@@ -25,6 +25,8 @@ def experiment_cmd(
     """Run context configurations × extractors over a dataset; write per-item results, tables and plots."""
     from claimtrace.evaluate.experiment import load_config, run_experiment
 
+    if output is not None:
+        check_out_dir(output)
     cfg = load_config(config)
     if limit is not None:
         if limit < 1:
@@ -54,8 +56,11 @@ def experiment_data_cmd(
     json_out: bool = typer.Option(False, "--json", help="With --out: print a JSON summary to stdout."),
 ) -> None:
     """Build an experiment dataset: {"id","doc","finding","hypothesis","evidence",...} per line."""
+    from claimtrace.batch import check_out_file
     from claimtrace.evaluate.datasets import convert_evidence_inference, load_score_traces
 
+    only_with("--json", json_out, "--out", out is not None)
+    check_out_file(out)
     if kind == "evidence-inference":
         rows = list(convert_evidence_inference(source, body_only=not with_abstract, with_units=not no_units,
                                                limit=limit))
@@ -63,16 +68,12 @@ def experiment_data_cmd(
         rows = load_score_traces(source, docs_dir=docs_dir)[:limit]
     else:
         fail(f"unknown --from {kind!r}; choose evidence-inference or score")
-    only_with("--json", json_out, "--out", out is not None)
     if not rows:
         fail(f"{source}: no items")
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     if out is None:
         sys.stdout.write(text)
         return
-    from claimtrace.batch import check_out_file
-
-    check_out_file(out)
     out.write_text(text, encoding="utf-8")
     info = {"schema_version": "1.0", "items": len(rows), "out": str(out),
             "with_evidence_units": sum(1 for r in rows if r.get("evidence_units"))}
