@@ -17,7 +17,7 @@ SCHEMA_VERSION = "1.0"
 
 Scope = Literal["body", "abstract"]
 SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]
-SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown"]
+SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown", "docx"]
 ExcludedKind = Literal[
     "references",
     "table",

@@ -30,6 +30,7 @@ _READER_MODULES: dict[SourceFormat, str] = {
     "html": "claimtrace.documents.readers.html",
     "text": "claimtrace.documents.readers.text",
     "markdown": "claimtrace.documents.readers.text",
+    "docx": "claimtrace.documents.readers.docx",
 }
 
 
@@ -46,6 +47,12 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"%PDF") or b"%PDF-" in head[:1024]:
         return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        from claimtrace.documents.readers.docx import is_docx
+
+        if is_docx(data):
+            return "docx"
+        raise InputError(path, "unsupported format (a ZIP archive that is not a Word .docx file)")
     lower = stripped[:4096].lower()
     if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype") or lower.startswith(b"<"):
         if re.search(rb"<tei[\s>]|http://www\.tei-c\.org/ns", lower):
@@ -89,7 +96,7 @@ def _looks_binary(data: bytes) -> bool:
 
 
 def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: SourceFormat | None = None) -> Document:
-    """Read a paper from disk (JATS, TEI, PDF, HTML, text, Markdown) into a Document."""
+    """Read a paper from disk (JATS, TEI, PDF, HTML, Word .docx, text, Markdown) into a Document."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "no such file")

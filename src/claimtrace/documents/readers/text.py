@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from claimtrace.documents.builder import DocumentBuilder
-from claimtrace.documents.model import Document, SourceFormat
+from claimtrace.documents.model import Document, ExcludedKind, SourceFormat
 from claimtrace.documents.sections import excluded_heading
 from claimtrace.errors import InputError
 
@@ -82,9 +82,17 @@ class TextReader:
     def read(self, data: bytes, path: str) -> Document:
         """Parse text/Markdown bytes into a Document."""
         text, encoding = decode_text(data, path)
+        return self.parse_text(text, path, data, encoding=encoding)
+
+    def parse_text(self, text: str, path: str, data: bytes, *, encoding: str | None = None,
+                   source_format: SourceFormat | None = None,
+                   excluded: list[tuple[ExcludedKind, str]] | None = None) -> Document:
+        """Build a Document from decoded text (``data``: the source bytes the id is computed from)."""
         if not text.strip():
             raise InputError(path, "empty file")
-        b = DocumentBuilder(path, self.format, data, encoding=encoding)
+        b = DocumentBuilder(path, source_format or self.format, data, encoding=encoding)
+        for kind, block in excluded or []:
+            b.add_excluded(kind, block)
         section: str | None = None
         in_abstract = False
         in_excluded: str | None = None
