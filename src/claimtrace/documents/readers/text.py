@@ -91,8 +91,8 @@ class TextReader:
         if not text.strip():
             raise InputError(path, "empty file")
         b = DocumentBuilder(path, source_format or self.format, data, encoding=encoding)
-        for kind, block in excluded or []:
-            b.add_excluded(kind, block)
+        for ex_kind, ex_text in excluded or []:
+            b.add_excluded(ex_kind, ex_text)
         section: str | None = None
         in_abstract = False
         in_excluded: str | None = None
