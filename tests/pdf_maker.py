@@ -5,8 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-WORDS = ("spectrum anisotropy expansion residual variance multipole survey redshift lensing baryon density "
-         "amplitude tension likelihood prior posterior sample estimator bias noise beam foreground mask").split()
+WORDS = ["spectrum", "anisotropy", "expansion", "residual", "variance", "multipole", "survey", "redshift", "lensing", "baryon", "density", "amplitude", "tension", "likelihood", "prior", "posterior", "sample", "estimator", "bias", "noise", "beam", "foreground", "mask"]
 
 
 def body_paragraph(i: int) -> str:
