@@ -17,7 +17,7 @@ REFERENCE = Path("docs") / "cli-reference.md"
 
 def command_paths(tapp: typer.Typer, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
     """Every command of a typer app as its words (``("evaluate", "graph")``), groups first, sorted."""
-    names = []
+    names: list[tuple[str, ...]] = []
     for ci in tapp.registered_commands:
         assert ci.callback is not None
         names.append((ci.name or ci.callback.__name__.replace("_", "-"),))
