@@ -104,7 +104,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                 cur.last = cur.end = max(cur.end, tk.end)
                 continue
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
-            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison"):
+            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se"):
                 if key in d:
                     cur.fields[key] = d[key]
             cur.spans.update(d["spans"])
@@ -216,6 +216,8 @@ def _keep(r: _Res) -> bool:
         return False
     if test in _ESTIMATE_TESTS or test in ("b", "beta"):
         return has_support
+    if test in ("t", "F", "z", "chi2") and "stat" in (f.get("test_text") or ""):
+        return True  # "t-statistic = -2.49": named in full, a result even without df or p
     if has_df:
         return True
     if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"):

@@ -28,6 +28,7 @@ from claimtrace.stats.scanners import (
     _ONE_TAILED_RE,
     _find_all,
     _scan_ci,
+    _scan_coef,
     _scan_misc,
     _scan_p,
     _scan_tests,
@@ -75,7 +76,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
         effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
-    one_tailed = bool(f.get("one_tailed")) or mentions_one_tailed(norm[max(0, r.start - 60) : r.end + 40])
+    one_tailed = bool(f.get("one_tailed")) or one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40)
     repaired = list(r.repaired)
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
@@ -117,13 +118,46 @@ def mentions_one_tailed(text: str) -> bool:
 
 
 _TAIL_WORDS = frozenset({"tailed", "sided", "TAILED", "SIDED"})
+_DIRECTIONAL_RE = re.compile(r"\bdirectional\s+(?:(?:t[- ])?tests?|p[- ]?values?|significance\s+tests?|hypothesis\s+tests?)",
+                             re.I)
+# a statement that the tests of a text are one-tailed ("All tests were one-tailed", "one-tailed tests were used
+# throughout", "p values are one-tailed unless stated otherwise")
+_SCOPE_RE = re.compile(
+    r"\b(?:all|every|each)\b[^.;]{0,60}?\b(?:one|1)[- ](?:tailed|sided)"
+    r"|\b(?:one|1)[- ](?:tailed|sided)[^.;]{0,60}?\b(?:throughout|unless\s+(?:otherwise\s+)?(?:stated|noted|indicated|"
+    r"specified)|(?:were|are)\s+(?:used|reported|conducted|applied|performed)\b)"
+    r"|\bdirectional\s+(?:tests?|p[- ]?values?)\s+(?:were|are)\s+(?:used|reported)",
+    re.I,
+)
+_SENT_END = re.compile(r"[.!?]\s+(?=[\"'(\[]?[A-Z])|\n\s*\n")
 
 
-_TRIGGER_DAMAGED_P = re.compile(rb"[pP] ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
+def one_tailed_scope(text: str) -> bool:
+    """Whether a text states that its tests (all of them) are one-tailed / one-sided / directional."""
+    if not mentions_one_tailed(text) and "irectional" not in text:
+        return False
+    return _SCOPE_RE.search(text) is not None
+
+
+def one_tailed_in_sentence(text: str, start: int, end: int, *, before: int = 300, after: int = 300) -> bool:
+    """Whether the sentence of ``text[start:end]`` (at most ``before``/``after`` characters around it) says
+    one-tailed, one-sided or directional test."""
+    lo = max(0, start - before)
+    cut = max(_sentence_start(text, lo, start), text.rfind("\n\n", lo, start))
+    a = cut + 1 if cut >= 0 else lo
+    m = _SENT_END.search(text, end, min(len(text), end + after))
+    b = m.start() + 1 if m is not None else min(len(text), end + after)
+    window = text[a:b]
+    if mentions_one_tailed(window):
+        return True
+    return "irectional" in window and _DIRECTIONAL_RE.search(window) is not None
+
+
+_TRIGGER_DAMAGED_P = re.compile(rb"[pP]s? ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
 # where _TRIGGER_DAMAGED_P can start: found with patterns that open with one plain character (the regex
 # engine jumps from one such character to the next); (pattern, offsets from the match start to try)
 _DAMAGED_CANDS: tuple[tuple[re.Pattern[bytes], tuple[int, ...]], ...] = (
-    (re.compile(rb"p(?= ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
+    (re.compile(rb"p(?=s? ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
     (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
 )
 # "!" is rare: a byte search for it, then this pattern at each one, is faster than a regex scan
@@ -157,9 +191,10 @@ _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
-    (re.compile(rb"g(?<=sig)nificant at"), 2), (re.compile(rb"value"), 0),
+    (re.compile(rb"g(?<=[sS]ig)nifican(?:t|ce) at"), 2), (re.compile(rb"value"), 0),
+    (re.compile(rb", (?:ns|NS)(?![A-Za-z])"), 0), (re.compile(rb"S(?=ig\b|ig\.)"), 0),
 )
-_P_ENDINGS = ("p", "P", "value", "values", "Value", "trend", "interaction", "heterogeneity", "overall", "difference",
+_P_ENDINGS = ("p", "P", "ps", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
 
 
@@ -284,8 +319,9 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     # before a CI or p-value
     test_r.extend((i - 70, i + 2) for i in ci_hits)
     test_r.extend((a - 45, a + 2) for a, _ in p_r)
-    primary = _dedupe(_scan_in(t, _merge(test_r, n), _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
-                      + _scan_in(t, _merge(ci_r, n), _scan_ci))
+    test_w = _merge(test_r, n)
+    primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
+                      + _scan_in(t, _merge(ci_r, n), _scan_ci) + _scan_in(t, test_w, _scan_coef))
     if not primary:
         return []
     misc_r = []

@@ -28,12 +28,17 @@ from claimtrace.stats.lexicon import (
 )
 
 _TEST_RE = re.compile(
-    _NAME_ALT_FAST + r"(?![A-Za-z])"
+    _NAME_ALT_FAST + r"(?![A-Za-z])(?P<sub>_[A-Za-z0-9]{1,8})?"
+    # a header in parentheses: "OR (95% CI) = 1.11 (1.01-1.21)", "B (SE) = .026 (.009)"
+    r"(?:\s*\(\s*(?:(?P<cilvl>\d{2}(?:\.\d+)?)\s*%\s*CI"
+    r"|(?P<sehdr>SE|S\.E\.|s\.e\.|se|[Ss]tandard\s+[Ee]rror))\s*\))?"
     r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
-    r"(?:\s*[,;]\s*[Nn]\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
+    r"(?:\s*[,;]\s*[Nn]\s*(?:=|\sp\s)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
     r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?)?"
-    r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|:|,|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
-    r"\s*(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
+    r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|(?<=\))[bN](?=\s*[-.\d])|:|,"
+    r"|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
+    # a minus garbled into a run of symbols ("%^&2.20")
+    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
 )
 
 _PNUM = (
@@ -45,7 +50,7 @@ _PNUM = (
 # ahead to candidate characters instead of trying a match at every position.
 _WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
 _P_RE = re.compile(
-    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:[\s-]*values?)?)"
+    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:[\s-]*[Vv]alues?|s(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
     r"\s*(?:"
@@ -78,19 +83,35 @@ def _p_matches(t: str) -> list[re.Match[str]]:
     return out
 
 
-_NS_RE = re.compile(r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);]))")
+_NS_RE = re.compile(
+    r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
+# "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
 _SIGLEVEL_RE = re.compile(
-    r"significan\w*\s+at\s+(?:the\s+)?(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*%|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
-    r"(?:\s+(?:level|significance\s+level))?"
+    r"[Ss]ignifican\w*\s+at\s+(?:the\s*)?(?:\.{3}\s*)?"
+    r"(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
+    r"(?:\s*(?:\.{3}\s*)?(?:levels?|significance\s+level))?"
+)
+# SPSS output: "Sig. (2-tailed) = .000", "Sig < .001"
+_SPSS_SIG_RE = re.compile(
+    r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]tailed\s*\))?\s*:?\s*"
+    r"(?P<pcmp><=|>=|=|<|>)\s*(?P<pval>\d*\.\d+|\d+)(?![\d.]\d)"
 )
 _CI_RE = re.compile(
     r"(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*|(?P<lvlf>0?\.\d{2})\s+)?"
-    r"(?P<ciname>CIs?|C\.I\.|CrI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redible\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
+    r"(?P<ciname>CIs?|C\.I\.|CrI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redib(?:le|ility)\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
     r"(?:\s*\(\s*(?:CI|CrI)\s*\))?(?:\s+for\s+[A-Za-z ]{1,30}?)?"
-    r"\s*(?:[:=,]|\s(?:was|of|is|from|were))?\s*[\[(]?\s*"
-    r"(?P<lo>" + BOUND + r")\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?"
-    r"\s*(?:-|to|,|;|and|–)\s*"
+    r"\s*(?:[:=,]|\s(?:was|of|is|from|were))?\s*[\[(]?\s*(?:LL\s*[=:]\s*)?"
+    r"(?P<lo>" + BOUND + r")\s*(?:%|(?!to\b|and\b|UL\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?"
+    r"\s*(?:-|to|,|;|and|–)\s*(?:UL\s*[=:]\s*)?"
     r"(?P<hi>" + BOUND + r")(?![\d.]\d)\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?\s*[\])]?"
+)
+# an SE in parentheses or brackets after a coefficient ("B = .026 (.009)", "Beta_1 = -0.283 [0.202]")
+_PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
+# a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
+_SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
+            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])")
+_COEF_RE = re.compile(
+    r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
 _BARE_CI_RE = re.compile(
     r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
@@ -99,7 +120,7 @@ _N_RE = re.compile(
     r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
-_SE_RE = re.compile(r"(?<![A-Za-z])(?:SE|S\.E\.|standard\s+error)\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_RE = re.compile(r"(?<![A-Za-z])" + _SE_WORD + r"\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
 _MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
 _PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
@@ -165,16 +186,37 @@ def _scan_tests(t: str) -> list[_Tok]:
             continue
         data: dict[str, Any] = {"test": canon, "test_text": name, "value": value, "has_df": has_df}
         repaired: list[str] = []
+        if canon == "F" and name == "BF":
+            if m.group("df2") is None:
+                continue  # a Bayes factor, not F with a stray glyph
+            repaired.append("stray glyph 'B' before F")
+        if name.startswith("?"):
+            repaired.append(f"'{name}' read as χ2 (symbol lost)")
+        if canon == "b" or canon == "beta":
+            low = name.lower()
+            for word in ("marginal effect", "gamma", "γ", "estimate", "unstandardi", "standardi", "coef"):
+                if word in low:
+                    data["test_detail"] = {"coef": "coefficient", "γ": "gamma", "standardi": "standardized coefficient",
+                                           "unstandardi": "coefficient"}.get(word, word)
+                    break
+        if canon == "r" and "partial" in name:
+            data["test_detail"] = "partial"
         if canon == "Q":
-            sub = name[1:].strip().lower()
+            sub = name[1:].strip(" -").lower()
             if sub:
                 data["test_detail"] = _Q_DETAIL.get(sub, sub)
         cmp = {"p": "=", "!": "<", "≤": "<=", "≥": ">="}.get(cmp_raw, cmp_raw)
-        if cmp_raw in ("p", "!"):
+        if cmp_raw in ("b", "N"):
+            cmp = "<" if cmp_raw == "b" else ">"
+        if cmp_raw in ("p", "!", "b", "N"):
             repaired.append(f"comparator '{cmp_raw}' read as '{cmp}'")
         if cmp not in ("=", "<", ">", "<=", ">="):
             cmp = "="
         data["comparison"] = cmp
+        if m.group("garb"):
+            value = -abs(value)
+            repaired.append(f"minus sign garbled into '{m.group('garb')}'")
+            data["value"] = value
         spans: dict[str, tuple[int, int]] = {"test": (ns, ne), "value": m.span("value")}
         for g_df, g_sdf, key in (("df1", "sdf1", "df1"), ("df2", "sdf2", "df2")):
             g = g_df if m.group(g_df) is not None else g_sdf
@@ -191,14 +233,36 @@ def _scan_tests(t: str) -> list[_Tok]:
         data["spans"] = spans
         data["repaired"] = repaired
         end = m.end()
-        if canon in _ESTIMATE_TESTS | {"b", "beta", "d", "g"}:
+        if canon in ("b", "beta"):
+            sm = _PAREN_SE_RE.match(t, end)
+            if sm is not None:
+                data["se"] = _num(sm.group("se"))
+                spans["se"] = sm.span("se")
+                end = sm.end()
+            elif m.group("sehdr"):
+                continue  # "B (SE) = .026" without its SE
+        if canon in _ESTIMATE_TESTS | {"b", "beta", "d", "g"} and "se" not in data:
             bm = _BARE_CI_RE.match(t, end)
             if bm and not _CI_RE.match(t, bm.start() + 1):
                 lo, hi = _num(bm.group("lo")), _num(bm.group("hi"))
                 if lo <= value <= hi:
-                    data["ci"] = (None, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
+                    lvl = float(m.group("cilvl")) if m.group("cilvl") else None
+                    data["ci"] = (lvl, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
                     end = bm.end()
         toks.append(_Tok("test", m.start(), end, data))
+    return toks
+
+
+def _scan_coef(t: str) -> list[_Tok]:
+    """Coefficients written as a bare number before their standard error ("Income: 0.0694, Standard error = 0.0390")."""
+    toks: list[_Tok] = []
+    if "rror" not in t and "SE" not in t and "se" not in t and "S.E" not in t and "s.e" not in t:
+        return toks
+    for m in _COEF_RE.finditer(t):
+        s, e = m.span("v")
+        data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
+                                "has_df": False, "comparison": "=", "spans": {"value": (s, e)}, "repaired": []}
+        toks.append(_Tok("test", s, e, data))
     return toks
 
 
@@ -289,7 +353,18 @@ def _scan_p(t: str) -> list[_Tok]:
             continue
         toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "ns", "p_value": None,
                                                    "spans": {"p": m.span(), "p_value": m.span()}}))
-    for m in _SIGLEVEL_RE.finditer(t) if "significan" in t else ():  # the pattern opens with that word
+    for m in _SPSS_SIG_RE.finditer(t) if "Sig" in t else ():
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        pv = float(m.group("pval"))
+        if pv > 1:
+            continue
+        sdata: dict[str, Any] = {"p_comparison": _PCMP.get(m.group("pcmp"), "="), "p_value": pv,
+                                 "spans": {"p": m.span(), "p_value": m.span("pval")}}
+        if m.group("ptail") in ("1", "one"):
+            sdata["one_tailed"] = True
+        toks.append(_Tok("p", m.start(), m.end(), sdata))
+    for m in _SIGLEVEL_RE.finditer(t) if "ignifican" in t else ():  # the pattern opens with that word
         v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
         if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
             toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
@@ -343,7 +418,7 @@ _THRESHOLD_REACHED = re.compile(
 def _ci_starts(t: str) -> list[int]:
     """Where ``_CI_RE`` can match: at a CI name, or in the number (level) written just before it."""
     names = _find_all(t, "C") + _find_all(t, "UI")
-    for word in ("onfidence", "redible", "ncertainty"):
+    for word in ("onfidence", "redible", "redibility", "ncertainty"):
         names += [i - 1 for i in _find_all(t, word) if i >= 1]
     out: set[int] = set()
     for q in names:
@@ -520,7 +595,7 @@ def _scan_misc(t: str) -> list[_Tok]:
         return toks
     for m in _matches_at(_N_RE, t, _n_starts(t)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if ("SE" in t or "S.E" in t or "standard error" in t) else ():
+    for m in _SE_RE.finditer(t) if ("SE" in t or "S.E" in t or "rror" in t or "se" in t or "s.e." in t) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
