@@ -11,8 +11,10 @@ Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples
 - ``found``: share of coded evidence strings in which ``parse`` finds at least one result;
 - ``significance``: among strings the coders decided (``nonsig`` ``T``/``F``, not ``Non-inf``) and the
   engine decides (the first result of ``analyze`` with ``significant`` set), the share where the engine's
-  significance agrees with the coders' flag (``nonsig == "T"`` means not significant); the share the
-  engine decides is given too (``decided_share``);
+  significance agrees with the coders' flag (``nonsig == "T"`` means not significant), at alpha = .05; the
+  share the engine decides is given too (``decided_share``); ``significance_stated_level``: the same where a
+  string that itself reports significance at the 10% level (``p < .1``, "significant at the 10 percent
+  level") is judged at alpha = .10, the level its authors use (the coders' flag follows the paper);
 - ``coef_se``: among ``orig_outcomes`` rows with a coded coefficient, its SE and the effect text, the
   share where one parsed result of the text has both the coefficient (``value``) and the SE (``se``)
   equal to the coded ones (to 1e-6).
@@ -104,6 +106,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
     """The three figures on one split."""
     found: list[tuple[str, int]] = []
     sig: list[tuple[str, int]] = []
+    sig10: list[tuple[str, int]] = []
     decided: list[tuple[str, int]] = []
     misses: dict[str, list[str]] = defaultdict(list)
     with CLAIMS.open(encoding="utf-8") as fh:
@@ -125,6 +128,10 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
                 else:
                     ok = eng == (flag == "F")
                     sig.append((pid, int(ok)))
+                    at10 = any(r.p_comparison == "<" and r.p_value is not None and abs(r.p_value - 0.1) < 1e-9
+                               for r in res)
+                    eng10 = _engine_significant(analyze(text, alpha=0.1)) if at10 else eng
+                    sig10.append((pid, int(eng10 == (flag == "F"))))
                     if not ok:
                         misses["significance"].append(f"[nonsig={flag}] {text}")
     coef: list[tuple[str, int]] = []
@@ -147,6 +154,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             for s in v:
                 print("  " + s[:300].replace("\n", " "), file=sys.stderr)
     return {"found": _bootstrap(found), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
+            "significance_stated_level": _bootstrap(sig10),
             "coef_se": _bootstrap(coef)}
 
 
