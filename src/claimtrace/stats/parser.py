@@ -191,7 +191,7 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
 # the word before the match start). No word can overlap another of its own list.
 _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
-    (re.compile(rb"b(?<=redib)le int"), 4),
+    (re.compile(rb"b(?<=redib)le int"), 4), (re.compile(rb"b(?<=redib)ility int"), 4),
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),

@@ -113,6 +113,8 @@ _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]correcte
 _COEF_RE = re.compile(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
+# a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
+_BARE_P_RE = re.compile(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
 _BARE_CI_RE = re.compile(
     r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
 )
@@ -199,7 +201,7 @@ def _scan_tests(t: str) -> list[_Tok]:
                     data["test_detail"] = {"coef": "coefficient", "γ": "gamma", "standardi": "standardized coefficient",
                                            "unstandardi": "coefficient"}.get(word, word)
                     break
-        if canon == "r" and "partial" in name:
+        if canon == "r" and ("partial" in name or name == "pr"):
             data["test_detail"] = "partial"
         if canon == "Q":
             sub = name[1:].strip(" -").lower()
@@ -233,6 +235,15 @@ def _scan_tests(t: str) -> list[_Tok]:
         data["spans"] = spans
         data["repaired"] = repaired
         end = m.end()
+        if canon in ("t", "F", "z", "chi2", "r"):
+            pm = _BARE_P_RE.match(t, end)
+            if pm is not None:
+                data["p_comparison"] = pm.group("pcmp")
+                data["p_value"] = float(pm.group("pval"))
+                spans["p"] = pm.span("pval")
+                spans["p_full"] = (pm.start("pcmp"), pm.end())
+                repaired.append("p-value without its 'p' read after the statistic")
+                end = pm.end()
         if canon in ("b", "beta"):
             sm = _PAREN_SE_RE.match(t, end)
             if sm is not None:
