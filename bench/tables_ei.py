@@ -27,7 +27,7 @@ from pathlib import Path
 from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import Run  # noqa: E402
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -137,8 +137,8 @@ def hit_at_1(ei: object) -> dict[str, object]:
 
 def parse_cost(files: list[str], repeats: int = 5) -> dict[str, object]:
     """Median parse time per paper with table grids, and the share the grids take (build_table timed alone)."""
-    from claimtrace.documents import load_document
     from claimtrace.documents import builder as builder_mod
+    from claimtrace.documents import load_document
 
     totals, grid_times = [], []
     orig = builder_mod.build_table

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import REPO, shared_path
 
 from claimtrace.documents import load_document
 from claimtrace.retrieval.units import document_units, parse_units
 from claimtrace.stats.tables import star_legend, table_statistics
-from tests.conftest import REPO, shared_path
 
 JATS = """<?xml version="1.0"?>
 <article><front><article-meta><title-group><article-title>Parties and security</article-title></title-group>

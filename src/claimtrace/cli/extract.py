@@ -129,7 +129,8 @@ def extract(
 
 def _fmt_stat(r: dict[str, Any]) -> str:
     if r.get("source") == "table" and r.get("kind") in ("coefficient", "model_n", "model_r2"):
-        flag = {True: "  [consistent]", False: "  [INCONSISTENT]"}.get(r.get("consistent"), "")
+        flag = {True: "  [consistent]", False: "  [INCONSISTENT]"}.get(bool(r.get("consistent")), "") \
+            if r.get("consistent") is not None else ""
         p = f", p {r['p_comparison']} {r['p_value']:g}" if r.get("p_value") is not None else ""
         cp = f", recomputed p = {r['computed_p']:.3g}" if r.get("computed_p") is not None else ""
         return f"table {','.join(r.get('cell_ids') or [])}: {r.get('text')}{p}{cp}{flag}"

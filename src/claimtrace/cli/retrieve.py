@@ -41,7 +41,6 @@ def retrieve(
     """Retrieve the units of a paper most relevant to a query."""
     from claimtrace.batch import read_jsonl, run_batch
     from claimtrace.retrieval.pipeline import RetrievalPipeline
-
     from claimtrace.retrieval.units import parse_units
 
     if unit not in ("paragraph", "sentence"):

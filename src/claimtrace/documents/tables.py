@@ -127,11 +127,11 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
         line_starts.append(pos)
         col_pos = pos
         for c in range(n_cols):
-            i = owner.get((r, c))
+            oi = owner.get((r, c))
             text = ""
-            if i is not None and placed[i][0] == r and placed[i][1] == c:
-                text = placed[i][2].text
-                cell_pos[i] = (col_pos, col_pos + len(text))
+            if oi is not None and placed[oi][0] == r and placed[oi][1] == c:
+                text = placed[oi][2].text
+                cell_pos[oi] = (col_pos, col_pos + len(text))
             parts.append(text)
             col_pos += len(text) + 1
         line = "\t".join(parts)
@@ -192,10 +192,11 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
                 v = x.text.strip()
                 if x.col in extra:
                     v = f"{v} {extra.pop(x.col).text.strip()}"
-                path = SEP.join(x.column_path)
-                parts.append(f"{path}: {v}" if path else v)
+                hdr = SEP.join(x.column_path)
+                parts.append(f"{hdr}: {v}" if hdr else v)
             parts.extend(x.text.strip() for x in extra.values())
-            prefix = [name] + ([group[r]] if group[r] and group[r] != label else []) + ([label] if label else [])
+            grp = group[r]
+            prefix = [name] + ([grp] if grp and grp != label else []) + ([label] if label else [])
             rendered = SEP.join(prefix) + (": " + "; ".join(parts) if parts else "")
             used = used + folded
             if folded:

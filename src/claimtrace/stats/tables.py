@@ -225,13 +225,12 @@ def table_statistics(t: Table) -> list[TableStat]:
         cells = [c.id]
         texts = [c.text]
         second, third = m.group("second"), m.group("third")
-        open_ = m.group("open")
         stars = m.group("stars") or m.group("s1")
         below = grid.get((c.row + 1, c.col))
         if second is None and below is not None and not (below.row_label or "").strip():
             mb = _PAREN_ONLY.match(below.text)
             if mb:
-                second, third, open_ = mb.group("second"), mb.group("third"), below.text.strip()[0]
+                second, third = mb.group("second"), mb.group("third")
                 stars = stars or mb.group("stars")
                 cells.append(below.id)
                 texts.append(below.text)
@@ -252,7 +251,7 @@ def table_statistics(t: Table) -> list[TableStat]:
             mp = re.match(r"^\s*(?:p\s*)?([<>=≤≥]?)\s*(0?\.\d+|1(?:\.0+)?|0)\s*$", nxt.text)
             mci = re.match(rf"^\s*[(\[]?\s*({_NUM})\s*(?:[,;]|\s[-–−]\s|[–−]|(?<=\d)-|\bto\b)\s*({_NUM})\s*[)\]]?\s*$", nxt.text)
             if mn and _SE_COL.match(head) and second is None:
-                second, open_ = mn.group(1), "("
+                second = mn.group(1)
             elif mn and _STAT_COL.match(head) and stat_v is None and (second is None or third is None):
                 kind_stat = "z" if head.lower().startswith("z") else "t"
                 stat_v = _num(mn.group(1))

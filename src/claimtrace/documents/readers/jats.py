@@ -208,6 +208,18 @@ def raw_table(table_wrap: etree._Element) -> RawTable | None:
     return RawTable(rows=rows, header_rows=head or None, reader="jats")
 
 
+def _tables_only(el: etree._Element, b: DocumentBuilder, section: str | None) -> None:
+    """The table grids of an excluded section (its text is already kept in ``excluded``)."""
+    for tw in el.iter("table-wrap"):
+        raw = raw_table(tw)
+        if raw is not None:
+            lab = tw.find("label")
+            cap = _caption(tw)
+            raw.label = clean_text(inline_text(lab)) if lab is not None else tw.get("id")
+            raw.caption, raw.section, raw.footnotes = cap or None, section, _footnotes(tw)
+            b.add_table(raw)
+
+
 def _same_tables(tables: list[etree._Element]) -> bool:
     """Alternatives holding the same table twice (e.g. two encodings): read it once."""
     return any(local(a.tag) == "alternatives" for t in tables for a in t.iterancestors())
@@ -373,6 +385,7 @@ class JatsReader:
                 kind = excluded_kind(heading) or _EXCLUDED_SEC_TYPES.get(child.get("sec-type") or "")
                 if kind:
                     b.add_excluded(kind, _untitled_text(child), section=heading or None)
+                    _tables_only(child, b, heading or None)
                     continue
                 self._container(child, ctx.sub(heading))
             elif tag == "p":
