@@ -36,8 +36,8 @@ def main() -> None:
     t = cov.get("psychsci_tei")
     if t:
         out += ["", f"GROBID TEI (psychsci, {t['files']} papers): {t['table_figures']} `figure[@type=\"table\"]`, "
-                f"{t['with_rows']} with rows, {t['grids']} grids (share {t['share']}); the others are empty "
-                "`<table/>` elements (GROBID kept no cells)."]
+                f"{t['with_rows']} with rows, {t['grids']} grids (share {t['share']})"
+                + ("; the others are empty `<table/>` elements (GROBID kept no cells)." if t["with_rows"] < t["table_figures"] else ".")]
     g = ei["gold_table_rows"]
     out += ["", "## EI validation gold evidence in table rows", "",
             f"Of {g['gold_spans']} body gold spans (shared/tools/ei_eval.py), {g['not_in_sentences_or_paragraphs']} "
