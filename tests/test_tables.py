@@ -113,7 +113,7 @@ def test_t_values_in_parentheses_and_descriptive_tables(tmp_path: Path) -> None:
 
 
 def test_html_and_tei_tables(tmp_path: Path) -> None:
-    html = ("<html><body><h1>T</h1><p>Body text here that is long enough.</p><table><caption>Table 1. Odds ratios</caption>"
+    html = ("<html><head><meta charset=\"utf-8\"></head><body><h1>T</h1><p>Body text here that is long enough.</p><table><caption>Table 1. Odds ratios</caption>"
             "<thead><tr><th>Outcome</th><th>OR (95% CI)</th></tr></thead>"
             "<tbody><tr><td>Stroke</td><td>2.2 (1.3–3.8)</td></tr></tbody></table></body></html>")
     p = tmp_path / "a.html"

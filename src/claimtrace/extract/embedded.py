@@ -119,6 +119,7 @@ class DocIndex:
         sent = ~self.is_table
         if self._bm25_sent is not None:
             top = bm[sent].max() if sent.any() else 0.0
+            top = top if top > 0 else bm.max()  # no sentence matches: rows on their own scale
             rows = np.clip(bm / top, 0, 1) if top > 0 else np.zeros(n)
             bm = np.zeros(n)
             bs = np.asarray(self._bm25.scores(self._bm25_sent, query), dtype=np.float64)
