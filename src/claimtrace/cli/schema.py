@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 SCHEMAS: dict[str, tuple[str, str]] = {
     "document": ("claimtrace.documents.model", "Document"),
     "statistic": ("claimtrace.stats.model", "DocumentStat"),  # one record of `stats` output's "results"
+    "table-statistic": ("claimtrace.stats.tables", "TableStat"),  # one record of `stats` output's "table_results"
     "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
     "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
     "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),

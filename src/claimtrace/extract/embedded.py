@@ -22,7 +22,7 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
-from claimtrace.extract.locate import normalise, span_from_offsets
+from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
 from claimtrace.extract.statistics import stat_strength
 
@@ -56,15 +56,18 @@ class StageOutput:
 class DocIndex:
     """Per-document precomputation shared by both stages and every finding."""
 
-    def __init__(self, doc: Document, similarity: str = "bm25") -> None:
+    def __init__(self, doc: Document, similarity: str = "bm25", table_rows: bool = False) -> None:
         from claimtrace.retrieval.bm25 import BM25Retriever
         from claimtrace.retrieval.units import document_units
 
         self.doc = doc
         self.sents: list[Sentence] = doc.sentences("body")
-        self.units = document_units(doc, "sentence")
+        self.units = document_units(doc, ["sentence", "table-row"] if table_rows else ["sentence"])
         by_id = {s.id: s for s in self.sents}
-        self.sents = [by_id[u.id] for u in self.units]  # drop empty ones, same order as units
+        # table rows stand in as pseudo-sentences (scope "table"); they compete in stage 2 only
+        self.sents = [by_id[u.id] if u.scope != "table" else
+                      Sentence(id=u.id, text=u.text, start=u.start, end=u.end, scope="table") for u in self.units]
+        self.is_table = np.array([u.scope == "table" for u in self.units], dtype=bool)
         self.pid = [u.paragraph_id for u in self.units]
         self.kind = [u.section_kind for u in self.units]
         self.section = [u.section or "" for u in self.units]
@@ -74,6 +77,10 @@ class DocIndex:
         self.similarity = similarity
         self._bm25 = BM25Retriever()
         self._bm25_index = self._bm25.build(self.units) if self.units else None
+        # with table rows: sentences keep the scores of a sentence-only index (table rows change no
+        # sentence's score), and rows are scored in the joint index on the sentences' scale
+        sent_units = [u for u in self.units if u.scope != "table"]
+        self._bm25_sent = self._bm25.build(sent_units) if table_rows and sent_units and self.is_table.any() else None
         self.sims_cache: dict[str, np.ndarray] = {}
         self._hyp: np.ndarray | None = None
         self._cue: np.ndarray | None = None
@@ -109,7 +116,17 @@ class DocIndex:
         if not n or self._bm25_index is None:
             return np.zeros(n)
         bm = np.asarray(self._bm25.scores(self._bm25_index, query), dtype=np.float64)
-        bm = bm / bm.max() if bm.max() > 0 else bm
+        sent = ~self.is_table
+        if self._bm25_sent is not None:
+            top = bm[sent].max() if sent.any() else 0.0
+            top = top if top > 0 else bm.max()  # no sentence matches: rows on their own scale
+            rows = np.clip(bm / top, 0, 1) if top > 0 else np.zeros(n)
+            bm = np.zeros(n)
+            bs = np.asarray(self._bm25.scores(self._bm25_sent, query), dtype=np.float64)
+            bm[sent] = bs / bs.max() if bs.max() > 0 else bs
+            bm[~sent] = rows[~sent]
+        else:
+            bm = bm / bm.max() if bm.max() > 0 else bm
         if self.similarity == "bm25":
             return bm
         if self._emb is None:
@@ -119,7 +136,9 @@ class DocIndex:
             self._emb = np.asarray(self._embedder.encode([s.text for s in self.sents]))
         q = np.asarray(self._embedder.encode([query]))[0]
         cos = self._emb @ q
-        lo, hi = float(np.median(cos)), float(cos.max())
+        lo = hi = 0.0
+        if sent.any():
+            lo, hi = float(np.median(cos[sent])), float(cos[sent].max())
         dn = np.clip((cos - lo) / (hi - lo), 0, 1) if hi > lo else np.zeros(n)
         if self.similarity == "dense":
             return dn
@@ -132,8 +151,9 @@ class EmbeddedExtractor:
     name = "embedded"
 
     def __init__(self, *, similarity: str = "bm25", max_evidence_sentences: int = 3,
-                 selector: ContextSelector | None = None) -> None:
+                 selector: ContextSelector | None = None, table_rows: bool = False) -> None:
         self.similarity = similarity
+        self.table_rows = table_rows
         self.max_evidence_sentences = max(1, max_evidence_sentences)
         self.selector = selector or ContextSelector()
         self._index: DocIndex | None = None
@@ -141,7 +161,7 @@ class EmbeddedExtractor:
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
         if self._index is None or self._index.doc.id != doc.id:
-            self._index = DocIndex(doc, self.similarity)
+            self._index = DocIndex(doc, self.similarity, self.table_rows)
         return self._index
 
     def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
@@ -157,7 +177,7 @@ class EmbeddedExtractor:
         if pids is None:
             return mask
         keep = set(pids)
-        return mask & np.array([p in keep for p in ix.pid], dtype=bool)
+        return mask & np.array([p in keep or t for p, t in zip(ix.pid, ix.is_table, strict=True)], dtype=bool)
 
     def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
                    gold: Sequence[str] | None = None) -> StageOutput:
@@ -169,7 +189,7 @@ class EmbeddedExtractor:
         prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
         score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        score = np.where(self._allowed(ix, finding, config, gold), score, -np.inf)
+        score = np.where(self._allowed(ix, finding, config, gold) & ~ix.is_table, score, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",
@@ -211,11 +231,13 @@ class EmbeddedExtractor:
             return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the context is empty")])
         masked = np.where(cand, score, -np.inf)
         best = int(np.argmax(masked))
+        if ix.is_table[best]:
+            return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
         lo = hi = best
         while hi - lo + 1 < limit:
             options = []
             for j in (lo - 1, hi + 1):
-                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 \
+                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
                         and masked[j] >= EXTEND_RATIO * masked[best]:
                     options.append(j)
             if not options:
