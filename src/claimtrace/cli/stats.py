@@ -210,6 +210,14 @@ def stats(
             print_table_results(tab)
 
 
+def _fmt_p(cmp: str | None, p: float | None) -> str:
+    if cmp is None:
+        return ""
+    if cmp == "ns":
+        return "ns"
+    return f"{cmp} {p:.4g}" if p is not None else cmp
+
+
 def print_table_results(rows: list[dict[str, Any]]) -> None:
     """The results read from tables (marked as such), with their cells."""
     from rich.markup import escape
