@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from claimtrace.documents import load_document
+from claimtrace.extract.findings import cut_off, detect_findings, strip_page_stamps
 from claimtrace.extract.pipeline import extract_traces
 from claimtrace.extract.statistics import is_checked, sentence_statistics
 from conftest import shared_path
@@ -55,3 +56,54 @@ def test_psychsci_paper_evidence_carries_a_checked_test() -> None:
     traces = extract_traces(doc)
     assert traces
     assert any(tr.evidence is not None and any(is_checked(r) for r in tr.evidence.statistics) for tr in traces)
+
+
+SHORT_REPORT = """# Serotonin and shared resources
+
+## Abstract
+
+Humans must work together to manage valuable but finite resources.
+Increased serotonin activity can facilitate affiliative behaviors in monkeys and the 527830P SSXXX10.
+
+## Method
+
+Participants were assigned to a depletion or a control condition.
+
+## Results
+
+Depleted participants harvested more than controls, t(40) = 2.50, p = .017.
+
+## Discussion
+
+We found that reduced serotonin activity increased harvesting from a shared resource.
+Serotonin thus shapes how people manage common-pool resources.
+"""
+
+
+def test_page_stamps_are_removed_and_cut_sentences_found() -> None:
+    assert strip_page_stamps("the cortex 557697P SSXXX10.") == "the cortex"
+    assert cut_off("the cortex 557697P SSXXX10.")
+    assert cut_off("have been extended to other processes (Wolf")
+    assert not cut_off('It was "significant."')
+    assert not cut_off("Participants were faster (p < .05).")
+
+
+def test_an_introduction_taken_for_the_abstract_gives_findings_from_the_discussion(tmp_path: Path) -> None:
+    path = tmp_path / "short.md"
+    path.write_text(SHORT_REPORT)
+    doc = load_document(path)
+    assert doc.sentences("abstract")[-1].text.endswith("SSXXX10.")
+    cands = detect_findings(doc)
+    chosen = [c for c in cands if c.chosen]
+    assert chosen and all(c.sentence_id and not c.sentence_id.startswith("a") for c in chosen)
+    assert all("Discussion" in c.reason for c in cands)
+    discussion = {s.text for p in doc.paragraphs if p.section_kind == "discussion" for s in p.sentences}
+    assert {c.text for c in chosen} <= discussion
+
+
+def test_psychsci_short_report_findings_hold_no_page_stamp() -> None:
+    doc = load_document(shared_path("documents", "psychsci") / "0956797614527830.xml")
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen
+    assert not any("SSXXX" in c.text for c in chosen)
+    assert {doc.paragraph_of(c.sentence_id.split(".")[0]).section_kind for c in chosen if c.sentence_id} <= {"discussion", "conclusion"}
