@@ -66,12 +66,22 @@ def paper_reason(reasons: list[str]) -> str:
     return reasons[0] if reasons else "no_traces"
 
 
+def _default_units() -> str:
+    """The extract command's default evidence units (sentences only before table rows existed)."""
+    try:
+        from claimtrace.cli.extract import DEFAULT_UNITS
+    except ImportError:
+        return "sentences"
+    return str(DEFAULT_UNITS)
+
+
 def main() -> None:
     """Run the traces over the papers and write the summary."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "psychsci_traces.json"))
     ap.add_argument("--label", default="this branch", help="what code this run measures (recorded)")
+    ap.add_argument("--units", default=None, help="evidence units as in `claimtrace extract --units` (default: the CLI's)")
     args = ap.parse_args()
     if not DATA.is_dir():
         print(f"error: {DATA} is absent (the shared psychsci papers)", file=sys.stderr)
@@ -84,7 +94,8 @@ def main() -> None:
     if args.limit:
         files = files[: args.limit]
     run = Run(data=[DATA])
-    ex = EmbeddedExtractor()
+    units = args.units or _default_units()
+    ex = EmbeddedExtractor(**({"table_rows": "table-row" in units} if "table" in units else {}))
     rows: list[dict[str, Any]] = []
     t_all = time.perf_counter()
     for f in files:
@@ -118,6 +129,7 @@ def main() -> None:
                 "consistency verdict); embedded extractor, detected findings",
         "data": "shared/data/documents/psychsci (100 Psychological Science GROBID TEI papers): DEVELOPMENT data",
         "label": args.label,
+        "units": units,
         "n_papers": n,
         "papers_checked": k,
         "share_checked": round(k / n, 4) if n else None,

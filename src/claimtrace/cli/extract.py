@@ -15,10 +15,12 @@ from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
 
 _EXTRACTORS = ("embedded", "llm")
+#: evidence units of the embedded extractor by default (measured on EI validation: docs/tables.md)
+DEFAULT_UNITS = "sentences,table-rows"
 
 
 def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity: str,
-                    retriever: str, reranker: str | None, settings: Any) -> Any:
+                    retriever: str, reranker: str | None, settings: Any, table_rows: bool = False) -> Any:
     from claimtrace.extract.context import ContextSelector
 
     selector = ContextSelector(retriever_spec=retriever, reranker_spec=reranker)
@@ -37,7 +39,8 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
         return LLMExtractor(client, selector=selector, max_evidence_sentences=max_evidence_sentences)
     from claimtrace.extract.embedded import EmbeddedExtractor
 
-    return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector)
+    return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector,
+                             table_rows=table_rows)
 
 
 @app.command()
@@ -49,6 +52,7 @@ def extract(
     extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: llm when one is configured)."),
     max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
     similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
+    units: str = typer.Option(DEFAULT_UNITS, "--units", help="Evidence units of the embedded extractor: sentences, optionally with table-rows (docs/tables.md)."),
     retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
     reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid, dense after the fine-tuned retriever)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
@@ -69,11 +73,21 @@ def extract(
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
     if similarity not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
+    from claimtrace.retrieval.units import parse_units
+
+    try:
+        kinds = parse_units(units)
+    except ClaimtraceError as exc:
+        fail(f"--units: {exc}")
+    if "sentence" not in kinds or "paragraph" in kinds:
+        fail("--units: the extractor's evidence is sentences, optionally with table-rows (e.g. sentences,table-rows)")
     settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
     if extractor == "llm" and offline:
         fail("--extractor llm and --offline contradict each other")
     ex = _make_extractor(extractor, max_evidence_sentences=max_evidence_sentences, similarity=similarity,
-                         retriever=retriever, reranker=reranker, settings=settings)
+                         retriever=retriever, reranker=reranker, settings=settings, table_rows="table-row" in kinds)
+    if getattr(ex, "name", "") == "llm" and "table-row" in kinds and units != DEFAULT_UNITS:
+        fail("--units table-rows applies to the embedded extractor only (the LLM reads paragraphs)")
     if batch is not None:
         if paper is not None:
             fail("give either PAPER or --batch, not both")
@@ -114,6 +128,12 @@ def extract(
 
 
 def _fmt_stat(r: dict[str, Any]) -> str:
+    if r.get("source") == "table" and r.get("kind") in ("coefficient", "model_n", "model_r2"):
+        flag = {True: "  [consistent]", False: "  [INCONSISTENT]"}.get(bool(r.get("consistent")), "") \
+            if r.get("consistent") is not None else ""
+        p = f", p {r['p_comparison']} {r['p_value']:g}" if r.get("p_value") is not None else ""
+        cp = f", recomputed p = {r['computed_p']:.3g}" if r.get("computed_p") is not None else ""
+        return f"table {','.join(r.get('cell_ids') or [])}: {r.get('text')}{p}{cp}{flag}"
     parts = []
     if r.get("test"):
         df = ", ".join(f"{d:g}" for d in (r.get("df1"), r.get("df2")) if d is not None)
@@ -144,6 +164,8 @@ def _where(span: Any) -> str:
         loc += f", page {span.page}"
     if span.section:
         loc += f", {span.section}"
+    if getattr(span, "cell_ids", None):
+        loc += f", cells {', '.join(span.cell_ids)}"
     return loc
 
 

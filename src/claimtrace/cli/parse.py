@@ -104,6 +104,11 @@ def print_outline(doc: Document) -> None:
             sections.append((name, par.section_kind, 1))
     for name, kind, count in sections:
         con.print(f"  {kind:<12} {count:>3} paragraphs  {_short(name, 70)}")
+    if doc.tables:
+        con.print(f"\n[bold]Tables[/bold] ({len(doc.tables)})")
+        for t in doc.tables:
+            con.print(f"  {t.id:<4} {_short(t.label or '-', 14):<14} {t.n_rows:>3}x{t.n_cols:<3} "
+                      f"{t.header_rows} header row(s){', stub' if t.stub_column else ''}  {_short(t.caption or '', 50)}")
     counts = Counter(b.kind for b in doc.excluded)
     con.print(f"\n[bold]Excluded[/bold] ({len(doc.excluded)} blocks)")
     for kind, count in sorted(counts.items()):

@@ -10,6 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.errors import ClaimtraceError
 
 SCHEMA_VERSION = "1.0"
 
@@ -18,7 +19,8 @@ SCHEMA_VERSION = "1.0"
 def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
-    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence."),
+    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence (one kind; see --units)."),
+    units: str | None = typer.Option(None, "--units", help="Unit kinds, comma-separated: paragraphs, sentences, table-rows (overrides --unit)."),
     retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
     rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
@@ -39,9 +41,16 @@ def retrieve(
     """Retrieve the units of a paper most relevant to a query."""
     from claimtrace.batch import read_jsonl, run_batch
     from claimtrace.retrieval.pipeline import RetrievalPipeline
+    from claimtrace.retrieval.units import parse_units
 
     if unit not in ("paragraph", "sentence"):
         fail(f"--unit must be paragraph or sentence, got {unit!r}")
+    if units is not None and unit != "paragraph":
+        fail("give --unit or --units, not both")
+    try:
+        kinds = parse_units(units) if units is not None else parse_units(unit)
+    except ClaimtraceError as exc:
+        fail(f"--units: {exc}")
     if task not in ("hypothesis", "evidence"):
         fail(f"--task must be hypothesis or evidence, got {task!r}")
     if k < 1:
@@ -58,9 +67,10 @@ def retrieve(
         if not settings.configured("rerank"):
             fail("--rerank llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or a settings file")
         opts = {"settings": settings, "log_path": rerank_log}
-    pipe = RetrievalPipeline(retriever, reranker=rerank, unit=unit, include_abstract=include_abstract,  # type: ignore[arg-type]
+    pipe = RetrievalPipeline(retriever, reranker=rerank, unit=kinds, include_abstract=include_abstract,
                              task=task, m=m, reranker_options=opts)
-    info = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
+    info = {"retriever": retriever, "rerank": rerank, "unit": kinds[0] if len(kinds) == 1 else ",".join(kinds),
+            "k": k, "include_abstract": include_abstract}
 
     def one(doc: str | Path, q: str) -> dict[str, Any]:
         hits = pipe.retrieve(doc, q, k)

@@ -38,6 +38,24 @@ def stats_for_file(path: str, *, alpha: float = 0.05) -> list[DocumentStat]:
     return analyze_document(load_document(path), alpha=alpha)
 
 
+def file_results(path: str, *, alpha: float = 0.05) -> tuple[list[DocumentStat], list[dict[str, Any]]]:
+    """Prose results and table results (``source: "table"``, cells named) of a paper, parsed once."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats import analyze_document
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(path)
+    return analyze_document(doc, alpha=alpha), [t.model_dump(mode="json") for t in document_table_statistics(doc)]
+
+
+def table_summary(rows: list[dict[str, Any]]) -> dict[str, int]:
+    """Counts over table results: coefficients, checked, inconsistent, model N/R² facts."""
+    coef = [r for r in rows if r["kind"] == "coefficient"]
+    return {"results": len(coef), "checked": sum(r["consistent"] is not None for r in coef),
+            "inconsistent": sum(r["consistent"] is False for r in coef),
+            "model_facts": len(rows) - len(coef)}
+
+
 def records(results: list[DocumentStat]) -> list[dict[str, Any]]:
     """The JSON records of ``--json`` (one per result)."""
     out = []
@@ -129,9 +147,9 @@ def stats(
             doc = item.get("doc")
             if not isinstance(doc, str) or not doc:
                 raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
-            res = stats_for_file(doc, alpha=alpha)
+            res, tab = file_results(doc, alpha=alpha)
             return {"schema_version": SCHEMA_VERSION, "doc": doc, "summary": summary(res),
-                    "results": records(res)}
+                    "results": records(res), "table_summary": table_summary(tab), "table_results": tab}
 
         counts = run_batch(items, one, out=out, desc="stats")
         if counts["failed"]:
@@ -139,9 +157,38 @@ def stats(
         return
     if source is None:
         raise InputError(None, "give a FILE, '-' for stdin, or --batch FILE.jsonl")
-    results = _run(source, alpha)
+    tab: list[dict[str, Any]] = []
+    if source == "-":
+        results = _run(source, alpha)
+    else:
+        results, tab = file_results(source, alpha=alpha)
     if json_out:
         print_json({"schema_version": SCHEMA_VERSION, "source": source, "alpha": alpha,
-                    "summary": summary(results), "results": records(results)})
+                    "summary": summary(results), "results": records(results),
+                    "table_summary": table_summary(tab), "table_results": tab})
     else:
         print_table(results, "stdin" if source == "-" else Path(source).name)
+        if tab:
+            print_table_results(tab)
+
+
+def print_table_results(rows: list[dict[str, Any]]) -> None:
+    """The results read from tables (marked as such), with their cells."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    con = stdout_console()
+    table = Table(title="Results from tables", show_lines=False)
+    for col in ("cells", "row", "column", "cell text", "p (stars/column)", "recomputed p", "flag"):
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        if r["kind"] != "coefficient":
+            continue
+        flag = {True: "[green]ok[/]", False: "[red]inconsistent[/]"}.get(r["consistent"], "")
+        table.add_row(",".join(r["cell_ids"]), escape((r["row_label"] or "")[:30]), escape((r["column"] or "")[:30]),
+                      escape(r["text"]), _fmt_p(r["p_comparison"], r["p_value"]),
+                      f"{r['computed_p']:.4g}" if r["computed_p"] is not None else "", flag)
+    con.print(table)
+    s = table_summary(rows)
+    con.print(f"{s['results']} table results, {s['checked']} checked, {s['inconsistent']} inconsistent, "
+              f"{s['model_facts']} model facts (N, R²)")

@@ -28,9 +28,14 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
-from claimtrace.extract.locate import normalise, span_from_offsets
+from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
-from claimtrace.extract.statistics import sentence_statistics, stat_strength
+from claimtrace.extract.statistics import (
+    is_checked,
+    row_statistics_records,
+    sentence_statistics,
+    stat_strength,
+)
 
 HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
                      "conclusion": -0.6, "other": 0.0}
@@ -64,15 +69,18 @@ class StageOutput:
 class DocIndex:
     """Per-document precomputation shared by both stages and every finding."""
 
-    def __init__(self, doc: Document, similarity: str = "bm25") -> None:
+    def __init__(self, doc: Document, similarity: str = "bm25", table_rows: bool = False) -> None:
         from claimtrace.retrieval.bm25 import BM25Retriever
         from claimtrace.retrieval.units import document_units
 
         self.doc = doc
         self.sents: list[Sentence] = doc.sentences("body")
-        self.units = document_units(doc, "sentence")
+        self.units = document_units(doc, ["sentence", "table-row"] if table_rows else ["sentence"])
         by_id = {s.id: s for s in self.sents}
-        self.sents = [by_id[u.id] for u in self.units]  # drop empty ones, same order as units
+        # table rows stand in as pseudo-sentences (scope "table"); they compete in stage 2 only
+        self.sents = [by_id[u.id] if u.scope != "table" else
+                      Sentence(id=u.id, text=u.text, start=u.start, end=u.end, scope="table") for u in self.units]
+        self.is_table = np.array([u.scope == "table" for u in self.units], dtype=bool)
         self.pid = [u.paragraph_id for u in self.units]
         self.kind = [u.section_kind for u in self.units]
         self.section = [u.section or "" for u in self.units]
@@ -114,9 +122,13 @@ class DocIndex:
 
     @property
     def engine(self) -> np.ndarray:
-        """Statistics engine level of every sentence: 2 a checked result, 1 a parsed one, 0 none."""
+        """Statistics engine level of every sentence (or table row): 2 a checked result, 1 a parsed one, 0 none."""
         if self._engine is None:
             levels = sentence_statistics(self.doc)
+            for s, is_row in zip(self.sents, self.is_table, strict=True):
+                if is_row:
+                    recs = row_statistics_records(self.doc, s.id)[0]
+                    levels[s.id] = 2 if any(is_checked(r) for r in recs) else int(bool(recs))
             self._engine = np.array([levels.get(s.id, 0) for s in self.sents], dtype=np.int8)
         return self._engine
 
@@ -149,8 +161,9 @@ class EmbeddedExtractor:
     name = "embedded"
 
     def __init__(self, *, similarity: str = "bm25", max_evidence_sentences: int = 3,
-                 selector: ContextSelector | None = None) -> None:
+                 selector: ContextSelector | None = None, table_rows: bool = False) -> None:
         self.similarity = similarity
+        self.table_rows = table_rows
         self.max_evidence_sentences = max(1, max_evidence_sentences)
         self.selector = selector or ContextSelector()
         self._index: DocIndex | None = None
@@ -158,7 +171,7 @@ class EmbeddedExtractor:
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
         if self._index is None or self._index.doc.id != doc.id:
-            self._index = DocIndex(doc, self.similarity)
+            self._index = DocIndex(doc, self.similarity, self.table_rows)
         return self._index
 
     def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
@@ -174,7 +187,7 @@ class EmbeddedExtractor:
         if pids is None:
             return mask
         keep = set(pids)
-        return mask & np.array([p in keep for p in ix.pid], dtype=bool)
+        return mask & np.array([p in keep or t for p, t in zip(ix.pid, ix.is_table, strict=True)], dtype=bool)
 
     def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
                    gold: Sequence[str] | None = None) -> StageOutput:
@@ -186,7 +199,7 @@ class EmbeddedExtractor:
         prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
         score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        score = np.where(self._allowed(ix, finding, config, gold), score, -np.inf)
+        score = np.where(self._allowed(ix, finding, config, gold) & ~ix.is_table, score, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",
@@ -231,11 +244,13 @@ class EmbeddedExtractor:
             return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the context is empty")])
         masked = np.where(cand, score, -np.inf)
         best = int(np.argmax(masked))
+        if ix.is_table[best]:
+            return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
         lo = hi = best
         while hi - lo + 1 < limit:
             options = []
             for j in (lo - 1, hi + 1):
-                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 \
+                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
                         and masked[j] >= EXTEND_RATIO * masked[best]:
                     options.append(j)
             if not options:

@@ -97,3 +97,37 @@ def sentence_statistics(doc: Document, *, alpha: float = 0.05) -> dict[str, int]
         level = 2 if is_checked(ds.record()) else 1
         out[ds.unit_id] = max(out.get(ds.unit_id, 0), level)
     return out
+
+
+def row_statistics_records(doc: Document, row_id: str, *, alpha: float = 0.05) -> tuple[list[dict[str, Any]], StatisticsSummary]:
+    """Records for a table-row evidence span: the table results of the row (``source: "table"``, cells named)
+    and the statistics engine's results in each of its cells (a test written in a cell, e.g. "t(46) = 0.46")."""
+    from claimtrace.stats import analyze
+    from claimtrace.stats.tables import row_statistics
+
+    records: list[dict[str, Any]] = []
+    summary = StatisticsSummary()
+    for ts in row_statistics(doc, row_id):
+        if ts.kind != "coefficient":
+            continue
+        records.append(ts.model_dump(mode="json"))
+        summary.results += 1
+        if ts.consistent is not None:
+            summary.checked += 1
+            summary.inconsistent += ts.consistent is False
+    table = next((t for t in doc.tables if t.id == row_id.split(".")[0]), None)
+    row = next((r for r in table.rows if r.id == row_id), None) if table is not None else None
+    cells = {c.id: c for c in table.cells} if table is not None else {}
+    for cid in row.cell_ids if row is not None else []:
+        cell = cells[cid]
+        for r in analyze(cell.text, alpha=alpha):
+            rec = r.shifted(cell.start).model_dump(mode="json")
+            rec.update({"source": "table", "scope": "table", "table_id": table.id if table else None,
+                        "row_id": row_id, "cell_ids": [cid]})
+            records.append(rec)
+            summary.results += 1
+            if r.consistent is not None:
+                summary.checked += 1
+                summary.inconsistent += r.consistent is False
+            summary.decision_errors += bool(r.decision_error)
+    return records, summary

@@ -813,7 +813,22 @@ def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt
     _emit(b, blocks, vocab, indent_style)
     if b.paragraph_count == 0 and not b._abstract:
         raise InputError(path, "no body text found in the PDF")
+    _add_tables(b, data, blocks)
     return b.build()
+
+
+def _add_tables(b: DocumentBuilder, data: bytes, blocks: list[Block]) -> None:
+    """Table grids on the pages with a table caption (readers/pdf_tables.py)."""
+    from claimtrace.documents.readers.pdf_tables import Caption, caption_of, read_pdf_tables
+
+    caps = []
+    for bl in blocks:
+        text = " ".join(ln.text for ln in bl.lines)
+        if bl.kind == "caption" and (lc := caption_of(text)):
+            box = _bbox(bl.lines)
+            caps.append(Caption(page=bl.page, label=lc[0], text=lc[1], top=box.top, bottom=box.bottom))
+    for raw in read_pdf_tables(data, caps):
+        b.add_table(raw)
 
 
 def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_style: bool) -> None:
