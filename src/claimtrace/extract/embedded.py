@@ -233,7 +233,8 @@ class EmbeddedExtractor:
         eng = ix.engine
         parsed = int((eng >= 1).sum())
         share = float((eng >= 2).sum()) / parsed if parsed else 0.0  # how often this paper reports checkable tests
-        score = W_SIM_EV * sim + W_STAT * stat + prior + W_CHECKED * share * share * (eng >= 2)
+        relevance = W_SIM_EV * sim + W_STAT * stat + prior
+        score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold)
         cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
         if not cand.any():
@@ -247,15 +248,16 @@ class EmbeddedExtractor:
         if ix.is_table[best]:
             return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
         lo = hi = best
+        near = np.where(cand, relevance, -np.inf)  # extension compares relevance alone (the bonus chose the core)
         while hi - lo + 1 < limit:
             options = []
             for j in (lo - 1, hi + 1):
                 if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
-                        and masked[j] >= EXTEND_RATIO * masked[best]:
+                        and near[j] >= EXTEND_RATIO * near[best]:
                     options.append(j)
             if not options:
                 break
-            j = max(options, key=lambda t: masked[t])
+            j = max(options, key=lambda t: near[t])
             lo, hi = min(lo, j), max(hi, j)
         lo, hi = _widen_to_check(ix, allowed, eng, lo, hi, limit)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
