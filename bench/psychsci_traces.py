@@ -3,6 +3,7 @@ evidence carries a checked statistic (a recomputed p or a consistency verdict), 
 and one row per paper. The papers are DEVELOPMENT data: patterns and evidence selection were tuned on them.
 
     .venv/bin/python bench/psychsci_traces.py [--limit N] [--out bench/results/psychsci_traces.json] [--label NAME]
+    .venv/bin/python bench/psychsci_traces.py --report   # docs/results/psychsci.md from the committed result files
 
 Offline embedded extractor, detected findings (the default ``claimtrace extract``). A failing paper is
 recorded with its reason; the run goes on. The share has an exact (Clopper-Pearson) 95% interval.
@@ -75,14 +76,60 @@ def _default_units() -> str:
     return str(DEFAULT_UNITS)
 
 
+RESULTS = REPO / "bench" / "results"
+TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_without_i13_stats_tables.json",
+               "psychsci_traces_sentences_only.json", "psychsci_traces.json")
+FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci.json")
+
+
+def report(path: Path = REPO / "docs" / "results" / "psychsci.md") -> None:
+    """Write the Markdown summary of the committed psychsci result files."""
+    lines = ["# Psychological Science papers: claim traces and findings (DEVELOPMENT data)", "",
+             "Written by `bench/psychsci_traces.py --report` from the result files named below. The 100 papers",
+             "(`../shared/data/documents/psychsci`) are development data: the evidence selection and the findings",
+             "fixes were made while looking at them. Held-out papers judge.", "",
+             "## Papers whose claim trace carries a checked statistic", "",
+             "| code | units | papers checked | share | 95% CI (exact) | result file |", "|---|---|---|---|---|---|"]
+    for name in TRACE_FILES:
+        d = json.loads((RESULTS / name).read_text())
+        lo, hi = d["share_checked_ci95"]
+        lines.append(f"| {d['label']} | {d.get('units', 'sentences')} | {d['papers_checked']}/{d['n_papers']} | "
+                     f"{d['share_checked']:.2f} | {lo:.2f}-{hi:.2f} | `bench/results/{name}` |")
+    last = json.loads((RESULTS / TRACE_FILES[-1]).read_text())
+    lines += ["", f"Failures of the last row by reason ({last['n_papers'] - last['papers_checked']} papers): "
+              + ", ".join(f"{k} {v}" for k, v in last["failures_by_detail"].items()) + ".",
+              "`parsed_not_checked:X`: the evidence holds a result of kind X that the engine parses but cannot check",
+              "(a bare p, r without df, a d or β without its test); `evidence_without_statistic`: the engine parses no",
+              "result in the evidence span.", "",
+              "## Findings detector on the annotated abstracts", "",
+              "Gold: `bench/data/psychsci-findings.jsonl` (40 papers, annotated by an LLM agent (Claude, 2026-12-01),",
+              "not checked by a person). Sentence-level precision/recall of the chosen findings; 95% bootstrap",
+              "intervals over papers. The dev split was looked at while fixing; the test split was not.", "",
+              "| code | split | papers | precision (95% CI) | recall (95% CI) | tp/fp/fn | result file |",
+              "|---|---|---|---|---|---|---|"]
+    for name in FINDING_FILES:
+        d = json.loads((RESULTS / name).read_text())
+        for split in ("dev", "test"):
+            m = d["splits"][split]
+            pc, rc = m["precision_ci95"], m["recall_ci95"]
+            lines.append(f"| {d['label']} | {split} | {m['papers']} | {m['precision']} ({pc[0]}-{pc[1]}) | "
+                         f"{m['recall']} ({rc[0]}-{rc[1]}) | {m['tp']}/{m['fp']}/{m['fn']} | `bench/results/{name}` |")
+    path.write_text("\n".join(lines) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> None:
     """Run the traces over the papers and write the summary."""
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "psychsci_traces.json"))
     ap.add_argument("--label", default="this branch", help="what code this run measures (recorded)")
+    ap.add_argument("--report", action="store_true", help="only write docs/results/psychsci.md from the result files")
     ap.add_argument("--units", default=None, help="evidence units as in `claimtrace extract --units` (default: the CLI's)")
     args = ap.parse_args()
+    if args.report:
+        report()
+        return
     if not DATA.is_dir():
         print(f"error: {DATA} is absent (the shared psychsci papers)", file=sys.stderr)
         raise SystemExit(2)
