@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from claimtrace.documents import load_document
-from claimtrace.extract.findings import cut_off, detect_findings, strip_page_stamps
+from claimtrace.extract.findings import cut_off, detect_findings, not_an_abstract, strip_page_stamps
 from claimtrace.extract.pipeline import extract_traces
 from claimtrace.extract.statistics import is_checked, sentence_statistics
 from conftest import shared_path
@@ -86,6 +86,16 @@ def test_page_stamps_are_removed_and_cut_sentences_found() -> None:
     assert cut_off("have been extended to other processes (Wolf")
     assert not cut_off('It was "significant."')
     assert not cut_off("Participants were faster (p < .05).")
+    assert cut_off("appraisals relates to perceived trustworthiness (Winston et al.")  # "al." is no sentence end
+
+
+def test_an_abstract_cut_from_a_page_is_told_from_a_real_one() -> None:
+    real = ["We tested whether warmth increases cooperation.", "Warmth increased contributions.",
+            "ClinicalTrials.gov identifier: NCT00872417"]  # a registration line ends in an identifier
+    assert not not_an_abstract(real)
+    assert not_an_abstract(["Do people earn more when they feel better?", "The literature is extensive, but the nature of the relationship is far"])
+    assert not_an_abstract(["will experience a traumatic event during their life.", "Interventions are lacking."])
+    assert not_an_abstract(["Humans share.", "Serotonin modulates this and the 527830P SSXXX10."])
 
 
 def test_an_introduction_taken_for_the_abstract_gives_findings_from_the_discussion(tmp_path: Path) -> None:

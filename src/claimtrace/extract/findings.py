@@ -6,8 +6,9 @@ labels of a structured abstract (RESULTS, CONCLUSIONS, METHODS...) are not in th
 they enter as a fixed, documented prior (``SECTION_PRIOR``) added to the model's logit.
 
 PDF damage in abstracts: a page stamp that GROBID leaves in the text ("557697P SSXXX10.", SAGE's) is
-removed before scoring, and a sentence cut off by it (or otherwise unfinished) is never chosen. An
-"abstract" whose last sentence is cut off is the opening of the introduction that GROBID took for the
+removed before scoring, and a sentence cut off by it (or otherwise a fragment) is never chosen. An
+"abstract" (of a TEI, PDF or text document; publisher-tagged JATS/HTML abstracts are trusted) that starts
+or ends mid-sentence is the opening of the introduction that GROBID took for the
 abstract (articles without one, such as Psychological Science short reports): it holds no finding of the
 paper, so findings are then detected among the Discussion/Conclusion sentences of the body instead.
 """
@@ -45,6 +46,9 @@ BACKGROUND_CUES = re.compile(r"\b(is (a|an|one)|are (a|an)|remains? (unclear|unk
                              r"little is known|however|has been|have been|is thought|are thought|believed)\b", re.I)
 #: a page stamp GROBID leaves in the text of SAGE PDFs: "557697P SSXXX10." (article number, P, SS, XXX10.)
 PAGE_STAMP = re.compile(r"\s*\b\d{5,7}P ?SSXXX10\.(?:1177/\S*)?")
+#: formats whose abstract the publisher tagged (trusted); a TEI/PDF/text abstract is a reader's guess
+TAGGED_ABSTRACTS = frozenset({"jats", "html"})
+_OPEN_END = re.compile(r"\b[a-z][a-z-]*[,;:]?$")  # "... is far", "... the": a sentence cut at a page break
 _FINISHED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
 STAT_CUES = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b(CI|OR|HR|RR)\b|\d+(\.\d+)?\s*%|\br\s*=\s*-?0?\.\d)", re.I)
 
@@ -126,8 +130,22 @@ def strip_page_stamps(text: str) -> str:
 
 
 def cut_off(text: str) -> bool:
-    """Whether a sentence is unfinished: cut by a page stamp, or ending without closing punctuation."""
-    return bool(PAGE_STAMP.search(text)) or not _FINISHED.search(text)
+    """Whether a sentence is a fragment: cut by a page stamp, ending without closing punctuation, leaving a
+    parenthesis open ("(Winston et al."), or starting in lower case (its beginning is on another page)."""
+    t = text.strip()
+    return (bool(PAGE_STAMP.search(t)) or not _FINISHED.search(t) or t.count("(") > t.count(")")
+            or (t[:1].isalpha() and t[:1].islower()))
+
+
+def not_an_abstract(sentences: list[str]) -> bool:
+    """Whether an "abstract" is text cut from a page (GROBID's guess for an article without one): it holds a
+    page stamp, starts in lower case, or ends mid-sentence (an open parenthesis, or a lower-case word with no
+    closing punctuation; a trial-registration line ending in an identifier is not that)."""
+    if not sentences:
+        return False
+    first, last = sentences[0].strip(), sentences[-1].strip()
+    return (any(PAGE_STAMP.search(t) for t in sentences) or (first[:1].isalpha() and first[:1].islower())
+            or last.count("(") > last.count(")") or bool(_OPEN_END.search(last)))
 
 
 def detect_findings(doc: Document, *, threshold: float | None = None, max_findings: int = 5) -> list[FindingCandidate]:
@@ -137,11 +155,11 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     for sec in doc.abstract:
         labels.extend(sec.label for _ in sec.sentences)
     fallback = ""
-    if sents and cut_off(sents[-1].text):
+    if sents and doc.source.format not in TAGGED_ABSTRACTS and not_an_abstract([x.text for x in sents]):
         pool = _discussion_pool(doc)
         if pool:
             sents, labels = pool, [None] * len(pool)
-            fallback = ("the abstract ends mid-sentence (the opening of the introduction taken for an abstract): "
+            fallback = ("the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract): "
                         "detected among the Discussion/Conclusion sentences; ")
             max_findings = min(max_findings, 3)
     if not sents:
