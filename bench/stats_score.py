@@ -40,9 +40,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from provenance import Run  # noqa: E402
-
 from claimtrace.stats import StatResult, analyze, parse  # noqa: E402
+from provenance import Run  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "statistics" / "score"
 CLAIMS = DATA / "claims_stat_evidence.csv"

@@ -73,3 +73,10 @@ def test_p_000_is_below_0005_and_p_equal_alpha_is_significant() -> None:
     assert r.consistent is True and r.significant is True
     (a,) = analyze("t(30) = 2.04, p = .05")
     assert a.significant is True
+
+
+def test_statcheck_options() -> None:
+    (z,) = analyze("t(100) = 4.00, p = .000", p_zero_error=True)
+    assert z.consistent is False  # statcheck's pZeroError
+    (a,) = analyze("t(30) = 2.04, p = .05", p_equal_alpha_significant=False)
+    assert a.significant is False

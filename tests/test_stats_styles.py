@@ -89,3 +89,16 @@ def test_spss_output() -> None:
 def test_no_result_from_labels_years_or_tables() -> None:
     assert analyze("Table 4, columns (1)-(6), 1996-2004, Model 3") == []
     assert analyze("The coefficient estimates are in Table 2 (columns 3 and 4).") == []
+
+
+def test_p_without_its_letter_after_a_statistic() -> None:
+    r = _one("Dif. (%) = -8, t = -3.11, < 0.01")
+    assert (r.test, r.value, r.p_comparison, r.p_value) == ("t", -3.11, "<", 0.01)
+    assert analyze("t(20) = 2.50, = .02")[0].p_comparison is None  # "= .02" without "p" stays unread
+
+
+def test_meta_analytic_and_partial_correlations() -> None:
+    r = _one("rho-hat = -.32, 80% credibility interval: LL = -.46, UL = -.18")
+    assert (r.test, r.value, r.ci_level, r.ci_low, r.ci_high) == ("rho", -0.32, 80.0, -0.46, -0.18)
+    p = _one("pr = -.24, p < .05")
+    assert (p.test, p.test_detail, p.value) == ("r", "partial", -0.24)

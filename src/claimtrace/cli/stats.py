@@ -23,11 +23,10 @@ RECORD_FIELDS = (
 
 def stats_for_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
     """Results of plain text (stdin): offsets index the text as given, scope ``text``."""
-    from claimtrace.stats import check, mentions_one_tailed, parse
+    from claimtrace.stats import analyze
 
-    ctx = mentions_one_tailed(text)
-    return [DocumentStat(**check(r, alpha=alpha, one_tailed_context=ctx).model_dump(), scope="text")
-            for r in parse(text)]
+    # analyze scopes "one-tailed" to each result's sentence (or a scope the text states)
+    return [DocumentStat(**r.model_dump(), scope="text") for r in analyze(text, alpha=alpha)]
 
 
 def stats_for_file(path: str, *, alpha: float = 0.05) -> list[DocumentStat]:

@@ -143,7 +143,7 @@ def _ci_p(r: StatResult) -> float | None:
     return 2 * _norm_sf(abs(est - null) / se) if se > 0 else None
 
 
-def _consistent(r: StatResult, prange: tuple[float, float], alpha: float) -> bool:
+def _consistent(r: StatResult, prange: tuple[float, float], alpha: float, zero_error: bool = False) -> bool:
     pmin, pmax = prange
     cmp = r.p_comparison
     if cmp == "ns":
@@ -155,8 +155,8 @@ def _consistent(r: StatResult, prange: tuple[float, float], alpha: float) -> boo
         if dec >= 10:  # scientific notation: compare with a relative tolerance
             return pmin * 0.9 <= rep <= pmax * 1.1 + 1e-300
         half = 0.5 * 10 ** (-dec)
-        if rep == 0:  # "p = .000" means p < .0005
-            return pmin < half
+        if rep == 0:  # "p = .000" means p < .0005 (statcheck's pZeroError: always an error)
+            return not zero_error and pmin < half
         return pmin <= rep + half and pmax >= rep - half
     if cmp in ("<", "<="):
         return pmin < rep if cmp == "<" else pmin <= rep
@@ -165,8 +165,11 @@ def _consistent(r: StatResult, prange: tuple[float, float], alpha: float) -> boo
     return True
 
 
-def reported_significant(r: StatResult, alpha: float = 0.05) -> bool | None:
-    """Whether the reported p says significant at ``alpha`` (None when it cannot tell)."""
+def reported_significant(r: StatResult, alpha: float = 0.05, equal_significant: bool = True) -> bool | None:
+    """Whether the reported p says significant at ``alpha`` (None when it cannot tell).
+
+    ``p = alpha`` counts as significant unless ``equal_significant`` is False.
+    """
     cmp, p = r.p_comparison, r.p_value
     if cmp is None:
         return None
@@ -174,7 +177,7 @@ def reported_significant(r: StatResult, alpha: float = 0.05) -> bool | None:
         return False
     assert p is not None
     if cmp in ("=", "<="):
-        return p <= alpha
+        return p <= alpha if equal_significant else p < alpha
     if cmp == "<":
         return True if p <= alpha else None
     return False if p >= alpha else None
@@ -232,23 +235,27 @@ _RESET = dict.fromkeys(("computed_p", "consistent", "decision_error", "significa
                         "ci_p_consistent"))
 
 
-def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False) -> StatResult:
+def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False,
+          p_zero_error: bool = False, p_equal_alpha_significant: bool = True) -> StatResult:
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy.
 
     ``one_tailed_context``: the result's scope (its sentence, or a statement for the whole text) says tests
     are one-tailed; then a result inconsistent two-tailed but consistent one-tailed counts as consistent.
+    statcheck's behaviour, where it differs (docs/statistics.md): ``p_zero_error=True`` flags every
+    ``p = .000`` as inconsistent; ``p_equal_alpha_significant=False`` reads ``p = .05`` as not significant.
     """
     r = result.model_copy(update=_RESET)
     r.flags = []
-    return _check(r, alpha, lambda _r: one_tailed_context)
+    return _check(r, alpha, lambda _r: one_tailed_context, p_zero_error, p_equal_alpha_significant)
 
 
-def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult], bool]) -> StatResult:
+def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult], bool],
+           zero_error: bool = False, eq_sig: bool = True) -> StatResult:
     """``check`` in place on a result whose check fields are unset (None, flags empty).
 
     ``one_tailed_context(r)`` is asked only when a result is inconsistent two-tailed (it may scan a text).
     """
-    r.significant = reported_significant(r, alpha)
+    r.significant = reported_significant(r, alpha, eq_sig)
     if r.test == "t" and r.df2 is not None:
         r.flags.append("t with two numbers in its parentheses is not t(df): not checked")
     if r.test == "z" and r.df1 is not None:
@@ -261,15 +268,15 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
         if r.computed_p is not None and r.p_comparison is not None:
             prange = _p_range(r, r.one_tailed)
             if prange is not None:
-                ok = _consistent(r, prange, alpha)
+                ok = _consistent(r, prange, alpha, zero_error)
                 if not ok and not r.one_tailed and r.test in ("t", "z", "r", "rho", "tau") and one_tailed_context(r):
                     one = _p_range(r, True)
-                    if one is not None and _consistent(r, one, alpha):
+                    if one is not None and _consistent(r, one, alpha, zero_error):
                         ok = True
                         r.flags.append("consistent only as a one-tailed test")
                 r.consistent = ok
                 if not ok:
-                    rep_sig = reported_significant(r, alpha)
+                    rep_sig = reported_significant(r, alpha, eq_sig)
                     comp_sig = r.computed_p <= alpha
                     r.decision_error = rep_sig is not None and rep_sig != comp_sig
                     r.flags.append("inconsistent p-value")
@@ -280,7 +287,7 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
             r.significant = r.computed_p <= alpha
     elif r.test in _SE_ESTIMATES and r.value is not None and r.se is not None and r.se > 0:
-        _check_se(r, alpha)
+        _check_se(r, alpha, zero_error, eq_sig)
     if r.ci_low is not None and r.ci_high is not None:
         _check_ci(r, alpha)
         if r.computed_p is None and r.test in _SE_ESTIMATES | RATIO_TESTS:
@@ -288,18 +295,18 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
     return r
 
 
-def _check_se(r: StatResult, alpha: float) -> None:
+def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> None:
     """Coefficient / SE -> z -> p (normal, large-sample), and the reported p against it (rounding allowed)."""
     assert r.value is not None and r.se is not None
     r.computed_p = 2 * _norm_sf(abs(r.value) / r.se) / (2 if r.one_tailed else 1)
     if r.p_comparison is not None:
         prange = _se_p_range(r, r.one_tailed)
         assert prange is not None
-        ok = _consistent(r, prange, alpha)
+        ok = _consistent(r, prange, alpha, zero_error)
         r.consistent = ok
         r.decision_error = False
         if not ok:
-            rep_sig = reported_significant(r, alpha)
+            rep_sig = reported_significant(r, alpha, eq_sig)
             r.decision_error = rep_sig is not None and rep_sig != (r.computed_p <= alpha)
             r.flags.append("p inconsistent with the coefficient and its SE")
             if r.decision_error:
@@ -308,11 +315,13 @@ def _check_se(r: StatResult, alpha: float) -> None:
         r.significant = r.computed_p <= alpha
 
 
-def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None) -> list[StatResult]:
+def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None,
+            p_zero_error: bool = False, p_equal_alpha_significant: bool = True) -> list[StatResult]:
     """Parse and check every result in ``text``.
 
     ``one_tailed_context`` defaults to each result's own scope: its sentence says one-tailed / one-sided /
     directional test, or the text states that tests were one-tailed (``one_tailed_scope``).
+    ``p_zero_error`` and ``p_equal_alpha_significant`` as in ``check``.
     """
     from claimtrace.stats.parser import one_tailed_in_sentence, one_tailed_scope, parse
 
@@ -330,5 +339,5 @@ def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None =
     out = parse(text)
     for r in out:  # fresh results, checked in place (what ``check`` would copy first)
         r.__pydantic_fields_set__.update(_RESET, ("flags",))
-        _check(r, alpha, ctx)
+        _check(r, alpha, ctx, p_zero_error, p_equal_alpha_significant)
     return out

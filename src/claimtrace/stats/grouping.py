@@ -104,7 +104,8 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                 cur.last = cur.end = max(cur.end, tk.end)
                 continue
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
-            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se"):
+            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
+                        "p_comparison", "p_value"):
                 if key in d:
                     cur.fields[key] = d[key]
             cur.spans.update(d["spans"])

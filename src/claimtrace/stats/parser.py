@@ -143,6 +143,10 @@ def one_tailed_in_sentence(text: str, start: int, end: int, *, before: int = 300
     """Whether the sentence of ``text[start:end]`` (at most ``before``/``after`` characters around it) says
     one-tailed, one-sided or directional test."""
     lo = max(0, start - before)
+    hi = min(len(text), end + after)
+    if ("tailed" not in text[lo:hi] and "sided" not in text[lo:hi] and "TAILED" not in text[lo:hi]
+            and "SIDED" not in text[lo:hi] and "irectional" not in text[lo:hi]):
+        return False  # quick: none of the words near the result
     cut = max(_sentence_start(text, lo, start), text.rfind("\n\n", lo, start))
     a = cut + 1 if cut >= 0 else lo
     m = _SENT_END.search(text, end, min(len(text), end + after))
@@ -187,12 +191,12 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
 # the word before the match start). No word can overlap another of its own list.
 _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
-    (re.compile(rb"b(?<=redib)le int"), 4),
+    (re.compile(rb"b(?<=redib)le int"), 4), (re.compile(rb"b(?<=redib)ility int"), 4),
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
     (re.compile(rb"g(?<=[sS]ig)nifican(?:t|ce) at"), 2), (re.compile(rb"value"), 0),
-    (re.compile(rb", (?:ns|NS)(?![A-Za-z])"), 0), (re.compile(rb"S(?=ig\b|ig\.)"), 0),
+
 )
 _P_ENDINGS = ("p", "P", "ps", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
@@ -313,6 +317,11 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
         test_r.append((ms - 50, me + 12))
     for i in _word_hits(t, tb, _NS_WORDS):
         p_r.append((i - 45, i + 45))
+    # ", ns" after a result and SPSS's "Sig." (plain byte searches: faster than regex scans)
+    for word in (b", ns", b", NS", b"Sig"):
+        for i in _find_all(tb, word):
+            if not tb[i + len(word) : i + len(word) + 1].isalpha():
+                p_r.append((i - 45, i + 45))
     ci_hits = _word_hits(t, tb, _CI_WORDS)
     ci_r = [(i - 16, i + 110) for i in ci_hits]
     # estimates named without a comparator ("OR 2.1 (95% CI ...)", "hazard ratio 0.8; p = .01") sit just

@@ -113,6 +113,8 @@ _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]correcte
 _COEF_RE = re.compile(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
+# a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
+_BARE_P_RE = re.compile(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
 _BARE_CI_RE = re.compile(
     r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
 )
@@ -199,7 +201,7 @@ def _scan_tests(t: str) -> list[_Tok]:
                     data["test_detail"] = {"coef": "coefficient", "γ": "gamma", "standardi": "standardized coefficient",
                                            "unstandardi": "coefficient"}.get(word, word)
                     break
-        if canon == "r" and "partial" in name:
+        if canon == "r" and ("partial" in name or name == "pr"):
             data["test_detail"] = "partial"
         if canon == "Q":
             sub = name[1:].strip(" -").lower()
@@ -233,6 +235,15 @@ def _scan_tests(t: str) -> list[_Tok]:
         data["spans"] = spans
         data["repaired"] = repaired
         end = m.end()
+        if canon in ("t", "F", "z", "chi2", "r"):
+            pm = _BARE_P_RE.match(t, end)
+            if pm is not None:
+                data["p_comparison"] = pm.group("pcmp")
+                data["p_value"] = float(pm.group("pval"))
+                spans["p"] = pm.span("pval")
+                spans["p_full"] = (pm.start("pcmp"), pm.end())
+                repaired.append("p-value without its 'p' read after the statistic")
+                end = pm.end()
         if canon in ("b", "beta"):
             sm = _PAREN_SE_RE.match(t, end)
             if sm is not None:
@@ -253,12 +264,23 @@ def _scan_tests(t: str) -> list[_Tok]:
     return toks
 
 
+_DESC_LABEL = re.compile(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|SD|Mode|Md)\s*$")
+
+
+def _has_se_word(t: str) -> bool:
+    """Quick check (plain substring tests) that ``t`` may hold a standard error word (``_SE_WORD``)."""
+    return ("SE" in t or "rror" in t or "S.E" in t or "s.e." in t or " se " in t or " se=" in t or "(se" in t
+            or " se:" in t)
+
+
 def _scan_coef(t: str) -> list[_Tok]:
     """Coefficients written as a bare number before their standard error ("Income: 0.0694, Standard error = 0.0390")."""
     toks: list[_Tok] = []
-    if "rror" not in t and "SE" not in t and "se" not in t and "S.E" not in t and "s.e" not in t:
+    if not _has_se_word(t):
         return toks
     for m in _COEF_RE.finditer(t):
+        if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start()):
+            continue  # "M = 3.07, SE = 0.023": a mean and its standard error, not a coefficient
         s, e = m.span("v")
         data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
                                 "has_df": False, "comparison": "=", "spans": {"value": (s, e)}, "repaired": []}
@@ -595,7 +617,7 @@ def _scan_misc(t: str) -> list[_Tok]:
         return toks
     for m in _matches_at(_N_RE, t, _n_starts(t)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if ("SE" in t or "S.E" in t or "rror" in t or "se" in t or "s.e." in t) else ():
+    for m in _SE_RE.finditer(t) if _has_se_word(t) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
