@@ -65,6 +65,21 @@ def coverage(files: list[str]) -> dict[str, object]:
             "share": round(grids / with_table, 4) if with_table else None, "misses": missed}
 
 
+def coverage_tei(files: list[str]) -> dict[str, object]:
+    """GROBID TEI figure[@type="table"]: those with rows, and the grids read from them."""
+    from claimtrace.documents import load_document
+
+    figs = with_rows = grids = 0
+    for f in files:
+        root = etree.parse(f).getroot()
+        tabs = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.endswith("}figure") and e.get("type") == "table"]
+        figs += len(tabs)
+        with_rows += sum(any(isinstance(x.tag, str) and x.tag.endswith("}row") for x in t.iter()) for t in tabs)
+        grids += sum(bool(t.cells) for t in load_document(f).tables)
+    return {"files": len(files), "table_figures": figs, "with_rows": with_rows, "grids": grids,
+            "share": round(grids / with_rows, 4) if with_rows else None}
+
+
 def gold_rows(ei: object) -> dict[str, object]:
     """Gold evidence spans that no sentence/paragraph holds, and which of them a table-row unit holds."""
     from claimtrace.documents import load_document
@@ -95,6 +110,7 @@ def hit_at_1(ei: object) -> dict[str, object]:
     """extract --batch with and without table rows, scored per prompt; paired bootstrap CI of the difference."""
     rows: dict[str, dict[str, bool]] = {}
     res: dict[str, object] = {}
+    ev_by_units: dict[str, dict[str, str]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         manifest = Path(tmp) / "in.jsonl"
         manifest.write_text(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", "validation", "extract"],
@@ -109,15 +125,18 @@ def hit_at_1(ei: object) -> dict[str, object]:
             scored = json.loads(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation",
                                                 "extract", str(out)], check=True, capture_output=True, text=True).stdout)
             got = {}
+            evidence: dict[str, str] = {}
             n_table = 0
             for line in out.read_text().splitlines():
                 r = json.loads(line)
                 ev = (((r.get("traces") or [{}])[0] or {}).get("evidence") or {})
                 n_table += ev.get("scope") == "table"
+                evidence[str(r["id"])] = f"{ev.get('row_id') or ev.get('scope')}: {ev.get('text', '')[:160]}"
                 got[str(r["id"])] = any(ei.overlaps(e["text"], ev.get("text", "")) for e in ps[str(r["id"])]["evidence"])  # type: ignore[attr-defined]
             rows[units] = got
             res[units] = {"evidence_hit@1": scored["evidence_hit@1"], "items": scored["items"],
                           "evidence_is_table_row": n_table, "seconds": secs}
+            ev_by_units[units] = evidence
     ids = sorted(rows["sentences"])
     a = [rows["sentences"][i] for i in ids]
     b = [rows["sentences,table-rows"][i] for i in ids]
@@ -131,7 +150,10 @@ def hit_at_1(ei: object) -> dict[str, object]:
     res["difference"] = {"n": len(ids), "hit@1_difference": round(diff, 4),
                          "ci95_paired_bootstrap": [round(boots[124], 4), round(boots[4874], 4)],
                          "gained": [i for i, x, y in zip(ids, a, b, strict=True) if y and not x],
-                         "lost": [i for i, x, y in zip(ids, a, b, strict=True) if x and not y]}
+                         "lost": [i for i, x, y in zip(ids, a, b, strict=True) if x and not y],
+                         "changed": [{"id": i, "hit_before": rows["sentences"][i], "hit_after": rows["sentences,table-rows"][i],
+                                      "before": ev_by_units["sentences"][i], "after": ev_by_units["sentences,table-rows"][i]}
+                                     for i in ids if ev_by_units["sentences"][i] != ev_by_units["sentences,table-rows"][i]]}
     return res
 
 
@@ -180,7 +202,8 @@ def main() -> None:
     result = {
         "schema_version": "1",
         "what": "tables on the shared JATS articles: grid coverage, table-row gold spans, EI evidence hit@1, parse cost",
-        "coverage": {"ei_validation": coverage(ei_files), "documents": coverage(doc_files)},
+        "coverage": {"ei_validation": coverage(ei_files), "documents": coverage(doc_files),
+                     "psychsci_tei": coverage_tei(tei_files)},
         "gold_table_rows": gold_rows(ei),
         "extract_hit_at_1": hit_at_1(ei),
         "parse_cost": {"ei_validation_jats": parse_cost(ei_files), "psychsci_tei": parse_cost(tei_files, 3)},

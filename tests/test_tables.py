@@ -113,7 +113,7 @@ def test_t_values_in_parentheses_and_descriptive_tables(tmp_path: Path) -> None:
 
 
 def test_html_and_tei_tables(tmp_path: Path) -> None:
-    html = ("<html><body><h1>T</h1><p>Body text here that is long enough.</p><table><caption>Table 1. Odds ratios</caption>"
+    html = ("<html><head><meta charset=\"utf-8\"></head><body><h1>T</h1><p>Body text here that is long enough.</p><table><caption>Table 1. Odds ratios</caption>"
             "<thead><tr><th>Outcome</th><th>OR (95% CI)</th></tr></thead>"
             "<tbody><tr><td>Stroke</td><td>2.2 (1.3–3.8)</td></tr></tbody></table></body></html>")
     p = tmp_path / "a.html"
@@ -187,3 +187,57 @@ def test_cli_parse_stats_retrieve(tmp_path: Path) -> None:
     ev = ex["traces"][0]["evidence"]
     assert ev["scope"] == "table" and ev["row_id"] == "t1.r4" and "t1.r4.c4" in ev["cell_ids"]
     assert any(r.get("source") == "table" for r in ev["statistics"])
+
+
+def _ruled_pdf(path: Path, ruled: bool) -> None:
+    """A one-page PDF (matplotlib, real text) with body text, a caption and a 3x3 table."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    matplotlib.rcParams["pdf.fonttype"] = 42
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    fig = plt.figure(figsize=(8.5, 11))
+
+    def y(v: float) -> float:
+        return 1 - v / 792
+
+    for i in range(12):
+        fig.text(50 / 612, y(60 + 12 * i), "Participants rated each item twice and the ratings were averaged "
+                 "across sessions before the analysis.", fontsize=9, va="baseline")
+    fig.text(50 / 612, y(230), "Table 1. Regression of ratings on condition", fontsize=9, weight="bold", va="baseline")
+    rows = [["Predictor", "b", "SE"], ["Condition", "0.42", "0.10"], ["Age", "-0.05", "0.03"]]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            fig.text((55 + 110 * c) / 612, y(260 + 16 * r - 4), cell, fontsize=8, va="baseline")
+    for r in range(4) if ruled else (0, 1, 3):
+        fig.add_artist(Line2D([50 / 612, 380 / 612], [y(246 + 16 * r)] * 2, lw=0.6, color="black"))
+    if ruled:
+        for c in range(4):
+            fig.add_artist(Line2D([(50 + 110 * c) / 612] * 2, [y(246), y(294)], lw=0.6, color="black"))
+    fig.savefig(path, format="pdf")
+    plt.close(fig)
+
+
+def test_pdf_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p = tmp_path / "t.pdf"
+    _ruled_pdf(p, ruled=True)
+    d = load_document(p)
+    (t,) = d.tables
+    assert (t.label, t.caption, t.page, t.reader) == ("Table 1", "Regression of ratings on condition", 1, "auto")
+    c = t.cell(2, 2)
+    assert c is not None and (c.text, c.row_label, c.column_path) == ("0.42", "Condition", ["b"])
+    assert t.bbox is not None and 240 < t.bbox.top < 250
+    (s, _) = [x for x in table_statistics(t) if x.kind == "coefficient"]
+    assert (s.value, s.se, s.cell_ids) == (0.42, 0.1, ["t1.r2.c2", "t1.r2.c3"])
+    monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "off")
+    assert load_document(p).tables == []
+    # unruled (booktabs): the line finder sees no cells; auto falls back to text alignment
+    p2 = tmp_path / "b.pdf"
+    _ruled_pdf(p2, ruled=False)
+    monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "pdfplumber-lines")
+    assert load_document(p2).tables == []
+    monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "pdfplumber-text")
+    (t2,) = load_document(p2).tables
+    assert any(c.text == "0.42" for c in t2.cells)

@@ -16,6 +16,7 @@ from claimtrace.cli.common import fail, print_json
 SCHEMAS: dict[str, tuple[str, str]] = {
     "document": ("claimtrace.documents.model", "Document"),
     "statistic": ("claimtrace.stats.model", "DocumentStat"),  # one record of `stats` output's "results"
+    "table-statistic": ("claimtrace.stats.tables", "TableStat"),  # one record of `stats` output's "table_results"
     "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
     "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
     "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),

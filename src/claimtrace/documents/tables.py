@@ -74,19 +74,21 @@ def _place(rows: list[list[RawCell]]) -> tuple[list[tuple[int, int, RawCell]], i
 
 
 def _header_rows(grid: list[list[str]], marked: int | None, th_rows: list[bool]) -> int:
-    """How many leading rows are column headers: the markup's count, else rows of labels before the data."""
-    if marked:
-        return marked
-    n = 0
+    """How many leading rows are column headers: the markup's count (thead), then any rows of labels only
+    that follow before the data (a second header row the markup left in the body)."""
+    n = marked or 0
     for r, row in enumerate(grid):
+        if r < n:
+            continue
         body = row[1:] if len(row) > 1 else row
         filled = [t for t in body if t.strip() not in _EMPTYISH]
         if th_rows[r] or (filled and not any(is_numeric(t) for t in filled)):
             n += 1
             continue
         break
-    if n >= len(grid):  # a table of labels only: the first row heads it
+    if n >= len(grid) and not marked:  # a table of labels only: the first row heads it
         n = 1 if len(grid) > 1 else 0
+    n = min(n, len(grid))
     return n
 
 

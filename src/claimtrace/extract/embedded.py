@@ -90,6 +90,10 @@ class DocIndex:
         self.similarity = similarity
         self._bm25 = BM25Retriever()
         self._bm25_index = self._bm25.build(self.units) if self.units else None
+        # with table rows: sentences keep the scores of a sentence-only index (table rows change no
+        # sentence's score), and rows are scored in the joint index on the sentences' scale
+        sent_units = [u for u in self.units if u.scope != "table"]
+        self._bm25_sent = self._bm25.build(sent_units) if table_rows and sent_units and self.is_table.any() else None
         self.sims_cache: dict[str, np.ndarray] = {}
         self._hyp: np.ndarray | None = None
         self._cue: np.ndarray | None = None
@@ -138,7 +142,17 @@ class DocIndex:
         if not n or self._bm25_index is None:
             return np.zeros(n)
         bm = np.asarray(self._bm25.scores(self._bm25_index, query), dtype=np.float64)
-        bm = bm / bm.max() if bm.max() > 0 else bm
+        sent = ~self.is_table
+        if self._bm25_sent is not None:
+            top = bm[sent].max() if sent.any() else 0.0
+            top = top if top > 0 else bm.max()  # no sentence matches: rows on their own scale
+            rows = np.clip(bm / top, 0, 1) if top > 0 else np.zeros(n)
+            bm = np.zeros(n)
+            bs = np.asarray(self._bm25.scores(self._bm25_sent, query), dtype=np.float64)
+            bm[sent] = bs / bs.max() if bs.max() > 0 else bs
+            bm[~sent] = rows[~sent]
+        else:
+            bm = bm / bm.max() if bm.max() > 0 else bm
         if self.similarity == "bm25":
             return bm
         if self._emb is None:
@@ -148,7 +162,9 @@ class DocIndex:
             self._emb = np.asarray(self._embedder.encode([s.text for s in self.sents]))
         q = np.asarray(self._embedder.encode([query]))[0]
         cos = self._emb @ q
-        lo, hi = float(np.median(cos)), float(cos.max())
+        lo = hi = 0.0
+        if sent.any():
+            lo, hi = float(np.median(cos[sent])), float(cos[sent].max())
         dn = np.clip((cos - lo) / (hi - lo), 0, 1) if hi > lo else np.zeros(n)
         if self.similarity == "dense":
             return dn

@@ -154,6 +154,6 @@ def _camelot(data: bytes, pages: list[int], *, flavor: str) -> list[tuple[int, B
             n = int(t.page)
             x0, y0, x1, y1 = t._bbox  # PDF coordinates, origin bottom-left
             h = heights.get(n, 0.0)
-            rows = [[str(v) for v in r] for r in t.df.values.tolist()]
+            rows: list[list[str | None]] = [[str(v) for v in r] for r in t.df.values.tolist()]
             out.append((n, BBox(x0=x0, top=h - y1, x1=x1, bottom=h - y0), rows))
     return out
