@@ -117,3 +117,21 @@ def test_psychsci_short_report_findings_hold_no_page_stamp() -> None:
     assert chosen
     assert not any("SSXXX" in c.text for c in chosen)
     assert {doc.paragraph_of(c.sentence_id.split(".")[0]).section_kind for c in chosen if c.sentence_id} <= {"discussion", "conclusion"}
+
+
+def test_psychsci_gold_matches_the_parser_and_introductions_give_no_abstract_finding() -> None:
+    import hashlib
+    import json
+
+    folder = shared_path("documents", "psychsci")
+    gold = [json.loads(line) for line in (Path(__file__).parents[1] / "bench" / "data" / "psychsci-findings.jsonl").read_text().splitlines()]
+    assert len(gold) == 40 and {g["split"] for g in gold} == {"dev", "test"}
+    for g in gold:
+        doc = load_document(folder / f"{g['paper']}.xml")
+        sents = {s.id: s for s in doc.sentences("abstract")}
+        assert [s["id"] for s in g["sentences"]] == list(sents)
+        for s in g["sentences"]:
+            assert hashlib.sha1(sents[s["id"]].text.encode()).hexdigest()[:12] == s["key"]
+            assert doc.abstract_text[s["start"]:s["end"]] == sents[s["id"]].text
+        if g["split"] == "dev" and g["abstract_kind"] != "abstract":
+            assert not any(c.chosen and c.sentence_id in sents for c in detect_findings(doc)), g["paper"]
