@@ -132,7 +132,7 @@ def test_cli_retrieve_json(ei_doc_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["schema_version"] and len(out["hits"]) == 3
-    assert set(out["hits"][0]) == {"unit_id", "rank", "score", "text", "section", "scope", "start", "end"}
+    assert set(out["hits"][0]) == {"unit_id", "rank", "score", "text", "section", "scope", "start", "end", "cell_ids"}
 
 
 def test_cli_batch_records_failures_and_resumes(tmp_path: Path, ei_doc_path: Path, md_doc_path: Path) -> None:
