@@ -27,6 +27,7 @@ from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
     _find_all,
+    _has_se_word,
     _scan_ci,
     _scan_coef,
     _scan_misc,
@@ -143,9 +144,9 @@ def one_tailed_in_sentence(text: str, start: int, end: int, *, before: int = 300
     """Whether the sentence of ``text[start:end]`` (at most ``before``/``after`` characters around it) says
     one-tailed, one-sided or directional test."""
     lo = max(0, start - before)
-    hi = min(len(text), end + after)
-    if ("tailed" not in text[lo:hi] and "sided" not in text[lo:hi] and "TAILED" not in text[lo:hi]
-            and "SIDED" not in text[lo:hi] and "irectional" not in text[lo:hi]):
+    near = text[lo : end + after]
+    if ("tailed" not in near and "sided" not in near and "TAILED" not in near and "SIDED" not in near
+            and "irectional" not in near):
         return False  # quick: none of the words near the result
     cut = max(_sentence_start(text, lo, start), text.rfind("\n\n", lo, start))
     a = cut + 1 if cut >= 0 else lo
@@ -191,7 +192,7 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
 # the word before the match start). No word can overlap another of its own list.
 _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
-    (re.compile(rb"b(?<=redib)le int"), 4), (re.compile(rb"b(?<=redib)ility int"), 4),
+    (re.compile(rb"b(?<=redib)(?:le|ility) int"), 4),
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
@@ -330,7 +331,8 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     test_r.extend((a - 45, a + 2) for a, _ in p_r)
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
-                      + _scan_in(t, _merge(ci_r, n), _scan_ci) + _scan_in(t, test_w, _scan_coef))
+                      + _scan_in(t, _merge(ci_r, n), _scan_ci)
+                      + (_scan_in(t, test_w, _scan_coef) if _has_se_word(t) else []))
     if not primary:
         return []
     misc_r = []
