@@ -4,9 +4,15 @@ Stage 1 (hypothesis): similarity to the finding (BM25 over sentences, plus MiniL
 ``similarity="hybrid"``) + the hypothesis classifier's probability + section priors (introduction and
 sections titled "hypotheses" up; results down). Stage 2 (evidence): sentences that carry statistical
 results, ranked by similarity to the composite query (finding + hypothesis) + statistic strength +
-section priors (results up; methods and introduction down); the best sentence is extended to its
-neighbours in the same paragraph only when they also carry results and score close to it, up to
-``max_evidence_sentences`` (3 by default).
+section priors (results up; methods and introduction down) + a bonus for sentences holding a result the
+statistics engine can check (recomputed p or a consistency verdict), scaled by the square of the share of
+the paper's result sentences that are checkable: in a paper that reports its tests (APA psychology), the
+sentence holding the test wins over a close candidate with a bare p or no statistic, while in a paper that
+mostly reports bare p-values (many clinical trials) relevance decides alone; the best
+sentence is extended to its neighbours in the same paragraph when they also carry results and score
+close to it, and, when the span still holds no checkable result, widened to the nearest sentence of
+the same paragraph (at most ``WIDEN_DISTANCE`` away) that holds one; at most ``max_evidence_sentences``
+(3 by default).
 """
 
 from __future__ import annotations
@@ -24,7 +30,12 @@ from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
 from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
-from claimtrace.extract.statistics import stat_strength
+from claimtrace.extract.statistics import (
+    is_checked,
+    row_statistics_records,
+    sentence_statistics,
+    stat_strength,
+)
 
 HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
                      "conclusion": -0.6, "other": 0.0}
@@ -40,6 +51,8 @@ W_SIM_EV, W_STAT = 1.0, 0.6
 MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
 W_QUERY_FINDING = 0.7  # weight of the finding vs the hypothesis in the stage-2 similarity
+W_CHECKED = 0.4  # bonus for a sentence whose result the engine can check, times the paper's checked share squared
+WIDEN_DISTANCE = 2  # how far (in sentences of the same paragraph) the span may widen to reach a checkable test
 
 
 @dataclass
@@ -86,6 +99,7 @@ class DocIndex:
         self._cue: np.ndarray | None = None
         self.norm: list[str] | None = None
         self._stat: np.ndarray | None = None
+        self._engine: np.ndarray | None = None
         self._emb: np.ndarray | None = None
         self._embedder: Any = None
 
@@ -109,6 +123,18 @@ class DocIndex:
         if self._stat is None:
             self._stat = np.array([stat_strength(s.text) for s in self.sents])
         return self._stat
+
+    @property
+    def engine(self) -> np.ndarray:
+        """Statistics engine level of every sentence (or table row): 2 a checked result, 1 a parsed one, 0 none."""
+        if self._engine is None:
+            levels = sentence_statistics(self.doc)
+            for s, is_row in zip(self.sents, self.is_table, strict=True):
+                if is_row:
+                    recs = row_statistics_records(self.doc, s.id)[0]
+                    levels[s.id] = 2 if any(is_checked(r) for r in recs) else int(bool(recs))
+            self._engine = np.array([levels.get(s.id, 0) for s in self.sents], dtype=np.int8)
+        return self._engine
 
     def sim(self, query: str) -> np.ndarray:
         """Similarity of every sentence to a query, each component scaled to [0, 1]."""
@@ -220,7 +246,11 @@ class EmbeddedExtractor:
         stat = ix.stat
         prior = np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)])
-        score = W_SIM_EV * sim + W_STAT * stat + prior
+        eng = ix.engine
+        parsed = int((eng >= 1).sum())
+        share = float((eng >= 2).sum()) / parsed if parsed else 0.0  # how often this paper reports checkable tests
+        relevance = W_SIM_EV * sim + W_STAT * stat + prior
+        score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold)
         cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
         if not cand.any():
@@ -234,16 +264,33 @@ class EmbeddedExtractor:
         if ix.is_table[best]:
             return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
         lo = hi = best
+        near = np.where(cand, relevance, -np.inf)  # extension compares relevance alone (the bonus chose the core)
         while hi - lo + 1 < limit:
             options = []
             for j in (lo - 1, hi + 1):
                 if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
-                        and masked[j] >= EXTEND_RATIO * masked[best]:
+                        and near[j] >= EXTEND_RATIO * near[best]:
                     options.append(j)
             if not options:
                 break
-            j = max(options, key=lambda t: masked[t])
+            j = max(options, key=lambda t: near[t])
             lo, hi = min(lo, j), max(hi, j)
+        lo, hi = _widen_to_check(ix, allowed, eng, lo, hi, limit)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(masked[best]), 4))
         return StageOutput(span, flags)
+
+
+def _widen_to_check(ix: DocIndex, allowed: np.ndarray, eng: np.ndarray, lo: int, hi: int, limit: int) -> tuple[int, int]:
+    """Widen [lo, hi] to the nearest same-paragraph sentence holding a checkable result, when it holds none."""
+    if (eng[lo:hi + 1] >= 2).any():
+        return lo, hi
+    pid = ix.pid[lo]
+    for d in range(1, WIDEN_DISTANCE + 1):
+        for j in (hi + d, lo - d):  # the test usually follows the claim ("..., t(40) = 2.1, p = .04")
+            if not (0 <= j < len(ix.sents)) or ix.pid[j] != pid or not allowed[j] or eng[j] < 2:
+                continue
+            nlo, nhi = min(lo, j), max(hi, j)
+            if nhi - nlo + 1 <= limit:
+                return nlo, nhi
+    return lo, hi

@@ -79,6 +79,26 @@ def count_statistics(text: str) -> int:
     return len(parse(text))
 
 
+def is_checked(record: dict[str, Any]) -> bool:
+    """Whether a statistics record was checked: a recomputed p or any consistency verdict."""
+    if record.get("computed_p") is not None:
+        return True
+    return any(v is not None for k, v in record.items() if k.endswith("consistent"))
+
+
+def sentence_statistics(doc: Document, *, alpha: float = 0.05) -> dict[str, int]:
+    """Body sentence id -> 2 when the engine checks a result starting in it, 1 when it only parses one."""
+    from claimtrace.stats import analyze_document
+
+    out: dict[str, int] = {}
+    for ds in analyze_document(doc, alpha=alpha, scope="body"):
+        if ds.unit_id is None:
+            continue
+        level = 2 if is_checked(ds.record()) else 1
+        out[ds.unit_id] = max(out.get(ds.unit_id, 0), level)
+    return out
+
+
 def row_statistics_records(doc: Document, row_id: str, *, alpha: float = 0.05) -> tuple[list[dict[str, Any]], StatisticsSummary]:
     """Records for a table-row evidence span: the table results of the row (``source: "table"``, cells named)
     and the statistics engine's results in each of its cells (a test written in a cell, e.g. "t(46) = 0.46")."""
