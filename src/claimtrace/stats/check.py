@@ -51,6 +51,8 @@ _COMPUTABLE = frozenset({"t", "F", "chi2", "r", "rho", "tau", "z", "Q"})
 # estimates whose p is recomputed from their SE (coefficient / SE -> z -> p) or CI (CI -> SE -> z -> p)
 _SE_ESTIMATES = frozenset({"b", "beta", "MD", "SMD", "RD"})
 _LINEAR_ESTIMATES = frozenset({"MD", "SMD", "RD", "b", "beta", "d", "g"})
+# estimates whose p is recomputed from their CI (when no SE gave one)
+_CI_P_ESTIMATES = _SE_ESTIMATES | RATIO_TESTS | {"d", "g"}
 
 
 def _decimals(text: str | None) -> int:
@@ -236,28 +238,38 @@ _RESET = dict.fromkeys(("computed_p", "consistent", "decision_error", "significa
 
 
 def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False,
-          p_zero_error: bool = False, p_equal_alpha_significant: bool = True) -> StatResult:
+          p_zero_error: bool = False, p_equal_alpha_significant: bool = True,
+          sentence_n: int | None = None, paper_n: int | None = None) -> StatResult:
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy.
 
     ``one_tailed_context``: the result's scope (its sentence, or a statement for the whole text) says tests
     are one-tailed; then a result inconsistent two-tailed but consistent one-tailed counts as consistent.
     statcheck's behaviour, where it differs (docs/statistics.md): ``p_zero_error=True`` flags every
     ``p = .000`` as inconsistent; ``p_equal_alpha_significant=False`` reads ``p = .05`` as not significant.
+    ``sentence_n`` / ``paper_n``: the sample size stated in the result's sentence / for the whole paper,
+    used for an r, ρ or τ reported without df or N (df = N - 2; see ``_check_without_df``).
     """
     r = result.model_copy(update=_RESET)
     r.flags = []
-    return _check(r, alpha, lambda _r: one_tailed_context, p_zero_error, p_equal_alpha_significant)
+    return _check(r, alpha, lambda _r: one_tailed_context, p_zero_error, p_equal_alpha_significant,
+                  lambda _r: (sentence_n, paper_n))
 
 
 def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult], bool],
-           zero_error: bool = False, eq_sig: bool = True) -> StatResult:
+           zero_error: bool = False, eq_sig: bool = True,
+           sample_n: Callable[[StatResult], tuple[int | None, int | None]] | None = None) -> StatResult:
     """``check`` in place on a result whose check fields are unset (None, flags empty).
 
-    ``one_tailed_context(r)`` is asked only when a result is inconsistent two-tailed (it may scan a text).
+    ``one_tailed_context(r)`` is asked only when a result is inconsistent two-tailed (it may scan a text);
+    ``sample_n(r)`` (the sentence's and the paper's stated sample size) only for a t, r, ρ or τ without df.
     """
     r.significant = reported_significant(r, alpha, eq_sig)
     if r.test == "t" and r.df2 is not None:
-        r.flags.append("t with two numbers in its parentheses is not t(df): not checked")
+        if r.df1 == 1:  # "t(1, 67) = 0.74": F(1, 67) = t², so t with df 67
+            r.df1, r.df2 = r.df2, None
+            r.flags.append("t(1, df) read as t(df) (F(1, df) = t²)")
+        else:
+            r.flags.append("t with two numbers in its parentheses is not t(df): not checked")
     if r.test == "z" and r.df1 is not None:
         r.flags.append("z has no df: the number in its parentheses is ignored")
     if r.test in _COMPUTABLE and r.value is not None and r.comparison in (None, "=", "<", ">", "<=", ">="):
@@ -284,15 +296,86 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
                         r.flags.append(f"decision error at alpha={alpha:g}")
                 else:
                     r.decision_error = False
+        if r.computed_p is None and r.df1 is None and r.n is None and r.test in ("t", "r", "rho", "tau"):
+            _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, None)))
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
             r.significant = r.computed_p <= alpha
     elif r.test in _SE_ESTIMATES and r.value is not None and r.se is not None and r.se > 0:
         _check_se(r, alpha, zero_error, eq_sig)
     if r.ci_low is not None and r.ci_high is not None:
         _check_ci(r, alpha)
-        if r.computed_p is None and r.test in _SE_ESTIMATES | RATIO_TESTS:
+        if r.computed_p is None and r.test in _CI_P_ESTIMATES:
             r.computed_p = _ci_p(r)
+            if r.computed_p is not None and r.test in ("d", "g"):
+                r.flags.append("p from the CI (normal approximation: SE = CI width / 2z)")
     return r
+
+
+def _check_without_df(r: StatResult, alpha: float, zero_error: bool,
+                      one_tailed_context: Callable[[StatResult], bool], sentence_n: int | None,
+                      paper_n: int | None) -> None:
+    """t, r, ρ, τ reported without df: bounds on p over the df the result can have.
+
+    r/ρ/τ with a stated sample size N: p recomputed with df = N - 2. Consistent when the reported p agrees
+    at df = N - 2; inconsistent only with the sentence's own N and a reported p below what any df <= N - 2
+    gives; otherwise left unchecked (a subsample, or trial-level data, may have another df).
+    t: p over every df >= 1 lies between p(df = 1) and the normal limit (df -> oo); the reported p is
+    consistent when some df gives it, inconsistent when it lies below the normal limit's p.
+    """
+    assert r.value is not None and r.test is not None
+    if r.test in ("r", "rho", "tau"):
+        big_n = sentence_n or paper_n
+        if not big_n or big_n <= 3 or abs(r.value) > 1 or r.comparison not in (None, "="):
+            return
+        if r.p_comparison is None and not sentence_n:
+            return  # nothing to agree with, and the paper's N may not be this result's
+        where = "the sentence's" if sentence_n else "the paper's stated"
+        df = float(big_n - 2)
+        p_at = compute_p(r.test, r.value, df, None, one_tailed=r.one_tailed)
+        exact = _p_range(r.model_copy(update={"df1": df}), r.one_tailed)
+        if p_at is None or exact is None:
+            return
+        note = f"df = N - 2 = {big_n - 2} from {where} sample size (N = {big_n}): p derived from N"
+        if r.p_comparison is None:
+            r.computed_p = p_at
+            r.flags.append(note)
+            return
+        if _consistent(r, exact, alpha, zero_error):
+            r.computed_p, r.consistent, r.decision_error = p_at, True, False
+            r.flags.append(note)
+            return
+        # below the lowest p any df <= N - 2 gives: impossible whatever subsample of the N was used
+        if sentence_n and not _consistent(r, (exact[0], 1.0), alpha, zero_error):
+            r.computed_p, r.consistent = p_at, False
+            rep_sig = reported_significant(r, alpha)
+            r.decision_error = rep_sig is not None and rep_sig != (p_at <= alpha)
+            r.flags += [note, "inconsistent p-value (lower than any df <= N - 2 gives)"]
+            if r.decision_error:
+                r.flags.append(f"decision error at alpha={alpha:g}")
+            return
+        r.flags.append(f"reported p disagrees with df = N - 2 from {where} sample size (N = {big_n}); "
+                       "that N may not be this result's: left unchecked")
+        return
+    if r.test == "t" and r.comparison in (None, "=") and r.p_comparison is not None:
+        text = r.spans["value"].text if "value" in r.spans else None
+        half = 0.5 * 10 ** (-_decimals(text))
+        v = abs(r.value)
+
+        def bounds(one: bool) -> tuple[float, float]:
+            k = 1 if one else 2
+            # df -> oo with the largest |t| that rounds to the value; df = 1 with the smallest
+            return k * _norm_sf(v + half), k * _t_sf(max(v - half, 0.0), 1.0)
+
+        ok = _consistent(r, bounds(r.one_tailed), alpha, zero_error)
+        if not ok and not r.one_tailed and one_tailed_context(r) and _consistent(r, bounds(True), alpha, zero_error):
+            ok = True
+            r.flags.append("consistent only as a one-tailed test")
+        r.consistent = ok
+        r.decision_error = False
+        if ok:
+            r.flags.append("t without df: consistent for some df (p bounded by df = 1 and the normal limit)")
+        else:
+            r.flags.append("inconsistent p-value: outside the range any df gives for this t")
 
 
 def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> None:
@@ -316,14 +399,30 @@ def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> No
 
 
 def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None,
-            p_zero_error: bool = False, p_equal_alpha_significant: bool = True) -> list[StatResult]:
+            p_zero_error: bool = False, p_equal_alpha_significant: bool = True,
+            paper_n: int | None = None) -> list[StatResult]:
     """Parse and check every result in ``text``.
 
     ``one_tailed_context`` defaults to each result's own scope: its sentence says one-tailed / one-sided /
     directional test, or the text states that tests were one-tailed (``one_tailed_scope``).
-    ``p_zero_error`` and ``p_equal_alpha_significant`` as in ``check``.
+    ``p_zero_error`` and ``p_equal_alpha_significant`` as in ``check``. An r, ρ or τ without df takes N from
+    its sentence (``sentence_sample``), else ``paper_n`` (default: the text's one stated N, ``stated_sample``;
+    0: none).
     """
-    from claimtrace.stats.parser import one_tailed_in_sentence, one_tailed_scope, parse
+    from claimtrace.stats.parser import (
+        one_tailed_in_sentence,
+        one_tailed_scope,
+        parse,
+        sentence_sample,
+        stated_sample,
+    )
+
+    paper: list[int | None] = [] if paper_n is None else [paper_n or None]
+
+    def sample(r: StatResult) -> tuple[int | None, int | None]:
+        if not paper:
+            paper.append(stated_sample(text))
+        return sentence_sample(text, r.start, r.end), paper[0]
 
     if one_tailed_context is None:
         # the text's stated scope, looked up (a scan of the whole text) only if a result needs it, and once
@@ -339,5 +438,5 @@ def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None =
     out = parse(text)
     for r in out:  # fresh results, checked in place (what ``check`` would copy first)
         r.__pydantic_fields_set__.update(_RESET, ("flags",))
-        _check(r, alpha, ctx, p_zero_error, p_equal_alpha_significant)
+        _check(r, alpha, ctx, p_zero_error, p_equal_alpha_significant, sample)
     return out

@@ -7,7 +7,15 @@ from typing import Literal
 from claimtrace.documents.model import AbstractSection, Document, Paragraph
 from claimtrace.stats.check import check
 from claimtrace.stats.model import DocumentStat
-from claimtrace.stats.parser import one_tailed_in_sentence, one_tailed_scope, parse
+from claimtrace.stats.parser import (
+    one_tailed_in_sentence,
+    one_tailed_scope,
+    parse,
+    sentence_sample,
+    stated_sample,
+)
+
+_NO_DF_TESTS = frozenset({"r", "rho", "tau"})
 
 
 def analyze_document(doc: Document, *, alpha: float = 0.05,
@@ -15,6 +23,7 @@ def analyze_document(doc: Document, *, alpha: float = 0.05,
     """Parse and check every result of a Document; offsets index ``body_text`` or ``abstract_text``."""
     # one-tailed scope: a statement for the whole paper, else the result's own sentence
     one_tailed = one_tailed_scope(doc.abstract_text) or one_tailed_scope(doc.body_text)
+    paper_n = stated_sample(doc.body_text)  # the paper's one stated N, for an r without df or N
     units: list[tuple[Literal["body", "abstract"], AbstractSection | Paragraph]] = []
     if scope in ("all", "abstract"):
         units.extend(("abstract", sec) for sec in doc.abstract)
@@ -24,7 +33,9 @@ def analyze_document(doc: Document, *, alpha: float = 0.05,
     for sc, unit in units:
         for res in parse(unit.text):
             ctx = one_tailed or one_tailed_in_sentence(unit.text, res.start, res.end)
-            checked = check(res, alpha=alpha, one_tailed_context=ctx).shifted(unit.start)
+            sent_n = sentence_sample(unit.text, res.start, res.end) if res.test in _NO_DF_TESTS else None
+            checked = check(res, alpha=alpha, one_tailed_context=ctx, sentence_n=sent_n,
+                            paper_n=paper_n).shifted(unit.start)
             sent_id = None
             for sent in unit.sentences:
                 if sent.start <= checked.start < sent.end:

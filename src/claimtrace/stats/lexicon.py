@@ -26,7 +26,7 @@ _TEST_NAMES: list[tuple[str, str]] = [
     (r"(?:adjusted\s+|adj\.?\s*)?R\s*[- ]?(?:2|squared)|Radj2", "R2"),
     (r"Cohen'?s\s+f\s*2|f\s*2", "f2"),
     (r"Wald\s+(?:χ\s*\^?\s*2|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?|X\s*2)", "chi2"),
-    (r"χ\s*\^?\s*2|χ|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?(?:\s+value)?|X\s*2|x\s*2|G\s*2|\?{1,2}\s?2", "chi2"),
+    (r"χ\s*\^?\s*2|χ|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?(?:\s+value)?|X\s*2|x\s*2|G\s*2|\?{1,2}\s?2|c\s?2", "chi2"),
     (r"Mann[- ]Whitney(?:\s+U)?|U", "U"),
     (r"Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+[WTZ])?|W", "W"),
     (r"Kruskal[- ]Wallis(?:\s+H)?|H", "H"),
@@ -67,6 +67,7 @@ _NAME_FORMS: list[str] = [
     r"Wald\s+(?:χ\s*\^?\s*2|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?|X\s*2)",
     r"χ\s*\^?\s*2", r"χ", r"chi[_\s]*\^?\s*2", r"Chi[- ]?squared?(?:\s+value)?", r"chi[- ]?squared?(?:\s+value)?",
     r"X\s*2", r"x\s*2", r"G\s*2", r"?\??\s?2(?=\s*\()",
+    r"c\s?2(?=\s*\(\s*\d)",  # χ² whose χ a PDF font turned into "c": "c 2 (4) = 14.56"
     r"Mann[- ]Whitney(?:\s+U)?", r"U",
     r"Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+[WTZ])?", r"W",
     r"Kruskal[- ]Wallis(?:\s+H)?", r"H",

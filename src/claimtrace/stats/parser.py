@@ -158,6 +158,36 @@ def one_tailed_in_sentence(text: str, start: int, end: int, *, before: int = 300
     return "irectional" in window and _DIRECTIONAL_RE.search(window) is not None
 
 
+# a sample size: "N = 1,234", "n = 45" (not "n = 20 per group"); the paper's total sample is a capital N
+_SAMPLE_RE = re.compile(r"(?<![A-Za-z0-9])(?P<k>[Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?!\d|[.,]\d)"
+                        r"(?!\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))")
+
+
+def _sample_values(text: str, capital_only: bool) -> set[int]:
+    return {int(m.group("n").replace(",", "")) for m in _SAMPLE_RE.finditer(text)
+            if not capital_only or m.group("k") == "N"}
+
+
+def stated_sample(text: str) -> int | None:
+    """The paper's total sample size: the one value of every "N = ..." in ``text`` (None when none or several)."""
+    if "N" not in text:
+        return None
+    values = _sample_values(text, capital_only=True)
+    return values.pop() if len(values) == 1 else None
+
+
+def sentence_sample(text: str, start: int, end: int, *, before: int = 300, after: int = 300) -> int | None:
+    """The one sample size ("N = ...", "n = ...") stated in the sentence of ``text[start:end]`` (None when
+    none or several values)."""
+    lo = max(0, start - before)
+    cut = max(_sentence_start(text, lo, start), text.rfind("\n\n", lo, start))
+    a = cut + 1 if cut >= 0 else lo
+    m = _SENT_END.search(text, end, min(len(text), end + after))
+    b = m.start() + 1 if m is not None else min(len(text), end + after)
+    values = _sample_values(text[a:b], capital_only=False)
+    return values.pop() if len(values) == 1 else None
+
+
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP]s? ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
 # where _TRIGGER_DAMAGED_P can start: found with patterns that open with one plain character (the regex
 # engine jumps from one such character to the next); (pattern, offsets from the match start to try)
