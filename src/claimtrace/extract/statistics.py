@@ -49,12 +49,12 @@ def engine_available() -> bool:
 
 def span_statistics(doc: Document, start: int, end: int, *, alpha: float = 0.05) -> tuple[list[dict[str, Any]], StatisticsSummary]:
     """The statistics engine's checked records for ``body_text[start:end]``, offsets into ``body_text``."""
-    from claimtrace.stats import DocumentStat, analyze, stated_sample
+    from claimtrace.stats import DocumentStat, analyze, stated_samples
 
     text = doc.body_text[start:end]
     records: list[dict[str, Any]] = []
     summary = StatisticsSummary()
-    for r in analyze(text, alpha=alpha, paper_n=stated_sample(doc.body_text) or 0):
+    for r in analyze(text, alpha=alpha, paper_ns=stated_samples(doc.body_text)):
         shifted = r.shifted(start)
         sent = doc.locate_offset(shifted.start, "body")
         par = doc.paragraph_of(sent.id) if sent else None

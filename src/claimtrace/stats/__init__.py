@@ -24,7 +24,7 @@ from claimtrace.stats.model import (
     StatResult,
 )
 from claimtrace.stats.normalize import normalize
-from claimtrace.stats.parser import mentions_one_tailed, one_tailed_scope, parse, stated_sample
+from claimtrace.stats.parser import mentions_one_tailed, one_tailed_scope, parse, stated_samples
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -42,5 +42,5 @@ __all__ = [
     "normalize",
     "one_tailed_scope",
     "parse",
-    "stated_sample",
+    "stated_samples",
 ]

@@ -239,25 +239,25 @@ _RESET = dict.fromkeys(("computed_p", "consistent", "decision_error", "significa
 
 def check(result: StatResult, *, alpha: float = 0.05, one_tailed_context: bool = False,
           p_zero_error: bool = False, p_equal_alpha_significant: bool = True,
-          sentence_n: int | None = None, paper_n: int | None = None) -> StatResult:
+          sentence_n: int | None = None, paper_ns: tuple[int, ...] = ()) -> StatResult:
     """Recompute p and flag inconsistencies and decision errors; returns a checked copy.
 
     ``one_tailed_context``: the result's scope (its sentence, or a statement for the whole text) says tests
     are one-tailed; then a result inconsistent two-tailed but consistent one-tailed counts as consistent.
     statcheck's behaviour, where it differs (docs/statistics.md): ``p_zero_error=True`` flags every
     ``p = .000`` as inconsistent; ``p_equal_alpha_significant=False`` reads ``p = .05`` as not significant.
-    ``sentence_n`` / ``paper_n``: the sample size stated in the result's sentence / for the whole paper,
-    used for an r, ρ or τ reported without df or N (df = N - 2; see ``_check_without_df``).
+    ``sentence_n`` / ``paper_ns``: the sample size stated in the result's sentence / those stated in the whole
+    paper, used for an r, ρ or τ reported without df or N (df = N - 2; see ``_check_without_df``).
     """
     r = result.model_copy(update=_RESET)
     r.flags = []
     return _check(r, alpha, lambda _r: one_tailed_context, p_zero_error, p_equal_alpha_significant,
-                  lambda _r: (sentence_n, paper_n))
+                  lambda _r: (sentence_n, paper_ns))
 
 
 def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult], bool],
            zero_error: bool = False, eq_sig: bool = True,
-           sample_n: Callable[[StatResult], tuple[int | None, int | None]] | None = None) -> StatResult:
+           sample_n: Callable[[StatResult], tuple[int | None, tuple[int, ...]]] | None = None) -> StatResult:
     """``check`` in place on a result whose check fields are unset (None, flags empty).
 
     ``one_tailed_context(r)`` is asked only when a result is inconsistent two-tailed (it may scan a text);
@@ -297,7 +297,7 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
                 else:
                     r.decision_error = False
         if r.computed_p is None and r.df1 is None and r.n is None and r.test in ("t", "r", "rho", "tau"):
-            _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, None)))
+            _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, ())))
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
             r.significant = r.computed_p <= alpha
     elif r.test in _SE_ESTIMATES and r.value is not None and r.se is not None and r.se > 0:
@@ -313,23 +313,36 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
 
 def _check_without_df(r: StatResult, alpha: float, zero_error: bool,
                       one_tailed_context: Callable[[StatResult], bool], sentence_n: int | None,
-                      paper_n: int | None) -> None:
+                      paper_ns: tuple[int, ...]) -> None:
     """t, r, ρ, τ reported without df: bounds on p over the df the result can have.
 
     r/ρ/τ with a stated sample size N: p recomputed with df = N - 2. Consistent when the reported p agrees
     at df = N - 2; inconsistent only with the sentence's own N and a reported p below what any df <= N - 2
-    gives; otherwise left unchecked (a subsample, or trial-level data, may have another df).
+    gives; otherwise left unchecked (a subsample, or trial-level data, may have another df). Where the paper
+    states several N (and the sentence none), consistent only when the reported p agrees with the smallest
+    and the largest (then with every N between: p is monotonic in df); never inconsistent.
     t: p over every df >= 1 lies between p(df = 1) and the normal limit (df -> oo); the reported p is
     consistent when some df gives it, inconsistent when it lies below the normal limit's p.
     """
     assert r.value is not None and r.test is not None
     if r.test in ("r", "rho", "tau"):
-        big_n = sentence_n or paper_n
-        if not big_n or big_n <= 3 or abs(r.value) > 1 or r.comparison not in (None, "="):
+        ns = (sentence_n,) if sentence_n else tuple(n for n in paper_ns if n > 3)
+        if not ns or abs(r.value) > 1 or r.comparison not in (None, "="):
             return
         if r.p_comparison is None and not sentence_n:
             return  # nothing to agree with, and the paper's N may not be this result's
         where = "the sentence's" if sentence_n else "the paper's stated"
+        if len(ns) > 1:
+            lo, hi = ns[0], ns[-1]
+            ranges = [_p_range(r.model_copy(update={"df1": float(n - 2)}), r.one_tailed) for n in (lo, hi)]
+            if all(pr is not None and _consistent(r, pr, alpha, zero_error) for pr in ranges):
+                r.consistent, r.decision_error = True, False
+                r.flags.append(f"consistent with df = N - 2 for every sample size the paper states (N = {lo} to {hi})")
+            else:
+                r.flags.append(f"the paper states several sample sizes (N = {lo} to {hi}) and the reported p does "
+                               "not agree with all of them: left unchecked")
+            return
+        big_n = ns[0]
         df = float(big_n - 2)
         p_at = compute_p(r.test, r.value, df, None, one_tailed=r.one_tailed)
         exact = _p_range(r.model_copy(update={"df1": df}), r.one_tailed)
@@ -400,28 +413,27 @@ def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> No
 
 def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None = None,
             p_zero_error: bool = False, p_equal_alpha_significant: bool = True,
-            paper_n: int | None = None) -> list[StatResult]:
+            paper_ns: tuple[int, ...] | None = None) -> list[StatResult]:
     """Parse and check every result in ``text``.
 
     ``one_tailed_context`` defaults to each result's own scope: its sentence says one-tailed / one-sided /
     directional test, or the text states that tests were one-tailed (``one_tailed_scope``).
     ``p_zero_error`` and ``p_equal_alpha_significant`` as in ``check``. An r, ρ or τ without df takes N from
-    its sentence (``sentence_sample``), else ``paper_n`` (default: the text's one stated N, ``stated_sample``;
-    0: none).
+    its sentence (``sentence_sample``), else ``paper_ns`` (default: the N the text states, ``stated_samples``).
     """
     from claimtrace.stats.parser import (
         one_tailed_in_sentence,
         one_tailed_scope,
         parse,
         sentence_sample,
-        stated_sample,
+        stated_samples,
     )
 
-    paper: list[int | None] = [] if paper_n is None else [paper_n or None]
+    paper: list[tuple[int, ...]] = [] if paper_ns is None else [paper_ns]
 
-    def sample(r: StatResult) -> tuple[int | None, int | None]:
+    def sample(r: StatResult) -> tuple[int | None, tuple[int, ...]]:
         if not paper:
-            paper.append(stated_sample(text))
+            paper.append(stated_samples(text))
         return sentence_sample(text, r.start, r.end), paper[0]
 
     if one_tailed_context is None:

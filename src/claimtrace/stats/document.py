@@ -12,7 +12,7 @@ from claimtrace.stats.parser import (
     one_tailed_scope,
     parse,
     sentence_sample,
-    stated_sample,
+    stated_samples,
 )
 
 _NO_DF_TESTS = frozenset({"r", "rho", "tau"})
@@ -23,7 +23,7 @@ def analyze_document(doc: Document, *, alpha: float = 0.05,
     """Parse and check every result of a Document; offsets index ``body_text`` or ``abstract_text``."""
     # one-tailed scope: a statement for the whole paper, else the result's own sentence
     one_tailed = one_tailed_scope(doc.abstract_text) or one_tailed_scope(doc.body_text)
-    paper_n = stated_sample(doc.body_text)  # the paper's one stated N, for an r without df or N
+    paper_ns = stated_samples(doc.body_text)  # the paper's stated N, for an r without df or N
     units: list[tuple[Literal["body", "abstract"], AbstractSection | Paragraph]] = []
     if scope in ("all", "abstract"):
         units.extend(("abstract", sec) for sec in doc.abstract)
@@ -35,7 +35,7 @@ def analyze_document(doc: Document, *, alpha: float = 0.05,
             ctx = one_tailed or one_tailed_in_sentence(unit.text, res.start, res.end)
             sent_n = sentence_sample(unit.text, res.start, res.end) if res.test in _NO_DF_TESTS else None
             checked = check(res, alpha=alpha, one_tailed_context=ctx, sentence_n=sent_n,
-                            paper_n=paper_n).shifted(unit.start)
+                            paper_ns=paper_ns).shifted(unit.start)
             sent_id = None
             for sent in unit.sentences:
                 if sent.start <= checked.start < sent.end:

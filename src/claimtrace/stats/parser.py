@@ -168,12 +168,11 @@ def _sample_values(text: str, capital_only: bool) -> set[int]:
             if not capital_only or m.group("k") == "N"}
 
 
-def stated_sample(text: str) -> int | None:
-    """The paper's total sample size: the one value of every "N = ..." in ``text`` (None when none or several)."""
+def stated_samples(text: str) -> tuple[int, ...]:
+    """The total sample sizes a text states ("N = ..."), distinct and sorted."""
     if "N" not in text:
-        return None
-    values = _sample_values(text, capital_only=True)
-    return values.pop() if len(values) == 1 else None
+        return ()
+    return tuple(sorted(_sample_values(text, capital_only=True)))
 
 
 def sentence_sample(text: str, start: int, end: int, *, before: int = 300, after: int = 300) -> int | None:

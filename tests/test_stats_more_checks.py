@@ -1,0 +1,170 @@
+"""Checks for results that carry no df: r/ρ/τ with a stated sample size, t by its df bounds; t(1, df);
+p from the CI of d and g; χ² written "c 2 (df)". Made-up sentences, then real Psychological Science papers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from scipy import stats as sps
+
+from claimtrace.documents import load_document
+from claimtrace.stats import analyze, analyze_document, check, parse, stated_samples
+from conftest import shared_path
+
+
+def _one(text: str, test: str, **kw: object) -> object:
+    found = [r for r in analyze(text, **kw) if r.test == test]  # type: ignore[arg-type]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _r_p(r: float, n: int) -> float:
+    t = abs(r) * math.sqrt((n - 2) / (1 - r * r))
+    return float(2 * sps.t.sf(t, n - 2))
+
+
+LONG = "Among the 250 adolescents who completed both waves (N = 250), the change in usage of the apps of one " \
+       "kind was highly correlated with the change in usage of the apps of the other kind"
+
+
+def test_r_without_df_takes_the_sentences_n() -> None:
+    r = _one(f"{LONG} (r = .50, p < .001).", "r")
+    assert r.n is None and r.df1 is None  # the N is too far for the result's own parentheses
+    assert r.consistent is True
+    assert r.computed_p == pytest.approx(_r_p(0.50, 250), rel=1e-9)
+    assert any("N = 250" in f and "derived from N" in f for f in r.flags)
+
+
+def test_r_without_df_below_what_n_allows_is_inconsistent() -> None:
+    r = _one(f"{LONG} (r = .05, p < .001).", "r")
+    assert r.consistent is False and r.decision_error is True
+    assert r.computed_p == pytest.approx(_r_p(0.05, 250), rel=1e-9)
+
+
+def test_r_whose_p_fits_a_subsample_is_left_unchecked() -> None:
+    # p = .04 is too large for df = 248 but fits a smaller subsample: no verdict
+    r = _one(f"{LONG} (r = .15, p = .04).", "r")
+    assert r.consistent is None and r.computed_p is None
+    assert any("left unchecked" in f for f in r.flags)
+
+
+def test_r_without_any_n_stays_unchecked() -> None:
+    r = _one("The two scores correlated, r = .30, p = .04.", "r")
+    assert r.consistent is None and r.computed_p is None and r.flags == []
+
+
+def test_r_sentence_with_two_sample_sizes_is_ambiguous() -> None:
+    text = ("In group A (n = 40) and group B (n = 60) together, the long list of scores and the other long list "
+            "of scores correlated, r = .30, p = .04.")
+    r = _one(text, "r", paper_ns=())
+    assert r.consistent is None and r.computed_p is None
+
+
+def test_r_takes_the_papers_stated_sample_and_is_never_inconsistent_from_it() -> None:
+    method = "Participants. We recruited N = 120 adults online. "
+    ok = _one(method + "Later, the two scores correlated, r = .30, p = .001.", "r")
+    assert ok.consistent is True
+    assert ok.computed_p == pytest.approx(_r_p(0.30, 120), rel=1e-9)
+    assert any("paper's stated sample size (N = 120)" in f for f in ok.flags)
+    # p far too small for N = 120 (the correlation may be over trials): no verdict from the paper's N
+    low = _one(method + "Later, the two scores correlated, r = .05, p < .001.", "r")
+    assert low.consistent is None and low.computed_p is None
+    # no p reported: nothing recomputed from the paper's N
+    bare = _one(method + "Later, the two scores correlated, r = .30.", "r")
+    assert bare.computed_p is None
+
+
+def test_r_with_several_stated_samples_needs_agreement_with_all() -> None:
+    text = "Study 1 had N = 80 and Study 2 had N = 300 people. The two scores correlated, r = .50, p < .001."
+    assert stated_samples(text) == (80, 300)
+    r = _one(text, "r")
+    assert r.consistent is True and r.computed_p is None
+    assert any("N = 80 to 300" in f for f in r.flags)
+    weak = _one(text.replace("r = .50", "r = .20"), "r")  # p < .001 holds with N = 300, not with N = 80
+    assert weak.consistent is None
+
+
+def test_n_per_group_is_no_sample_size() -> None:
+    assert stated_samples("We had N = 20 per group and n = 5.") == ()
+    assert stated_samples("N = 1,234 adults; N = 1,234 again") == (1234,)
+
+
+def test_t_without_df_is_checked_by_its_df_bounds() -> None:
+    ok = _one("The effect was significant (β = 0.149, t = 3.76, p < .001).", "t")
+    assert ok.consistent is True and ok.computed_p is None
+    assert any("consistent for some df" in f for f in ok.flags)
+    # t = 1.50 gives p >= .13 whatever the df: p = .01 is impossible
+    bad = _one("The effect was significant (β = 0.149, t = 1.50, p = .01).", "t")
+    assert bad.consistent is False
+    # t = 82.76 with p < .001 needs df >= 2, which some df gives
+    assert _one("Calls rose, t = 82.76, p < .001.", "t").consistent is True
+
+
+def test_t_without_df_one_tailed_only_where_the_text_says_so() -> None:
+    two = _one("Scores rose (t = 1.76, p = .044).", "t")
+    assert two.consistent is False
+    one = _one("Scores rose (t = 1.76, p = .044, one-tailed test).", "t")
+    assert one.consistent is True
+
+
+def test_t_with_one_and_df_in_parentheses_is_t_df() -> None:
+    r = _one("age, β = 0.004, 95% CI = [-0.018, 0.026], t(1, 66) = 0.33, p = .74; gender", "t")
+    assert r.df1 == 66 and r.df2 is None
+    assert r.computed_p == pytest.approx(float(2 * sps.t.sf(0.33, 66)), rel=1e-9)
+    assert r.consistent is True
+    assert "t(1, df) read as t(df) (F(1, df) = t²)" in r.flags
+    two = _one("We found t(2, 28) = 2.10, p = .04.", "t")
+    assert two.computed_p is None and two.consistent is None
+
+
+def test_d_with_a_ci_gets_a_p_from_the_ci() -> None:
+    r = _one("The effect was moderate, d = 0.45, 95% CI = [0.20, 0.70].", "d")
+    se = (0.70 - 0.20) / (2 * sps.norm.ppf(0.975))
+    assert r.computed_p == pytest.approx(float(2 * sps.norm.sf(0.45 / se)), rel=1e-9)
+    assert r.ci_consistent is True
+    off = _one("The effect was moderate, d = 0.95, 95% CI = [0.20, 0.70].", "d")
+    assert off.ci_consistent is False
+    assert _one("The effect was moderate, d = 0.45.", "d").computed_p is None
+
+
+def test_chi2_whose_chi_became_c() -> None:
+    r = _one("Adding species improved model fit, c 2 (4) = 14.56, p = .006 (see Fig. 2a).", "chi2")
+    assert r.df1 == 4 and r.value == 14.56 and r.consistent is True
+    assert [x.test for x in parse("We had c 2 participants, and c2 = 5 of them left.")] == []
+
+
+def test_check_takes_the_sample_sizes_explicitly() -> None:
+    (res,) = parse("The two scores correlated, r = .30, p = .001.")
+    assert check(res).consistent is None
+    assert check(res, sentence_n=120).consistent is True
+    assert check(res, paper_ns=(120,)).consistent is True
+    assert check(res, sentence_n=30).consistent is False  # p(r=.30, df=28) = .11: .001 is impossible
+
+
+# ---- real papers (Psychological Science, GROBID TEI; development data)
+
+
+def _doc(name: str):  # noqa: ANN202
+    return load_document(shared_path("documents", "psychsci", f"{name}.xml"))
+
+
+def test_real_paper_r_without_df_checked_against_every_stated_n() -> None:
+    doc = _doc("0956797616671712")
+    rs = [r for r in analyze_document(doc, scope="body") if r.test == "r" and r.text.startswith("r = .500")]
+    assert len(rs) == 1
+    assert rs[0].consistent is True
+    assert any("every sample size the paper states" in f for f in rs[0].flags)
+
+
+def test_real_paper_t_with_one_and_df() -> None:
+    doc = _doc("09567976231190546")
+    ts = [r for r in analyze_document(doc, scope="body") if r.test == "t" and "t(1, 67) = 0.74" in r.text]
+    assert ts and all(r.df1 == 67 and r.computed_p is not None for r in ts)
+
+
+def test_real_paper_regression_t_without_df() -> None:
+    doc = _doc("09567976231173902")
+    ts = [r for r in analyze_document(doc, scope="body") if r.test == "t" and r.df1 is None]
+    assert ts and all(r.consistent is not None for r in ts if r.p_comparison is not None)
+    assert sum(r.consistent is True for r in ts) >= len(ts) // 2
