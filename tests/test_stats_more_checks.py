@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy import stats as sps
 
-from claimtrace.documents import load_document
+from claimtrace.documents import Document, load_document
 from claimtrace.stats import analyze, analyze_document, check, parse, stated_samples
 from conftest import shared_path
 
@@ -145,7 +145,7 @@ def test_check_takes_the_sample_sizes_explicitly() -> None:
 # ---- real papers (Psychological Science, GROBID TEI; development data)
 
 
-def _doc(name: str):  # noqa: ANN202
+def _doc(name: str) -> Document:
     return load_document(shared_path("documents", "psychsci", f"{name}.xml"))
 
 
