@@ -4,11 +4,13 @@ p from the CI of d and g; χ² written "c 2 (df)". Made-up sentences, then real 
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from scipy import stats as sps
 
 from claimtrace.documents import Document, load_document
+from claimtrace.extract.statistics import row_statistics_records
 from claimtrace.stats import analyze, analyze_document, check, parse, stated_samples
 from conftest import shared_path
 
@@ -168,3 +170,31 @@ def test_real_paper_regression_t_without_df() -> None:
     ts = [r for r in analyze_document(doc, scope="body") if r.test == "t" and r.df1 is None]
     assert ts and all(r.consistent is not None for r in ts if r.p_comparison is not None)
     assert sum(r.consistent is True for r in ts) >= len(ts) // 2
+
+
+def test_table_row_estimate_takes_the_rows_ci_column(tmp_path: Path) -> None:
+    html = ("<html><head><meta charset=\"utf-8\"></head><body><h1>T</h1><p>Body text here that is long enough.</p>"
+            "<table><caption>Table 2. Association with the score</caption>"
+            "<thead><tr><th>Variable</th><th>Association</th><th>95% CI</th></tr></thead><tbody>"
+            "<tr><td>Gender</td><td>d = 0.05</td><td>[-0.06, 0.16]</td></tr>"
+            "<tr><td>Diagnosis</td><td>d = -0.55</td><td>[-0.70, -0.20]</td></tr>"
+            "<tr><td>Age</td><td>d = 0.30, g = 0.29</td><td>[0.10, 0.50]</td></tr>"
+            "</tbody></table></body></html>")
+    p = tmp_path / "a.html"
+    p.write_text(html, encoding="utf-8")
+    doc = load_document(p)
+    rows = [r.id for r in doc.tables[0].rows]
+    (gender,) = row_statistics_records(doc, rows[1])[0]
+    assert (gender["ci_low"], gender["ci_high"], gender["ci_consistent"]) == (-0.06, 0.16, True)
+    assert gender["computed_p"] is not None and len(gender["cell_ids"]) == 2
+    assert doc.tables_text[gender["spans"]["ci"]["start"]:gender["spans"]["ci"]["end"]] == "[-0.06, 0.16]"
+    (dx,) = row_statistics_records(doc, rows[2])[0]
+    assert dx["ci_consistent"] is False  # -0.55 is not in the middle of [-0.70, -0.20]
+    # two estimates in one row: which one the CI belongs to is ambiguous, so neither takes it
+    assert all(r["ci_low"] is None for r in row_statistics_records(doc, rows[3])[0])
+
+
+def test_real_paper_table_row_d_with_its_ci_column() -> None:
+    doc = _doc("0956797620985832")
+    (d,) = row_statistics_records(doc, "t2.r3")[0]
+    assert d["test"] == "d" and (d["ci_low"], d["ci_high"]) == (-0.06, 0.16) and d["ci_consistent"] is True

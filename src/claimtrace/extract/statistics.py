@@ -118,16 +118,58 @@ def row_statistics_records(doc: Document, row_id: str, *, alpha: float = 0.05) -
     table = next((t for t in doc.tables if t.id == row_id.split(".")[0]), None)
     row = next((r for r in table.rows if r.id == row_id), None) if table is not None else None
     cells = {c.id: c for c in table.cells} if table is not None else {}
-    for cid in row.cell_ids if row is not None else []:
-        cell = cells[cid]
-        for r in analyze(cell.text, alpha=alpha):
-            rec = r.shifted(cell.start).model_dump(mode="json")
+    row_cells = [cells[cid] for cid in row.cell_ids] if row is not None else []
+    ci_cell = _ci_column_cell(row_cells)
+    for cell in row_cells:
+        if cell is ci_cell:
+            continue
+        found = [(r.shifted(cell.start).model_dump(mode="json"), [cell.id]) for r in analyze(cell.text, alpha=alpha)]
+        if ci_cell is not None and len(found) == 1 and found[0][0]["test"] in _CI_COLUMN_TESTS \
+                and found[0][0]["ci_low"] is None:
+            found = _with_ci_cell(cell, ci_cell, alpha) or found
+        for rec, cell_ids in found:
             rec.update({"source": "table", "scope": "table", "table_id": table.id if table else None,
-                        "row_id": row_id, "cell_ids": [cid]})
+                        "row_id": row_id, "cell_ids": cell_ids})
             records.append(rec)
             summary.results += 1
-            if r.consistent is not None:
+            if rec["consistent"] is not None:
                 summary.checked += 1
-                summary.inconsistent += r.consistent is False
-            summary.decision_errors += bool(r.decision_error)
+                summary.inconsistent += rec["consistent"] is False
+            summary.decision_errors += bool(rec["decision_error"])
     return records, summary
+
+
+# a column of confidence (or credible) intervals: "95% CI", "CI", "95% confidence interval"
+_CI_HEADER = re.compile(r"^\s*(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*)?(?:CI|C\.I\.|CrI|confidence\s+interval|"
+                        r"credible\s+interval)s?\s*$", re.I)
+_CI_CELL = re.compile(r"^\s*[\[(]\s*[-−–]?\s*\d*\.?\d+\s*(?:,|;|to|[-−–])\s*[-−–]?\s*\d*\.?\d+\s*[\])]\s*$")
+# estimates whose interval a separate CI column of the row gives (one estimate in the row: no ambiguity)
+_CI_COLUMN_TESTS = frozenset({"d", "g", "r", "rho", "tau", "b", "beta", "OR", "RR", "HR", "IRR", "MD", "SMD", "RD"})
+
+
+def _ci_column_cell(cells: list[Any]) -> Any:
+    """The row's one cell under a CI column header holding an interval ("[-0.06, 0.16]"), else None."""
+    found = [c for c in cells if c.column_path and _CI_HEADER.match(c.column_path[-1]) and _CI_CELL.match(c.text)]
+    return found[0] if len(found) == 1 else None
+
+
+def _with_ci_cell(cell: Any, ci: Any, alpha: float) -> list[tuple[dict[str, Any], list[str]]] | None:
+    """The estimate of ``cell`` read with the interval of the row's CI column (offsets into ``tables_text``)."""
+    from claimtrace.stats import analyze
+
+    m = _CI_HEADER.match(ci.column_path[-1])
+    glue = f", {m.group('lvl') + '% ' if m and m.group('lvl') else ''}CI "
+    joined = cell.text + glue + ci.text
+    res = analyze(joined, alpha=alpha)
+    if len(res) != 1 or res[0].ci_low is None:
+        return None
+    rec = res[0].model_dump(mode="json")
+    k = len(cell.text)  # a span from here on is the CI cell's (its text: the whole cell)
+    for sp in rec["spans"].values():
+        if sp["start"] >= k:
+            sp.update(start=ci.start, end=ci.end, text=ci.text)
+        else:
+            sp.update(start=cell.start + sp["start"], end=cell.start + sp["end"] if sp["end"] <= k else ci.end)
+    rec["start"], rec["end"], rec["text"] = cell.start, cell.end, cell.text
+    rec["flags"] = [*rec["flags"], f"CI read from the row's CI column (cell {ci.id})"]
+    return [(rec, [cell.id, ci.id])]
