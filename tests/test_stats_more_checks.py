@@ -198,3 +198,11 @@ def test_real_paper_table_row_d_with_its_ci_column() -> None:
     doc = _doc("0956797620985832")
     (d,) = row_statistics_records(doc, "t2.r3")[0]
     assert d["test"] == "d" and (d["ci_low"], d["ci_high"]) == (-0.06, 0.16) and d["ci_consistent"] is True
+
+
+def test_bayesian_hpd_and_hdi_intervals_read_as_credible_intervals() -> None:
+    r = _one("The effect was small, b = -0.005, 95% HPD = [-0.01, 0.00], BF = 1.21.", "b")
+    assert (r.ci_low, r.ci_high, r.ci_level, r.ci_consistent) == (-0.01, 0.0, 95.0, True)
+    md = _one("The mean difference = 0.3, 95% HDI [0.1, 0.5].", "MD")
+    assert (md.ci_low, md.ci_high) == (0.1, 0.5)
+    assert parse("We used HPD 3 = 4 and HDI software.") == []

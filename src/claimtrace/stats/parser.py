@@ -222,6 +222,7 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
 _CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
     (re.compile(rb"b(?<=redib)(?:le|ility) int"), 4),
+    (re.compile(rb"H(?:PD|DI)"), 0),  # Bayesian highest-(posterior-)density intervals, read as credible intervals
 )
 _NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
     (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),

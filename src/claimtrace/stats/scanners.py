@@ -98,7 +98,7 @@ _SPSS_SIG_RE = re.compile(
 )
 _CI_RE = re.compile(
     r"(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*|(?P<lvlf>0?\.\d{2})\s+)?"
-    r"(?P<ciname>CIs?|C\.I\.|CrI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redib(?:le|ility)\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
+    r"(?P<ciname>CIs?|C\.I\.|CrI|HPD|HDI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redib(?:le|ility)\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
     r"(?:\s*\(\s*(?:CI|CrI)\s*\))?(?:\s+for\s+[A-Za-z ]{1,30}?)?"
     r"\s*(?:[:=,]|\s(?:was|of|is|from|were))?\s*[\[(]?\s*(?:LL\s*[=:]\s*)?"
     r"(?P<lo>" + BOUND + r")\s*(?:%|(?!to\b|and\b|UL\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?"
@@ -439,7 +439,7 @@ _THRESHOLD_REACHED = re.compile(
 
 def _ci_starts(t: str) -> list[int]:
     """Where ``_CI_RE`` can match: at a CI name, or in the number (level) written just before it."""
-    names = _find_all(t, "C") + _find_all(t, "UI")
+    names = _find_all(t, "C") + _find_all(t, "UI") + _find_all(t, "HPD") + _find_all(t, "HDI")
     for word in ("onfidence", "redible", "redibility", "ncertainty"):
         names += [i - 1 for i in _find_all(t, word) if i >= 1]
     out: set[int] = set()
