@@ -206,3 +206,16 @@ def test_bayesian_hpd_and_hdi_intervals_read_as_credible_intervals() -> None:
     md = _one("The mean difference = 0.3, 95% HDI [0.1, 0.5].", "MD")
     assert (md.ci_low, md.ci_high) == (0.1, 0.5)
     assert parse("We used HPD 3 = 4 and HDI software.") == []
+
+
+def test_a_ci_right_after_an_effect_size_is_the_effect_sizes() -> None:
+    res = analyze("The groups differed, t(40) = 2.10, p = .04, d = 0.66, 95% CI [0.02, 1.30].")
+    t, d = res
+    assert (t.test, t.ci_low, t.ci_consistent, t.effects) == ("t", None, None, [])
+    assert t.text == "t(40) = 2.10, p = .04"
+    assert (d.test, d.value, d.ci_low, d.ci_high, d.ci_consistent) == ("d", 0.66, 0.02, 1.30, True)
+    # before: the CI was the t's, and 2.10 "outside its CI" an invented inconsistency
+    assert not any("outside" in f for r in res for f in r.flags)
+    b, d2 = analyze("The effect was small, b = -0.005, 95% HPD = [-0.01, 0.00], BF = 1.21, d = -0.08, "
+                    "95% HPD = [-0.15, -0.01] (low-demand condition).")
+    assert (b.test, d2.test, d2.value, d2.ci_low) == ("b", "d", -0.08, -0.15)

@@ -128,12 +128,20 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             target.repaired.extend(tk.data.get("repaired", []))
             target.last = target.end = max(target.end, tk.end)
         elif tk.kind == "ci":
-            if cur is not None and "ci_low" not in cur.fields and (
+            if cur is not None and cur.effects and cur.effects[-1][3] == cur.last and _gap_ok(t, cur.last, tk.start, 35):
+                # right after the result's effect size ("..., d = 0.66, 95% CI [0.02, 1.30]"): the effect's own CI
+                prev = cur
+                cur = target = open_result("estimate", tk)
+                _estimate_before(t, target, tk.start)
+                _own_ci_of_effect(prev, target)
+            elif cur is not None and "ci_low" not in cur.fields and (
                     "p_comparison" not in cur.fields or cur.kind in ("test", "estimate")) and _gap_ok(t, cur.last, tk.start, 35):
                 target = cur
             else:
+                prev = cur
                 cur = target = open_result("estimate", tk)
                 _estimate_before(t, target, tk.start)
+                _own_ci_of_effect(prev, target)
             _set_ci(target, tk.data["ci"])
             if tk.data.get("swapped"):
                 target.repaired.append("CI bounds written high first")
@@ -156,6 +164,28 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
             pending_desc.append(tk)
     return results
+
+
+def _own_ci_of_effect(prev: _Res | None, r: _Res) -> None:
+    """"t(40) = 2.1, p = .04, d = 0.66, 95% CI [0.02, 1.30]": the CI is the effect size's, not a test-less estimate.
+
+    When the point estimate a CI opened with is the last effect size of the result before, that effect leaves
+    the result before and becomes this result's test and value.
+    """
+    if prev is None or not prev.effects or "value" not in r.fields or "test" in r.fields:
+        return
+    measure, value, e_start, e_end = prev.effects[-1]
+    vs, ve = r.spans["value"]
+    if not (e_start <= vs and ve <= e_end) or value != r.fields["value"]:
+        return
+    prev.effects.pop()
+    ends = [e for _, e in prev.spans.values()] + [x[3] for x in prev.effects]
+    if ends:
+        prev.end = prev.last = max(ends)
+    r.kind = "test"
+    r.fields["test"] = measure
+    r.fields["test_text"] = measure
+    r.start = min(r.start, e_start)
 
 
 def _set_ci(r: _Res, ci: tuple[float | None, float, float, int, int]) -> None:
