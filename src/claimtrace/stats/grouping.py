@@ -130,10 +130,10 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
         elif tk.kind == "ci":
             if cur is not None and cur.effects and cur.effects[-1][3] == cur.last and _gap_ok(t, cur.last, tk.start, 35):
                 # right after the result's effect size ("..., d = 0.66, 95% CI [0.02, 1.30]"): the effect's own CI
-                prev = cur
+                before = cur
                 cur = target = open_result("estimate", tk)
                 _estimate_before(t, target, tk.start)
-                _own_ci_of_effect(prev, target)
+                _own_ci_of_effect(before, target)
             elif cur is not None and "ci_low" not in cur.fields and (
                     "p_comparison" not in cur.fields or cur.kind in ("test", "estimate")) and _gap_ok(t, cur.last, tk.start, 35):
                 target = cur
