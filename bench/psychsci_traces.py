@@ -78,7 +78,7 @@ def _default_units() -> str:
 
 RESULTS = REPO / "bench" / "results"
 TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_without_i13_stats_tables.json",
-               "psychsci_traces_sentences_only.json", "psychsci_traces.json")
+               "psychsci_traces_sentences_only.json", "psychsci_traces_before_i13_more.json", "psychsci_traces.json")
 FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci.json")
 
 
