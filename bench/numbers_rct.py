@@ -1,0 +1,158 @@
+"""Numbers for meta-analysis on rct-numeric (Yun et al. 2024): exact match per field and per item, computable share, MAE.
+
+    python bench/numbers_rct.py                          # offline, all dev items -> bench/results/numbers_rct_offline.json
+    python bench/numbers_rct.py --extractor llm --limit 20   # local LLM, resumable (rows cached in bench/results/numbers_rct_llm_rows.jsonl)
+
+Definitions follow Yun et al.'s evaluation code (see claimtrace.numbers.scoring). CIs: exact
+(Clopper-Pearson) for accuracies and shares, bootstrap (2000 resamples, percentile) for MAEs.
+Speed: seconds per ICO (median over items of the extraction call; documents are read once per article
+and their reading time is included in the first item of each article).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import REPO, Run  # noqa: E402
+
+DATA = REPO.parent / "shared" / "data" / "rct-numeric"
+GPT4 = {"binary": 0.655, "continuous": 0.487}  # Yun et al. 2024, exact match, all fields of an item
+
+
+def _ci(k: int, n: int) -> list[float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    if n == 0:
+        return [float("nan"), float("nan")]
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="beta")
+    return [round(float(lo), 4), round(float(hi), 4)]
+
+
+def _boot_mae(errs: list[float], seed: int = 0) -> list[float]:
+    import numpy as np
+
+    if not errs:
+        return [float("nan"), float("nan")]
+    rng = np.random.default_rng(seed)
+    a = np.asarray(errs)
+    means = a[rng.integers(0, len(a), size=(2000, len(a)))].mean(axis=1)
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Metrics per outcome type from scored rows."""
+    out: dict[str, Any] = {}
+    for kind in ("binary", "continuous"):
+        rs = [r for r in rows if r["outcome_type"] == kind]
+        n = len(rs)
+        if not n:
+            continue
+        per_field = {}
+        for f in rs[0]["correct"]:
+            k = sum(r["correct"][f] for r in rs)
+            per_field[f] = {"accuracy": round(k / n, 4), "ci95": _ci(k, n)}
+        k_all = sum(r["all_correct"] for r in rs)
+        k_comp = sum(r["estimate"] is not None for r in rs)
+        errs = [abs(r["estimate"] - r["reference_estimate"]) for r in rs
+                if r["estimate"] is not None and r["reference_estimate"] is not None]
+        k_type = sum(r["predicted_type"] == kind for r in rs)
+        out[kind] = {
+            "n": n,
+            "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n)},
+            "gpt4_published": GPT4[kind],
+            "per_field": per_field,
+            "outcome_type_accuracy": {"accuracy": round(k_type / n, 4), "ci95": _ci(k_type, n)},
+            "computable_share": {"share": round(k_comp / n, 4), "ci95": _ci(k_comp, n)},
+            "mae_" + ("log_or" if kind == "binary" else "smd"): {
+                "n": len(errs), "mae": round(statistics.fmean(errs), 4) if errs else None, "ci95": _boot_mae(errs)},
+        }
+    return out
+
+
+def main() -> None:
+    """Run the benchmark and write the JSON result."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
+    ap.add_argument("--limit", type=int, default=0, help="first N items only (0: all)")
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    dev = DATA / "dev.json"
+    if not dev.exists():
+        sys.exit(f"error: {dev} not found (../shared/data/rct-numeric is needed)")
+    from claimtrace.documents import load_document
+    from claimtrace.numbers.extract import extract_numbers
+    from claimtrace.numbers.scoring import score_item
+    from claimtrace.numbers.tables import read_tables
+
+    items = json.loads(dev.read_text())
+    if args.limit:
+        items = items[: args.limit]
+    xmls = sorted({DATA / "xml" / f"PMC{it['pmcid']}.xml" for it in items})
+    run = Run(data=[dev, *xmls])
+    rows_path = REPO / "bench" / "results" / f"numbers_rct_{args.extractor}_rows.jsonl"
+    done: dict[str, dict[str, Any]] = {}
+    if args.extractor == "llm" and rows_path.exists():
+        for line in rows_path.read_text().splitlines():
+            r = json.loads(line)
+            done[str(r["id"])] = r
+    client = None
+    if args.extractor == "llm":
+        from claimtrace.llm import LLMClient, load_settings
+
+        client = LLMClient(load_settings())
+    cache: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    times: list[float] = []
+    fh = rows_path.open("a") if args.extractor == "llm" else None
+    for it in items:
+        if str(it["id"]) in done:
+            rows.append(done[str(it["id"])])
+            continue
+        path = DATA / "xml" / f"PMC{it['pmcid']}.xml"
+        t0 = time.perf_counter()
+        if str(path) not in cache:
+            cache[str(path)] = (load_document(path), read_tables(path))
+        doc, tables = cache[str(path)]
+        if client is not None:
+            from claimtrace.numbers.llm import extract_numbers_llm
+
+            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client,
+                                      tables=tables)
+        else:
+            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"], tables=tables)
+        times.append(time.perf_counter() - t0)
+        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags}
+        rows.append(row)
+        if fh is not None:
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+    if fh is not None:
+        fh.close()
+    result = {
+        "schema_version": "1",
+        "benchmark": "rct-numeric dev (Yun et al. 2024 annotations), exact match with their definitions",
+        "extractor": args.extractor,
+        "items": len(rows),
+        "articles": len(xmls),
+        "note": "development data: the offline rules were written while looking at this set",
+        "metrics": summarise(rows),
+        "speed_seconds_per_ico": {"median": round(statistics.median(times), 4) if times else None,
+                                  "n": len(times)},
+        "rows": [{k: r[k] for k in ("id", "outcome_type", "all_correct", "correct", "flags")} for r in rows],
+        "provenance": run.finish(),
+    }
+    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{args.extractor}.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(result["metrics"], indent=1)[:3000], file=sys.stderr)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
