@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import REPO, Run  # noqa: E402
+from provenance import REPO, Run
 
 DATA = REPO.parent / "shared" / "data" / "rct-numeric"
 GPT4 = {"binary": 0.655, "continuous": 0.487}  # Yun et al. 2024, exact match, all fields of an item
@@ -80,7 +80,7 @@ def main() -> None:
     """Run the benchmark and write the JSON result."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
-    ap.add_argument("--limit", type=int, default=0, help="first N items only (0: all)")
+    ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     dev = DATA / "dev.json"
@@ -93,7 +93,8 @@ def main() -> None:
 
     items = json.loads(dev.read_text())
     if args.limit:
-        items = items[: args.limit]
+        step = max(1, len(items) // args.limit)
+        items = items[::step][: args.limit]
     xmls = sorted({DATA / "xml" / f"PMC{it['pmcid']}.xml" for it in items})
     run = Run(data=[dev, *xmls])
     rows_path = REPO / "bench" / "results" / f"numbers_rct_{args.extractor}_rows.jsonl"
@@ -133,13 +134,21 @@ def main() -> None:
         if fh is not None:
             fh.write(json.dumps(row) + "\n")
             fh.flush()
+            _write(args, rows, times, xmls, run, len(items), final=False)  # an interrupted run keeps its summary
     if fh is not None:
         fh.close()
+    _write(args, rows, times, xmls, run, len(items), final=True)
+
+
+def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[float], xmls: list[Path], run: Run,
+           planned: int, *, final: bool) -> None:
     result = {
         "schema_version": "1",
         "benchmark": "rct-numeric dev (Yun et al. 2024 annotations), exact match with their definitions",
         "extractor": args.extractor,
+        "selection": f"{args.limit} items evenly spaced over dev.json" if args.limit else "all items",
         "items": len(rows),
+        "items_planned": planned,
         "articles": len(xmls),
         "note": "development data: the offline rules were written while looking at this set",
         "metrics": summarise(rows),
@@ -148,8 +157,11 @@ def main() -> None:
         "rows": [{k: r[k] for k in ("id", "outcome_type", "all_correct", "correct", "flags")} for r in rows],
         "provenance": run.finish(),
     }
-    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{args.extractor}.json"
+    suffix = f"_{args.limit}" if args.limit else ""
+    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{args.extractor}{suffix}.json"
     out.write_text(json.dumps(result, indent=1) + "\n")
+    if not final:
+        return
     print(json.dumps(result["metrics"], indent=1)[:3000], file=sys.stderr)
     print(f"wrote {out}", file=sys.stderr)
 

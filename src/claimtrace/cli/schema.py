@@ -19,6 +19,8 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
     "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
     "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),
+    "numbers": ("claimtrace.numbers.model", "NumbersResult"),
+    "meta": ("claimtrace.numbers.model", "MetaResult"),
 }
 
 

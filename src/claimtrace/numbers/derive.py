@@ -7,7 +7,7 @@ exact answer (an abstention rather than a guess).
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal
 
 from scipy import stats as st
 
@@ -26,7 +26,7 @@ def _rounds_to(x: float, target: float, decimals: int) -> bool:
     q = Decimal(1).scaleb(-decimals)
     d = Decimal(repr(x))
     up = d.quantize(q, rounding=ROUND_HALF_UP)
-    down = -((-d).quantize(q, rounding=ROUND_HALF_UP))  # half down
+    down = d.quantize(q, rounding=ROUND_HALF_DOWN)
     tgt = Decimal(repr(target)).quantize(q)
     return tgt in (up, down) or abs(float(d) - float(tgt)) < 1e-12
 

@@ -1,7 +1,7 @@
 """Effect sizes with 95% CIs from per-arm numbers, computed by statsmodels.
 
 Binary: OR and RR from ``statsmodels.stats.contingency_tables.Table2x2`` (0.5 added to every cell
-when one is zero), RD from ``statsmodels.stats.proportion.confint_proportions_2indep`` (Wald).
+when one is zero, before the table is built), RD from ``statsmodels.stats.proportion.confint_proportions_2indep`` (Wald).
 Continuous: SMD (Hedges' g, bias-corrected) from ``statsmodels.stats.meta_analysis.effectsize_smd``;
 MD with the normal-approximation CI, SE = √(SD1²/N1 + SD2²/N2).
 """
@@ -23,7 +23,10 @@ def binary_effects(e1: float, n1: float, e2: float, n2: float) -> list[Effect]:
 
     if not (0 <= e1 <= n1 and 0 <= e2 <= n2 and n1 > 0 and n2 > 0):
         return []
-    tab = Table2x2(np.array([[e1, n1 - e1], [e2, n2 - e2]], dtype=float), shift_zeros=True)
+    cells = np.array([[e1, n1 - e1], [e2, n2 - e2]], dtype=float)
+    if (cells == 0).any():  # the usual continuity correction: 0.5 added to every cell
+        cells = cells + 0.5
+    tab = Table2x2(cells, shift_zeros=False)
     out: list[Effect] = []
     lo, hi = tab.oddsratio_confint(alpha=0.05)
     out.append(Effect(measure="OR", value=float(tab.oddsratio), ci_low=float(lo), ci_high=float(hi),

@@ -14,7 +14,17 @@ from pathlib import Path
 
 from claimtrace.documents.model import Document
 from claimtrace.numbers import derive
-from claimtrace.numbers.cells import _FRAC, _COUNT_PCT, _PAREN, _PM, Read, group_size_in, read_binary, read_cells, read_continuous
+from claimtrace.numbers.cells import (
+    _COUNT_PCT,
+    _FRAC,
+    _PAREN,
+    _PM,
+    Read,
+    group_size_in,
+    read_binary,
+    read_cells,
+    read_continuous,
+)
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.match import Terms, distinctive, mentions
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
@@ -86,7 +96,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     _fill_group_sizes(doc, ico, arms, context)
     _derive(arms, best, flags, notes)
     res = NumbersResult(doc=doc.source.path, intervention=intervention, comparator=comparator, outcome=outcome,
-                        outcome_type=outcome_type, arms=arms, flags=sorted(set(flags)), notes=notes, context=context)
+                        outcome_type=outcome_type, arms=arms, flags=sorted(set(flags)), notes=notes,
+                        context=list(dict.fromkeys(context)))
     finish(res)
     return res
 
@@ -206,19 +217,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         ipos, cpos = mentions(ico.intervention, text), mentions(ico.comparator, text)
         if not ipos or not cpos:
             continue
-        found: dict[str, tuple[Read, int, int]] = {}
-        for pat in _PATTERNS:
-            for m in pat.finditer(text):
-                phrase = m.group(0)
-                r = read_binary(phrase) if pat in (_FRAC, _COUNT_PCT) else read_continuous(phrase)
-                if r is None:
-                    continue
-                arm = _nearest_arm(m.start(), ipos, cpos)
-                if arm and arm not in found:
-                    found[arm] = (r, m.start(), m.end())
-            if len(found) == 2:
-                break
-            found = {}
+        found = _assign(text, ipos, cpos)
         if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
             continue
         values: dict[str, dict[str, Value]] = {}
@@ -243,13 +242,35 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
     return out
 
 
-def _nearest_arm(pos: int, ipos: list[int], cpos: list[int]) -> str | None:
-    """The arm mentioned nearest before ``pos`` (else nearest after)."""
-    before = [(pos - p, "intervention") for p in ipos if p <= pos] + [(pos - p, "comparator") for p in cpos if p <= pos]
-    if before:
-        return min(before)[1]
-    after = [(p - pos, "intervention") for p in ipos] + [(p - pos, "comparator") for p in cpos]
-    return min(after)[1] if after else None
+def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Read, int, int]]:
+    """Numbers in a sentence assigned to arms: each to the arm named nearest before it ("drug X (3.1 ± 1.2)")
+    or, when that does not give both arms, nearest after it ("12/60 on drug X")."""
+    for pat in _PATTERNS:
+        reads = []
+        for m in pat.finditer(text):
+            r = read_binary(m.group(0)) if pat in (_FRAC, _COUNT_PCT) else read_continuous(m.group(0))
+            if r is not None:
+                reads.append((r, m.start(), m.end()))
+        if len(reads) < 2:
+            continue
+        for direction in ("before", "after"):
+            found: dict[str, tuple[Read, int, int]] = {}
+            for r, a, b in reads:
+                arm = _nearest_arm(a if direction == "before" else b, ipos, cpos, direction)
+                if arm and arm not in found:
+                    found[arm] = (r, a, b)
+            if len(found) == 2:
+                return found
+    return {}
+
+
+def _nearest_arm(pos: int, ipos: list[int], cpos: list[int], direction: str) -> str | None:
+    """The arm mentioned nearest before (or after) ``pos``."""
+    if direction == "before":
+        cands = [(pos - p, "intervention") for p in ipos if p <= pos] + [(pos - p, "comparator") for p in cpos if p <= pos]
+    else:
+        cands = [(p - pos, "intervention") for p in ipos if p >= pos] + [(p - pos, "comparator") for p in cpos if p >= pos]
+    return min(cands)[1] if cands else None
 
 
 def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
@@ -291,10 +312,10 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
                                    unit_id=pct.unit_id, table=pct.table, row=pct.row, col=pct.col)
             else:
                 flags.append("ambiguous_percent")
-        elif arm.events is not None and pct is not None and n:
-            if not derive.percent_matches(int(arm.events.value), int(n), _pct_text(pct)):
-                flags.append("percent_mismatch")
-                notes.append(f"{name}: {arm.events.value:g}/{n:g} is not {_pct_text(pct)}%")
+        elif arm.events is not None and pct is not None and n and not derive.percent_matches(
+                int(arm.events.value), int(n), _pct_text(pct)):
+            flags.append("percent_mismatch")
+            notes.append(f"{name}: {arm.events.value:g}/{n:g} is not {_pct_text(pct)}%")
         if read is not None and read.sd_is_se and arm.sd is not None and n:
             sd, formula = derive.sd_from_se(arm.sd.value, int(n))
             arm.sd = Value(value=sd, text=arm.sd.text, source="derived", derived=formula, unit_id=arm.sd.unit_id,

@@ -14,7 +14,7 @@ from claimtrace.numbers.match import mentions
 from claimtrace.numbers.model import NumbersResult, Value
 from claimtrace.numbers.tables import Table, read_tables
 
-MAX_CONTEXT_CHARS = 2400
+MAX_CONTEXT_CHARS = 1500
 
 
 class _ArmAnswer(BaseModel):

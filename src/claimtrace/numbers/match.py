@@ -5,12 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_STOP = frozenset("""a an the of in on at to for with and or vs versus by from who which that this those these
-had has have was were be been is are not no but than their its his her they them it as into per each group groups
-patients patient subjects participants receive received receiving given treated treatment arm arms i.e e.g
-use using used did do does after before during while between within over under all any both other only one
-total mean means change changes level levels score scores rate rates number numbers proportion percentage
-difference differences incidence""".split())
+_STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "with", "and", "or", "vs", "versus", "by", "from", "who", "which", "that", "this", "those", "these", "had", "has", "have", "was", "were", "be", "been", "is", "are", "not", "no", "but", "than", "their", "its", "his", "her", "they", "them", "it", "as", "into", "per", "each", "group", "groups", "patients", "patient", "subjects", "participants", "receive", "received", "receiving", "given", "treated", "treatment", "arm", "arms", "i.e", "e.g", "use", "using", "used", "did", "do", "does", "after", "before", "during", "while", "between", "within", "over", "under", "all", "any", "both", "other", "only", "one", "total", "mean", "means", "change", "changes", "level", "levels", "score", "scores", "rate", "rates", "number", "numbers", "proportion", "percentage", "difference", "differences", "incidence"])
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?")
 
 
@@ -19,9 +14,7 @@ def words(text: str) -> list[str]:
     out = []
     for w in _WORD.findall(text):
         lw = w.lower().strip("-")
-        if len(w) == 1 and w.isupper():  # "group A"
-            out.append(lw)
-        elif lw and lw not in _STOP and (len(lw) > 1 or lw.isdigit()):
+        if (len(w) == 1 and w.isupper()) or (lw and lw not in _STOP and (len(lw) > 1 or lw.isdigit())):  # "group A"
             out.append(lw)
     return out
 
