@@ -58,8 +58,13 @@ def read_continuous(text: str) -> Read | None:
     return None
 
 
-def read_cells(cells: list[tuple[str, str]], context: str) -> Read | None:
-    """One arm's cells in a table row, each as (column sub-header, text); ``context`` is caption + headers."""
+_N_PCT = re.compile(r"\b(n|no\.?|number)\s*\(\s*%\s*\)|\(\s*%\s*\)|,\s*%\s*$|percent", re.I)
+
+
+def read_cells(cells: list[tuple[str, str]], context: str, row_label: str = "", *, counts: bool = False) -> Read | None:
+    """One arm's cells in a table row, each as (column sub-header, text); ``context`` is caption + headers.
+
+    ``counts``: the outcome is a count of patients (plain integers are events, not means)."""
     nonempty = [(h, t) for h, t in cells if t.strip() and t.strip() not in ("-", "–", "—", "NA", "n.a.")]
     if not nonempty:
         return None
@@ -71,8 +76,9 @@ def read_cells(cells: list[tuple[str, str]], context: str) -> Read | None:
             return r
         r = read_continuous(t)
         if r:
-            if "%" in ctx and re.search(r"n\s*\(%\)|no\.\s*\(%\)|number\s*\(%\)", ctx) and r.mean is not None \
-                    and float(r.mean).is_integer():
+            n_pct = bool(re.search(r"n\s*\(%\)|no\.\s*\(%\)|number\s*\(%\)", ctx + " " + row_label.lower()))
+            if (n_pct or counts) and r.mean is not None and float(r.mean).is_integer() and r.sd is not None \
+                    and 0 <= r.sd <= 100 and not re.search(r"\bsd\b|mean", row_label.lower()):
                 return Read("binary", events=r.mean, percent=str(r.sd), source=t)
             r.sd_is_se = se and not re.search(r"\bsd\b|standard deviation", ctx)
             return r
@@ -83,7 +89,8 @@ def read_cells(cells: list[tuple[str, str]], context: str) -> Read | None:
     out = Read("", source=" | ".join(t for _, t, _ in plain))
     for h, t, m in plain:
         v = num(m.group(1))
-        if "%" in t or re.search(r"%|percent", h):
+        if "%" in t or re.search(r"%|percent", h) or (len(plain) == 1 and _N_PCT.search(row_label)
+                                                      and "(n)" not in t):
             out.percent = m.group(1)
             out.kind = "binary"
         elif re.search(r"\bs\.?d\.?\b|standard deviation", h):
@@ -97,6 +104,8 @@ def read_cells(cells: list[tuple[str, str]], context: str) -> Read | None:
             out.mean = v
     if out.kind == "binary" and out.events is None and out.mean is not None and float(out.mean).is_integer():
         out.events, out.mean = out.mean, None
+    if out.kind == "" and counts and out.mean is not None and float(out.mean).is_integer():
+        out.events, out.mean, out.kind = out.mean, None, "binary"
     if out.kind == "":
         out.kind = "continuous" if out.mean is not None else ""
     return out if (out.events is not None or out.mean is not None or out.percent is not None) else None

@@ -26,7 +26,7 @@ from claimtrace.numbers.cells import (
     read_continuous,
 )
 from claimtrace.numbers.effects import binary_effects, continuous_effects
-from claimtrace.numbers.match import Terms, distinctive, mentions
+from claimtrace.numbers.match import Terms, distinctive, mentions, words
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
 from claimtrace.numbers.tables import Table, read_tables
 
@@ -138,6 +138,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         caption = f"{t.label or ''} {t.caption} {t.foot}"
         baseline = bool(re.search(r"baseline|characteristics|demograph", t.caption, re.I))
         sub = ""
+        counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
         for row in t.body_rows():
             if not row:
                 continue
@@ -148,6 +149,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 continue
             s = ico.outcome.score(f"{sub} {label}")
             s2 = ico.outcome.score(label)
+            if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
+                s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
             score = max(s, s2) + 0.1 * ico.outcome.score(caption) - (0.15 if baseline else 0.0)
             if max(s, s2) < OUTCOME_MIN:
                 continue
@@ -155,7 +158,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             values: dict[str, dict[str, Value]] = {}
             for arm, cols in (("intervention", icols), ("comparator", ccols)):
                 cells = [(_sub_header(t, c), row[c].text) for c in cols if c < len(row)]
-                r = read_cells(cells, caption + " " + " ".join(t.column_header(c) for c in cols))
+                r = read_cells(cells, caption + " " + " ".join(t.column_header(c) for c in cols), label,
+                               counts=counts)
                 if r is None:
                     break
                 n_head = group_size_in(t.column_header(cols[0]))
@@ -173,6 +177,12 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             out.append(Candidate(score + 0.05, kind, reads, values, flags,
                                  [f"{t.id} row {row[0].row}"]))
     return out
+
+
+def _covered(label: str, outcome: str) -> float:
+    """The share of a row label's words that the outcome phrase contains (a "Headache" row for "adverse events - headache")."""
+    ws = [w for w in words(label) if not w.replace(".", "").isdigit()]
+    return Terms.of(" ".join(ws)).score(outcome) if ws else 0.0
 
 
 def _sub_header(t: Table, col: int) -> str:

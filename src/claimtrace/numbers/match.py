@@ -44,14 +44,15 @@ class Terms:
         return cls(phrase, [a for a in aliases if a])
 
     def score(self, text: str) -> float:
-        """The best share of an alias's words (stemmed) that the text contains, 0..1."""
+        """The best share of an alias's words (stemmed; a 4+ letter abbreviation matches its word) in the text, 0..1."""
         have = {_stem(w) for w in words(text)}
         if not have or not self.aliases:
             return 0.0
+        short = {h for h in have if len(h) == 4 and h.isalpha()}  # "Plac" for placebo
         best = 0.0
         for alias in self.aliases:
             stems = [_stem(w) for w in alias]
-            hit = sum(s in have for s in stems) / len(stems)
+            hit = sum(s in have or (len(s) == 5 and s[:4] in short) for s in stems) / len(stems)
             best = max(best, hit)
         return best
 
