@@ -111,3 +111,17 @@ def test_rct_numeric_fragments_read_and_extract() -> None:
     # Table 2: Apple Juice n = 30, 56.37 (33.90); Water n = 30, 53.47 (33.35)
     assert (i.mean.value, i.sd.value, i.group_size.value) == (56.37, 33.90, 30)  # type: ignore[union-attr]
     assert out.arms["comparator"].mean.value == 53.47  # type: ignore[union-attr]
+
+
+def test_conclude_with_numbers_adds_the_effect_and_draws_it(tmp_path: Path) -> None:
+    png = tmp_path / "forest.png"
+    res = run("conclude", str(FRAG), "--intervention", "drug X", "--comparator", "placebo", "--outcome", "nausea",
+              "--offline", "--with-numbers", "--json", "--forest-plot", str(png))
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["numbers"]["outcome_type"] == "binary"
+    assert any(e["measure"] == "OR" and abs(e["value"] - 2.25) < 1e-9 for e in out["numbers"]["effects"])
+    assert png.exists() and png.stat().st_size > 1000
+    plain = run("conclude", str(FRAG), "--intervention", "drug X", "--comparator", "placebo", "--outcome", "nausea",
+                "--offline", "--json")
+    assert "numbers" not in json.loads(plain.stdout) or json.loads(plain.stdout)["numbers"] is None
