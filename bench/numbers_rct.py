@@ -76,13 +76,65 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+DOC = REPO / "docs" / "numbers.md"
+START, END = "<!-- numbers-rct:start (written by bench/numbers_rct.py --write-docs) -->", "<!-- numbers-rct:end -->"
+
+
+def _fmt(m: dict[str, Any], key: str = "accuracy") -> str:
+    lo, hi = m["ci95"]
+    return f"{m[key]:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def write_docs() -> None:
+    """Rewrite the results section of docs/numbers.md from the committed result files."""
+    res_dir = REPO / "bench" / "results"
+    lines = ["| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
+             "|---|---|---|---|---|---|---|"]
+    speed = []
+    for name in ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json"):
+        f = res_dir / name
+        if not f.exists():
+            continue
+        r = json.loads(f.read_text())
+        run_name = f"{r['extractor']}, {r['selection']}" + (
+            f" ({r['items']} of {r['items_planned']} done)" if r["items"] < r.get("items_planned", r["items"]) else "")
+        for kind, m in r["metrics"].items():
+            mae = m.get("mae_log_or") or m.get("mae_smd")
+            mae_s = (f"{mae['mae']:.3f} ({mae['n']}) [{mae['ci95'][0]:.3f}, {mae['ci95'][1]:.3f}]"
+                     if mae and mae["mae"] is not None else "—")
+            lines.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
+                         f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {mae_s} |")
+        if r["extractor"] == "offline" and r["selection"] == "all items":
+            sp = r["speed_seconds_per_ico"]
+            mach = r["provenance"]["machine"]
+            speed.append(f"Speed, offline: median {sp['median']} s per ICO over {sp['n']} ICOs on {mach['cores']} cores "
+                         f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
+                         f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
+                         + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ")."))
+            fields = ["", "Per field (offline, all items), exact match [95% CI]:", "",
+                      "| type | field | accuracy |", "|---|---|---|"]
+            for kind, m in r["metrics"].items():
+                for fname, fm in m["per_field"].items():
+                    fields.append(f"| {kind} | {fname} | {_fmt(fm)} |")
+            speed.extend(fields)
+    block = "\n".join([START, "", *lines, "", *speed, "", END])
+    text = DOC.read_text()
+    a, b = text.index(START), text.index(END) + len(END)
+    DOC.write_text(text[:a] + block + text[b:])
+    print(f"wrote {DOC}", file=sys.stderr)
+
+
 def main() -> None:
     """Run the benchmark and write the JSON result."""
     ap = argparse.ArgumentParser()
+    ap.add_argument("--write-docs", action="store_true", help="only rewrite docs/numbers.md from bench/results")
     ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
     ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
+    if args.write_docs:
+        write_docs()
+        return
     dev = DATA / "dev.json"
     if not dev.exists():
         sys.exit(f"error: {dev} not found (../shared/data/rct-numeric is needed)")
