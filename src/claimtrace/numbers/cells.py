@@ -82,8 +82,11 @@ def read_cells(cells: list[tuple[str, str]], context: str, row_label: str = "", 
                 return Read("binary", events=r.mean, percent=str(r.sd), source=t)
             r.sd_is_se = se and not re.search(r"\bsd\b|standard deviation", ctx)
             return r
-    plain = [(h.lower(), t, _PLAIN.match(t)) for h, t in nonempty]
-    plain = [(h, t, m) for h, t, m in plain if m]
+    plain: list[tuple[str, str, re.Match[str]]] = []
+    for h, t in nonempty:
+        pm = _PLAIN.match(t)
+        if pm is not None:
+            plain.append((h.lower(), t, pm))
     if not plain:
         return None
     out = Read("", source=" | ".join(t for _, t, _ in plain))

@@ -199,15 +199,15 @@ def _table_values(t: Table, row: list, cols: list[int], r: Read, n_head: float |
     vals: dict[str, Value] = {}
     for f, v in (("events", r.events), ("mean", r.mean), ("sd", r.sd)):
         if v is not None:
-            vals[f] = Value(value=v, **base)  # type: ignore[arg-type]
+            vals[f] = Value(value=v, **base)
     if r.group_size is not None:
         if n_head is not None and r.group_size == n_head:
             vals["group_size"] = Value(value=n_head, text=t.column_header(cols[0]), source="table", table=t.id,
                                        row=0, col=cols[0])
         else:
-            vals["group_size"] = Value(value=r.group_size, **base)  # type: ignore[arg-type]
+            vals["group_size"] = Value(value=r.group_size, **base)
     if r.percent is not None:
-        vals["_percent"] = Value(value=float(r.percent.replace("−", "-")), **base)  # type: ignore[arg-type]
+        vals["_percent"] = Value(value=float(r.percent.replace("−", "-")), **base)
     return vals
 
 
@@ -237,9 +237,9 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             vals: dict[str, Value] = {}
             for f, v in (("events", r.events), ("group_size", r.group_size), ("mean", r.mean), ("sd", r.sd)):
                 if v is not None:
-                    vals[f] = Value(value=v, **base)  # type: ignore[arg-type]
+                    vals[f] = Value(value=v, **base)
             if r.percent is not None:
-                vals["_percent"] = Value(value=float(r.percent), **base)  # type: ignore[arg-type]
+                vals["_percent"] = Value(value=float(r.percent), **base)
             values[arm] = vals
         flags = ["arms_swapped"] if found["comparator"][1] < found["intervention"][1] else []
         if re.search(r"\bSEM?\b|standard error", text) and not re.search(r"\bSD\b|standard deviation", text):

@@ -91,7 +91,7 @@ def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outco
         out.outcome_type = ans.outcome_type
     for arm_name in ("intervention", "comparator"):
         got: _ArmAnswer = getattr(ans, arm_name)
-        arm = out.arms[arm_name]  # type: ignore[index]
+        arm = out.arms[arm_name]
         for f in ("events", "group_size", "mean", "sd"):
             v = getattr(got, f)
             setattr(arm, f, None)
