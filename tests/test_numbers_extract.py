@@ -46,12 +46,14 @@ def test_binary_from_a_sentence_with_offsets() -> None:
     assert res.not_reported == []
 
 
-def test_continuous_from_a_sentence_group_sizes_from_n_equals() -> None:
+def test_continuous_from_a_sentence_group_sizes_from_the_arm_header() -> None:
     res = extract_numbers(load_document(FRAG), "drug X", "placebo", "pain scores at week 4")
     i, c = res.arms["intervention"], res.arms["comparator"]
     assert res.outcome_type == "continuous"
     assert (i.mean.value, i.sd.value, c.mean.value, c.sd.value) == (3.1, 1.2, 4.0, 1.5)  # type: ignore[union-attr]
-    assert i.group_size is not None and i.group_size.value == 60 and i.group_size.text == "n = 60"
+    # the sentence gives no group sizes: they come from the arm's column header in Table 2 ("Drug X (n = 57)")
+    assert i.group_size is not None and i.group_size.value == 57 and i.group_size.text == "Drug X (n = 57)"
+    assert i.group_size.table == "T2" and c.group_size is not None and c.group_size.value == 58
     assert {e.measure for e in res.effects} == {"MD", "SMD"}
 
 

@@ -93,7 +93,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
             flags.append("figure_caption_only")
     outcome_type: OutcomeType = (best.kind if best and best.kind in ("binary", "continuous") else  # type: ignore[assignment]
                                  ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
-    _fill_group_sizes(doc, ico, arms, context)
+    _fill_group_sizes(doc, ico, arms, context, tables)
     _derive(arms, best, flags, notes)
     res = NumbersResult(doc=doc.source.path, intervention=intervention, comparator=comparator, outcome=outcome,
                         outcome_type=outcome_type, arms=arms, flags=sorted(set(flags)), notes=notes,
@@ -289,8 +289,19 @@ def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
 
 
 # ---- group sizes, derivations, flags -------------------------------------------------------------
-def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
-    """Group sizes from "arm ... (n = 30)" in a sentence when the chosen source does not give them."""
+def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table]) -> None:
+    """Group sizes, when the chosen source does not give them: from a table column header of the arm
+    ("Placebo (n = 58)"), else from "arm ... (n = 30)" in a sentence."""
+    for t in tables:
+        icols, ccols = _arm_columns(t, ico)
+        for name, cols in (("intervention", icols), ("comparator", ccols)):
+            if arms[name].group_size is not None or not cols:
+                continue
+            head = t.column_header(cols[0])
+            n = group_size_in(head)
+            if n is not None:
+                arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=0, col=cols[0])
+                context.append(f"{t.id} header")
     for name, terms in (("intervention", ico.intervention), ("comparator", ico.comparator)):
         if arms[name].group_size is not None:
             continue
@@ -298,7 +309,9 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             for m in re.finditer(r"\b[nN]\s*=\s*(\d+)", s.text):
                 near = [p for p in mentions(terms, s.text) if 0 <= m.start() - p <= 60]
                 other = ico.comparator if name == "intervention" else ico.intervention
-                if near and not [p for p in mentions(other, s.text) if max(near) < p < m.start()]:
+                after = [p for p in mentions(terms, s.text) if 0 < p - m.end() <= 20]  # "N = 357 for placebo"
+                if (near and not [p for p in mentions(other, s.text) if max(near) < p < m.start()]) or (
+                        after and not [p for p in mentions(other, s.text) if m.end() < p < min(after)]):
                     arms[name].group_size = Value(value=float(m.group(1)), text=m.group(0), source="text",
                                                   unit_id=s.id, scope=s.scope, start=s.start + m.start(),
                                                   end=s.start + m.end())
