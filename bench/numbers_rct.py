@@ -26,20 +26,20 @@ DATA = REPO.parent / "shared" / "data" / "rct-numeric"
 GPT4 = {"binary": 0.655, "continuous": 0.487}  # Yun et al. 2024, exact match, all fields of an item
 
 
-def _ci(k: int, n: int) -> list[float]:
+def _ci(k: int, n: int) -> list[float] | None:
     from statsmodels.stats.proportion import proportion_confint
 
     if n == 0:
-        return [float("nan"), float("nan")]
+        return None
     lo, hi = proportion_confint(k, n, alpha=0.05, method="beta")
     return [round(float(lo), 4), round(float(hi), 4)]
 
 
-def _boot_mae(errs: list[float], seed: int = 0) -> list[float]:
+def _boot_mae(errs: list[float], seed: int = 0) -> list[float] | None:
     import numpy as np
 
     if not errs:
-        return [float("nan"), float("nan")]
+        return None
     rng = np.random.default_rng(seed)
     a = np.asarray(errs)
     means = a[rng.integers(0, len(a), size=(2000, len(a)))].mean(axis=1)
@@ -101,7 +101,7 @@ def write_docs() -> None:
         for kind, m in r["metrics"].items():
             mae = m.get("mae_log_or") or m.get("mae_smd")
             mae_s = (f"{mae['mae']:.3f} ({mae['n']}) [{mae['ci95'][0]:.3f}, {mae['ci95'][1]:.3f}]"
-                     if mae and mae["mae"] is not None else "—")
+                     if mae and mae["mae"] is not None else "— (0)")
             lines.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
                          f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {mae_s} |")
         if r["extractor"] == "offline" and r["selection"] == "all items":
@@ -131,6 +131,8 @@ def main() -> None:
     ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
     ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--summarise-only", action="store_true",
+                    help="with --extractor llm: summarise the rows already done, run nothing new")
     args = ap.parse_args()
     if args.write_docs:
         write_docs()
@@ -167,6 +169,10 @@ def main() -> None:
     for it in items:
         if str(it["id"]) in done:
             rows.append(done[str(it["id"])])
+            if "seconds" in done[str(it["id"])]:
+                times.append(done[str(it["id"])]["seconds"])
+            continue
+        if args.summarise_only:
             continue
         path = DATA / "xml" / f"PMC{it['pmcid']}.xml"
         t0 = time.perf_counter()
@@ -181,7 +187,8 @@ def main() -> None:
         else:
             res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"], tables=tables)
         times.append(time.perf_counter() - t0)
-        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags}
+        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags,
+               "seconds": round(times[-1], 3)}
         rows.append(row)
         if fh is not None:
             fh.write(json.dumps(row) + "\n")
@@ -201,6 +208,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[flo
         "selection": f"{args.limit} items evenly spaced over dev.json" if args.limit else "all items",
         "items": len(rows),
         "items_planned": planned,
+        "speed_note": "the LLM rows' time includes waiting for the shared local server" if args.extractor == "llm" else "",
         "articles": len(xmls),
         "note": "development data: the offline rules were written while looking at this set",
         "metrics": summarise(rows),
