@@ -158,7 +158,7 @@ def main() -> None:
             r = json.loads(line)
             done[str(r["id"])] = r
     client = None
-    if args.extractor == "llm":
+    if args.extractor == "llm" and not args.summarise_only:
         from claimtrace.llm import LLMClient, load_settings
 
         client = LLMClient(load_settings())
