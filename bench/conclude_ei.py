@@ -23,9 +23,9 @@ import sys
 import time
 from pathlib import Path
 
+from claimtrace.evaluate.uncertainty import bootstrap_ci, paired_bootstrap_diff
+from claimtrace.evaluate.uncertainty import macro_f1 as macro_f1_items
 from provenance import Run
-
-from claimtrace.evaluate.uncertainty import bootstrap_ci, macro_f1 as macro_f1_items, paired_bootstrap_diff
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO.parent / "shared" / "tools" / "ei_eval.py"

@@ -20,9 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from provenance import Run
-
 from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"

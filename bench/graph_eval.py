@@ -21,13 +21,12 @@ import sys
 import time
 from pathlib import Path
 
-from provenance import Run
-from results_pages import write_pages
-
 from claimtrace.evaluate.uncertainty import bootstrap_ci, paired_bootstrap_diff
 from claimtrace.graph import evaluate_graphs, extract_offline, load_labelstudio, score_pair
 from claimtrace.graph.align import aggregate
 from claimtrace.graph.model import EmpiricalGraph
+from provenance import Run
+from results_pages import write_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"

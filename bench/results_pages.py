@@ -47,6 +47,7 @@ class Page:
     def s(self, text: str) -> str:
         """Text read from a result file (e.g. a recorded subset description): its numbers are sourced."""
         self.sourced.update(m.group(0) for m in _NUMBER.finditer(text))
+        self.sourced.update(re.findall(r"\d[\d,]*(?:\.\d+)?", text))
         return text
 
     def v(self, x: float | int, fmt: str = ".3f") -> str:
@@ -83,7 +84,7 @@ def load(name: str) -> dict[str, Any]:
 
 def load_note(prov: dict[str, Any] | None, p: Page) -> str:
     """How loaded the machine was, from a provenance block (or that it was not recorded)."""
-    if not prov:
+    if not prov or "machine" not in prov:
         return "machine load not recorded (run before provenance was kept): the times are not published as the speed"
     m = prov["machine"]
     la = max(m["load_average_at_start"][0], m["load_average_at_end"][0])
@@ -285,7 +286,7 @@ def page_conclude() -> Page:
                     "rag": "RAG (top 10 units), local LLM", "urca": "URCA, local LLM"}[m]
             f1 = p.ci(r["macro_f1_ci95"]) if "macro_f1_ci95" in r else p.v(r["macro_f1"])
             p.add(f"| {p.v(r['items'], 'd')} | {name} | {f1} | {_per_label(p, r['per_label_f1'])} | "
-                  f"{p.v(r['answered'], 'd')} | {p.v(r['accuracy_answered'], '.2f')} |")
+                  f"{p.v(r['answered'], 'd')} | {p.v(r['accuracy_answered'])} |")
     p.add("", "What the small local model does: RAG mostly answers `no significant difference` (\"the passage does not "
               "report a comparison between the groups\"), abstracts-only confuses the direction (which arm is "
               "higher), and URCA's per-cluster knowledge does not rescue it. Read these rows as \"the local model "
@@ -360,7 +361,37 @@ def page_retrieval() -> Page:
     return p
 
 
+def page_handcheck() -> Page:
+    """docs/results/hypothesis_handcheck.md from bench/results/hypothesis_handcheck.json (the judge's verdicts)."""
+    from claimtrace.evaluate.uncertainty import proportion_ci
+
+    p = Page("hypothesis_handcheck", "docs/results/hypothesis_handcheck.md")
+    d = load("hypothesis_handcheck.json")
+    fresh = d["fresh"]
+    right = sum(f["verdict"] == "right" for f in fresh)
+    dev = d["development"]
+    p.add("# Check: hypotheses extracted by the embedded extractor (stage 1)", "",
+          f"Judged by {p.s(d['judged_by'])}. Verdicts: `bench/results/hypothesis_handcheck.json`.", "",
+          p.s(d["method"]), "",
+          f"## Fresh papers, not used during development ({p.v(len(fresh), 'd')})", "",
+          p.s(d["fresh_selection"]), "",
+          "| paper | extracted (section) | verdict |", "|---|---|---|")
+    for f in fresh:
+        verdict = f"right ({p.s(f['note'])})" if f["verdict"] == "right" else f"**wrong**: {p.s(f['note'])}"
+        p.add(f"| {f['paper']} | {p.s(f['extracted'])} | {verdict} |")
+    p.add("", f"**{p.v(right, 'd')} of {p.v(len(fresh), 'd')} right** (exact {p.level} interval for the share: "
+              f"{p.ci(proportion_ci(right, len(fresh)).model_dump())}).", "",
+          f"## Development papers ({p.v(sum(v['stated_count'] for v in dev.values()), 'd')}; the cue lists and "
+          "section priors were adjusted while reading these)", "",
+          p.s(d["development_selection"]), "")
+    for k, v in dev.items():
+        p.add(f"- {k} ({p.v(v['stated_count'], 'd')}): {p.s(v['papers'])}")
+    p.add("", "## What goes wrong", "", p.s(d["what_goes_wrong"]))
+    return p
+
+
 PAGES: dict[str, Callable[[], Page]] = {
+    "hypothesis_handcheck": page_handcheck,
     "extract": page_extract,
     "conclude": page_conclude,
     "graph": page_graph,
@@ -394,7 +425,7 @@ def unsourced(page: Page) -> list[str]:
             text = re.sub(pat, " ", text)
         for m in _NUMBER.finditer(text):
             tok = m.group(0)
-            if tok not in page.sourced and tok.replace(",", "") not in page.sourced:
+            if not {tok, tok.replace(",", ""), tok.lstrip("-−+")} & page.sourced:
                 bad.append(f"{page.path}: {tok!r} in: {line.strip()[:120]}")
     return bad
 
