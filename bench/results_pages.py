@@ -43,6 +43,8 @@ class Page:
         from claimtrace.evaluate.uncertainty import LEVEL
 
         self.level = self.s(f"{100 * LEVEL:.0f}%")  # "95%": the interval level, from the uncertainty helper
+        self.scan: list[str] | None = None  # for a hand-written page with generated blocks: the block lines
+        self.raw: str | None = None  # such a page's full text
 
     def s(self, text: str) -> str:
         """Text read from a result file (e.g. a recorded subset description): its numbers are sourced."""
@@ -73,6 +75,8 @@ class Page:
 
     def text(self) -> str:
         """The page as written to disk."""
+        if self.raw is not None:
+            return self.raw
         return "\n".join(self.lines).rstrip("\n") + "\n"
 
 
@@ -361,6 +365,84 @@ def page_retrieval() -> Page:
     return p
 
 
+EXPERIMENTS = ("ei-validation", "ei-validation-rerankers", "ei-hypotheses", "ei-hypotheses-heldout",
+               "ei-hypotheses-test")
+
+
+def _summary(name: str) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads((REPO / "docs" / "results" / name / "summary.json").read_text(encoding="utf-8"))
+    return out
+
+
+def _lenient() -> dict[tuple[str, str, str], float]:
+    f = RES / "hypothesis_lenient.json"
+    if not f.exists():
+        return {}
+    runs = json.loads(f.read_text(encoding="utf-8"))["runs"]
+    return {(Path(folder).name, r["config"], r["extractor"]): r["lenient_hit_at_1"]
+            for folder, run in runs.items() for r in run["table"]}
+
+
+def needs_finetuned(row: dict[str, Any]) -> bool:
+    """A configuration that reads the fine-tuned retriever (not in the repository yet)."""
+    ctx = str(row.get("context", "")).lower()
+    return "finetuned" in ctx or "fine-tuned" in ctx
+
+
+def experiment_table(p: Page, name: str) -> list[str]:
+    """One experiment's table with n and exact intervals for hit@1 (from its committed summary.json)."""
+    from claimtrace.evaluate.uncertainty import proportion_ci
+
+    d = _summary(name)
+    hyp = any(r.get("hypothesis_f1") is not None for r in d["table"])
+    kind, label = ("hypothesis", "Hyp") if hyp else ("evidence", "Ev")
+    len_ = _lenient() if hyp else {}
+    head = (f"| Configuration | Extractor | Context | n | {label} P | {label} R | {label} F1 | "
+            f"{label} hit@1 [{p.level} CI] |" + (" lenient hit@1 |" if len_ else "") + (" RSP |" if not hyp else "")
+            + " gold in ctx |")
+    out = [head, "|" + "---|" * head.count(" |")]
+    for r in d["table"]:
+        n = r.get(f"{kind}_items") or r["items"]
+        h = r.get(f"{kind}_hit_at_1")
+        hit = p.ci(proportion_ci(round(h * n), n).model_dump()) if h is not None and n else "–"
+        cells = [r["config"], r["extractor"], p.s(str(r.get("context", ""))) + (" †" if needs_finetuned(r) else ""),
+                 p.v(n, "d") + (f" (of {p.v(r['items'], 'd')})" if n != r["items"] else ""),
+                 *(p.v(r[f"{kind}_{m}"]) if r.get(f"{kind}_{m}") is not None else "–"
+                   for m in ("precision", "recall", "f1")), hit]
+        if len_:
+            lv = len_.get((name, r["config"], r["extractor"]))
+            cells.append(p.v(lv) if lv is not None else "–")
+        if not hyp:
+            cells.append(p.v(r["mean_rsp"]) if r.get("mean_rsp") is not None else "–")
+        cells.append(p.v(r["gold_in_context"]) if r.get("gold_in_context") is not None else "–")
+        out.append("| " + " | ".join(cells) + " |")
+    return out
+
+
+def page_experiments() -> Page:
+    """docs/results/experiments.md: every experiment table with n and intervals, from the committed summaries."""
+    p = Page("experiments", "docs/results/experiments.md")
+    p.add("# Experiments: context configurations × extractors (with n and intervals)", "",
+          "The tables of the `claimtrace experiment` runs, written from each run's committed "
+          "`docs/results/NAME/summary.json` (the runner also writes `summary.md` and the plots there). Added "
+          f"here: n per row and an exact {p.level} interval for hit@1. The runs' per-item rows (`items/`) are "
+          "not committed because they quote the articles, so paired intervals for the differences between "
+          "configurations are not given; the intervals of two rows overlapping does not show that they do not "
+          "differ. Regenerating the items is a slow step (`claimtrace experiment bench/experiments/NAME.yaml`: "
+          "local-LLM rows, and † rows need the fine-tuned retriever, which is not in the repository yet).", "",
+          "Gold: Evidence Inference evidence spans (its own annotators) for the evidence runs; the hypothesis "
+          "runs use the hypothesis gold in `bench/data/`, annotated by an LLM agent (Claude, 2026-11-30), not "
+          "checked by a person. Every stage-1 and stage-2 choice was developed on the validation split, so its "
+          "rows are development data; `ei-hypotheses-test` (train-split papers) was annotated last and not used "
+          "to develop the extractor (docs/evaluation.md).")
+    for name in EXPERIMENTS:
+        d = _summary(name)
+        p.add("", f"## {name}", "", f"{p.s(d['name'])}. τ = {p.v(d['tau'], '.2f')}; evidence parser: "
+              f"{d['evidence_parser']}. Page: [{name}/summary.md]({name}/summary.md).", "")
+        p.add(*experiment_table(p, name))
+    return p
+
+
 def page_handcheck() -> Page:
     """docs/results/hypothesis_handcheck.md from bench/results/hypothesis_handcheck.json (the judge's verdicts)."""
     from claimtrace.evaluate.uncertainty import proportion_ci
@@ -390,7 +472,70 @@ def page_handcheck() -> Page:
     return p
 
 
+def hypotheses_all_sets(p: Page) -> list[str]:
+    """Hypothesis F1, hit@1 strict / lenient of the shared configurations on the three hypothesis sets."""
+    sets = (("ei-hypotheses", "development"), ("ei-hypotheses-heldout", "held-out"), ("ei-hypotheses-test", "test"))
+    len_ = _lenient()
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    ns = {}
+    for name, label in sets:
+        d = _summary(name)
+        ns[label] = max(r.get("hypothesis_items") or r["items"] for r in d["table"])
+        for r in d["table"]:
+            lv = len_.get((name, r["config"], r["extractor"]))
+            rows.setdefault((r["config"], r["extractor"]), {})[label] = (
+                f"{p.v(r['hypothesis_f1'])}, {p.v(r['hypothesis_hit_at_1'])} / "
+                + (p.v(lv) if lv is not None else "–") + f" (n {p.v(r.get('hypothesis_items') or r['items'], 'd')})")
+    out = ["| Configuration | Extractor | " + " | ".join(f"{lab}" for _, lab in sets) + " |", "|---|---|---|---|---|"]
+    for (cfg, ex), cells in rows.items():
+        out.append(f"| {cfg} | {ex} | " + " | ".join(cells.get(lab, "–") for _, lab in sets) + " |")
+    return out
+
+
+def parser_agreement(p: Page) -> list[str]:
+    """Deterministic vs LLM component parser agreement (bench/results/evidence_parser_agreement.json)."""
+    d = load("evidence_parser_agreement.json")
+    names = {"variables": "variables", "relationships": "relationships", "intervals": "confidence intervals",
+             "test_family": "test / model family", "sample_size": "sample size / df"}
+    out = ["| component | F1 between the parsers | same verdict (binary components) |", "|---|---|---|"]
+    for k, label in names.items():
+        b = d["binary_agreement"].get(k)
+        agree = f"{p.v(round(b * d['n']), 'd')} of {p.v(d['n'], 'd')} texts ({p.v(b)})" if b is not None else ""
+        out.append(f"| {label} | {p.v(d['component_f1'][k])} | {agree} |")
+    out.append(f"| all components (micro) | {p.v(d['overall_f1'])} | |")
+    return out
+
+
+BLOCKS: dict[str, dict[str, Callable[[Page], list[str]]]] = {
+    "docs/evaluation.md": {
+        "ei-validation": lambda p: experiment_table(p, "ei-validation"),
+        "ei-hypotheses-test": lambda p: experiment_table(p, "ei-hypotheses-test"),
+        "hypotheses-all-sets": hypotheses_all_sets,
+        "parser-agreement": parser_agreement,
+    },
+}
+_BLOCK = re.compile(r"(<!-- results:(\S+) -->\n)(.*?)(<!-- /results -->)", re.S)
+
+
+def page_with_blocks(path: str) -> Page:
+    """A hand-written page whose tables between `<!-- results:NAME -->` markers are generated."""
+    p = Page(path, path)
+    p.scan = []
+    fns = BLOCKS[path]
+
+    def fill(m: re.Match[str]) -> str:
+        lines = fns[m.group(2)](p)
+        assert p.scan is not None
+        p.scan.extend(lines)
+        return m.group(1) + "\n".join(lines) + "\n" + m.group(4)
+
+    p.raw = _BLOCK.sub(fill, (REPO / path).read_text(encoding="utf-8"))
+    return p
+
+
 PAGES: dict[str, Callable[[], Page]] = {
+    "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
+    "experiments": page_experiments,
     "hypothesis_handcheck": page_handcheck,
     "extract": page_extract,
     "conclude": page_conclude,
@@ -410,7 +555,7 @@ def unsourced(page: Page) -> list[str]:
     """Numbers in the page's prose and tables that were not produced from a result file."""
     bad = []
     in_fence = False
-    for line in page.text().splitlines():
+    for line in (page.scan if page.scan is not None else page.text().splitlines()):
         if line.startswith("```"):
             in_fence = not in_fence
             continue
