@@ -26,16 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from provenance import VOLATILE_KEYS
+
 REPO = Path(__file__).resolve().parents[1]
 RES = REPO / "bench" / "results"
 SHARED = REPO.parent / "shared"
 
 #: keys whose values name the run (timings, machine, where files were written), not the result
-VOLATILE = frozenset({
-    "provenance", "seconds", "wall_s", "extract_s", "parse_s", "extract_s_per_paper",
-    "parse_plus_extract_s_per_paper_mean", "extract_s_per_paper_pass_means",
-    "extract_s_per_paper_median_of_pass_means", "peak_rss_mb", "command", "items_file",
-})
+VOLATILE = VOLATILE_KEYS
 
 
 @dataclass

@@ -26,7 +26,18 @@ def test_committed_pages_equal_the_generated_ones() -> None:
 
 def test_every_page_is_marked_generated() -> None:
     for page in results_pages.render():
-        assert (REPO / page.path).read_text(encoding="utf-8").startswith(results_pages.GENERATED)
+        text = (REPO / page.path).read_text(encoding="utf-8")
+        if page.raw is None:  # a whole generated page
+            assert text.startswith(results_pages.GENERATED)
+        else:  # a hand-written page: only its marked tables are generated, and they are not empty
+            assert text.count("<!-- results:") == text.count("<!-- /results -->") >= 1
+            assert page.scan
+
+
+def test_every_results_page_is_generated() -> None:
+    """No hand-written page is left in docs/results/ (the experiment runner's summary.md pages are its own)."""
+    generated = {Path(p.path).name for p in results_pages.render()}
+    assert {f.name for f in (REPO / "docs" / "results").glob("*.md")} <= generated
 
 
 def test_a_typed_number_is_caught_and_a_sourced_one_is_not() -> None:
