@@ -113,7 +113,9 @@ def render(p: Any) -> None:
         p.add("", f"## Speed ({p.v(sp['papers'], 'd')} EI papers, {sp['unit']} units, about "
                   f"{p.v(sp['units_per_paper'], '.0f')} units a paper)", "",
               f"Machine: {note}. Ratios within this run are comparable; absolute times are not the speed when "
-              "the run is flagged loaded.", "",
+              "the run is flagged loaded."
+              + (f" Index builds: median of {p.v(sp['repeats'], 'd')} cold runs." if sp.get("repeats") else
+                 " One run per retriever (an earlier version of the script)."), "",
               f"Parsing (JATS): {p.v(sp['parse_s_per_paper'])} s a paper.", "",
               "| retriever | index build s/paper (cold cache) | query latency s (median) |", "|---|---|---|")
         for name, v in sp["retrievers"].items():
