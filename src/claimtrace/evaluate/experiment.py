@@ -425,7 +425,7 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
             e = micro_evidence(ev)
             entry.update(evidence_precision=e.precision, evidence_recall=e.recall, evidence_f1=e.f1,
                          evidence_items=len(ev),
-                         evidence_component_f1={k: (2 * c.tp / (2 * c.tp + c.fp + c.fn) if (2 * c.tp + c.fp + c.fn) else None)
+                         evidence_component_f1={k: (prf(c.tp, c.fp, c.fn).f1 if (c.tp + c.fp + c.fn) else None)
                                                 for k, c in e.components.items()})
             hits = [r["evidence_hit"] for r in ok if "evidence_hit" in r]
             entry["evidence_hit_at_1"] = float(np.mean(hits)) if hits else None
