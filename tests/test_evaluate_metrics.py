@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from claimtrace.evaluate.diagnostics import PaperOutcome, relevant_sentence_proportion, transitions
-from claimtrace.evaluate.embedder import default_embedder
 from claimtrace.evaluate.hypothesis import (
     HypothesisSims,
     calibrate_from_scores,
@@ -21,6 +20,7 @@ from claimtrace.evaluate.hypothesis import (
     tau_grid,
 )
 from claimtrace.evaluate.metrics import binary_prf, micro, prf, prf_from_sizes
+from claimtrace.retrieval.embeddings import default_embedder
 from conftest import shared_path
 
 

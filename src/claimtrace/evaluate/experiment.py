@@ -159,10 +159,10 @@ class _Runner:
     """Holds the extractor and scorers for one (configuration, extractor) in one process."""
 
     def __init__(self, cfg: ExperimentConfig, preset: str, extractor: str) -> None:
-        from claimtrace.evaluate.embedder import default_embedder
         from claimtrace.evaluate.parsers import get_parser
         from claimtrace.extract.config import get_preset
         from claimtrace.extract.context import ContextSelector
+        from claimtrace.retrieval.embeddings import default_embedder
 
         self.cfg = cfg
         self.preset = get_preset(preset)
