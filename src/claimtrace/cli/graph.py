@@ -11,7 +11,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import print_json, stdout_console
+from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
 
@@ -82,13 +82,24 @@ def graph_cmd(
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
     llm_settings: Path | None = lo.LLM_SETTINGS,
+    offline: bool = lo.OFFLINE,
     no_cache: bool = lo.NO_CACHE,
-    batch: Path | None = typer.Option(None, "--batch", help="JSONL: one {id, path} or {id, text} per line."),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: write JSON lines here (resumes)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
 ) -> None:
     """Build a paper's empirical relation graph (variables, typed relations with status)."""
     if method not in METHODS:
         raise InputError(None, f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    if offline and method != "offline":
+        fail(f"--method {method} uses an LLM and --offline forbids one: use --method offline")
+    only_with("--out", out is not None, "--batch", batch is not None)
+    only_with("--stage-model", bool(stage_model), "--method staged or direct", method != "offline")
+    if batch is not None:
+        from claimtrace.batch import check_out_file
+
+        if path is not None or png is not None or graphml is not None or mermaid:
+            fail("--batch takes its papers from the manifest: give no PATH, --png, --graphml or --mermaid")
+        check_out_file(out)
     models = _stage_models(stage_model)
     settings = None
     client = None
@@ -107,12 +118,13 @@ def graph_cmd(
         from claimtrace.batch import read_jsonl, run_batch
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
+            doc = item.get("doc", item.get("path"))  # "path": the manifest field of earlier versions
             if isinstance(item.get("text"), str) and item["text"].strip():
                 text = item["text"]
-            elif item.get("path"):
-                _, text = graph_text(str(item["path"]))
+            elif isinstance(doc, str) and doc:
+                _, text = graph_text(doc)
             else:
-                raise InputError(None, "item needs 'text' or 'path'")
+                raise InputError(None, f"item {item['id']}: needs 'doc' or 'text'")
             g = build_graph(text, item["id"], method, settings, client=client)
             return g.model_dump(mode="json", exclude={"id"})
 
@@ -159,7 +171,7 @@ def evaluate_graph_cmd(
     pred: Path = typer.Option(..., "--pred", help="Predicted graphs: graph JSON, JSONL/list keyed by id, or a Label Studio export."),
     gold: Path = typer.Option(..., "--gold", help="Gold graphs (same formats), e.g. ../shared/data/empirigraph/gold_dev.json."),
     agreement: bool = typer.Option(False, "--agreement", help="Inter-annotator mode: report as agreement (gold vs gold)."),
-    json_out: bool = typer.Option(True, "--json/--no-json", help="Print JSON (the default)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
     details: bool = typer.Option(False, "--details", help="Include per-document scores and node mappings."),
     time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per alignment before the best found is used."),
 ) -> None:
