@@ -78,6 +78,15 @@ def _sample(session: Path, seed: int, rate: float) -> tuple[int, int]:
     return total, kept
 
 
+def _count_kept(session: Path, seed: int, rate: float) -> int:
+    from cosmic_ray.work_db import use_db
+
+    with use_db(str(session)) as db:
+        return sum(1 for item in db.work_items
+                   if _keep(str(item.mutations[0].module_path), item.mutations[0].operator_name,
+                            item.mutations[0].occurrence, seed, rate))
+
+
 def _score(killed: int, survived: int) -> dict[str, Any]:
     n = killed + survived
     if not n:
@@ -87,16 +96,16 @@ def _score(killed: int, survived: int) -> dict[str, Any]:
             "ci95": [round(ci.low, 4), round(ci.high, 4)]}
 
 
-def _results(session: Path) -> dict[str, Any]:
+def _results(session: Path, seed: int, rate: float) -> dict[str, Any]:
     from cosmic_ray.work_db import use_db
 
     per: dict[str, Counter[str]] = defaultdict(Counter)
     survivors = []
     with use_db(str(session)) as db:
         for item, res in db.completed_work_items:
-            if res.output == "not sampled":
-                continue
             m = item.mutations[0]
+            if res.output == "not sampled" or not _keep(str(m.module_path), m.operator_name, m.occurrence, seed, rate):
+                continue
             mod = str(m.module_path)
             if res.worker_outcome != "normal":
                 per[mod]["incompetent"] += 1
@@ -138,9 +147,12 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(target / "src")}
     if not session.exists():
         subprocess.run([*cr, "init", str(cfg), str(session)], cwd=target, env=env, check=True)
-        total, kept = _sample(session, args.seed, args.rate)
-        (target / "sample.json").write_text(json.dumps({"total": total, "kept": kept}))
-    counts = json.loads((target / "sample.json").read_text())
+    # (re)sample: a smaller rate on a resumed session keeps a subset of the earlier sample
+    total, _ = _sample(session, args.seed, args.rate)
+    counts = json.loads((target / "sample.json").read_text()) if (target / "sample.json").exists() else {}
+    counts["total"] = max(total, counts.get("total", 0))
+    counts["kept"] = _count_kept(session, args.seed, args.rate)
+    (target / "sample.json").write_text(json.dumps(counts))
     subprocess.run([*cr, "exec", str(cfg), str(session)], cwd=target, env=env, check=True)
     result = {
         "schema_version": "1",
@@ -153,7 +165,7 @@ def main() -> None:
         "sampling": {"rate": args.rate, "seed": args.seed, "mutants_total": counts["total"],
                      "mutants_sampled": counts["kept"],
                      "rule": "keep when sha256(path:operator:occurrence:seed)[:8]/0xffffffff < rate"},
-        **_results(session),
+        **_results(session, args.seed, args.rate),
         "provenance": run.finish(),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
