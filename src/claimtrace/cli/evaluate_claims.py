@@ -12,8 +12,7 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 def _stage_text(value: Any) -> str | None:

@@ -10,8 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, only_with, print_json, stdout_console
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @app.command()
