@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from claimtrace.batch import read_jsonl
 from claimtrace.errors import InputError
 from claimtrace.textmatch import norm, same_statement
+
+logger = logging.getLogger(__name__)
 
 
 class EvalItem(BaseModel):
@@ -141,7 +143,7 @@ def _load(path: Path) -> Any:
 
         return load_document(path)
     except Exception as exc:  # no reader for the format yet, or an unreadable article
-        print(f"warning: {path.name}: no units ({exc})", file=sys.stderr)
+        logger.warning("%s: no units (%s)", path.name, exc)
         return None
 
 
