@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claimtrace.batch import read_jsonl
-from claimtrace.errors import InputError
+from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.textmatch import norm, same_statement
 
 logger = logging.getLogger(__name__)
@@ -138,11 +138,12 @@ def convert_evidence_inference(split_dir: str | Path, *, body_only: bool = True,
 
 
 def _load(path: Path) -> Any:
-    try:
-        from claimtrace.documents import load_document
+    """The article as a Document, or None (with a warning) when it cannot be read; a bug still raises."""
+    from claimtrace.documents import load_document
 
+    try:
         return load_document(path)
-    except Exception as exc:  # no reader for the format yet, or an unreadable article
+    except ClaimtraceError as exc:  # an unreadable or unsupported article
         logger.warning("%s: no units (%s)", path.name, exc)
         return None
 
