@@ -17,6 +17,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter, defaultdict
@@ -78,6 +79,16 @@ def _sample(session: Path, seed: int, rate: float) -> tuple[int, int]:
     return total, kept
 
 
+_ANNOTATION = re.compile(r"(->|^\s*(?:async\s+)?def\s|^\s*\w+\s*:\s*[\w\[\]., ]*\||\(\s*\w+\s*:|,\s*\w+\s*:)")
+
+
+def _source_line(path: Path, line: int) -> str:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, IndexError):
+        return ""
+
+
 def _count_kept(session: Path, seed: int, rate: float) -> int:
     from cosmic_ray.work_db import use_db
 
@@ -113,14 +124,23 @@ def _results(session: Path, seed: int, rate: float) -> dict[str, Any]:
                 per[mod]["killed"] += 1
             else:
                 per[mod]["survived"] += 1
+                line = _source_line(session.parent / mod, m.start_pos[0])
+                annotation = "BitOr" in m.operator_name and bool(_ANNOTATION.search(line))
+                per[mod]["survived_in_annotation"] += annotation
                 survivors.append({"module": mod, "line": m.start_pos[0], "operator": m.operator_name,
-                                  "occurrence": m.occurrence})
+                                  "occurrence": m.occurrence, "source": line.strip()[:160],
+                                  "in_type_annotation": annotation})
         pending = sum(1 for _ in db.pending_work_items)
     total = Counter[str]()
     for c in per.values():
         total.update(c)
+    ann = total["survived_in_annotation"]
     return {
         "overall": {**_score(total["killed"], total["survived"]), "incompetent": total["incompetent"]},
+        # "X | None" in a type annotation under `from __future__ import annotations` is never evaluated:
+        # those mutants cannot change behaviour (equivalent), so a second score leaves them out
+        "overall_without_annotation_mutants": {**_score(total["killed"], total["survived"] - ann),
+                                               "left_out": ann},
         "per_module": {k: {**_score(c["killed"], c["survived"]), "incompetent": c["incompetent"]}
                        for k, c in sorted(per.items())},
         "pending": pending,
