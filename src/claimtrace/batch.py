@@ -15,10 +15,13 @@ import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.resume import ResumableOutput, finished_keys
+
+if TYPE_CHECKING:
+    from claimtrace.documents import Document
 
 log = logging.getLogger(__name__)
 
@@ -66,8 +69,19 @@ def item_doc(item: dict[str, Any], where: object = None) -> str:
     """The ``doc`` path of a manifest item (an error naming the item when it has none)."""
     doc = item.get("doc")
     if not isinstance(doc, str) or not doc.strip():
-        raise InputError(where, f"item {item['id']}: needs a 'doc' path")
+        raise InputError(where, f"item {item['id']}: needs a 'doc' path (or a 'text')")
     return doc
+
+
+def item_paper(item: dict[str, Any], where: object = None) -> str | Document:
+    """A manifest item's paper: its ``doc`` path, or its ``text`` read as a plain-text paper."""
+    if item.get("doc") is None:
+        text = item_text(item)
+        if text is not None:
+            from claimtrace.documents import read_bytes
+
+            return read_bytes(text.encode("utf-8"), f"{item['id']}.txt", fmt="text")
+    return item_doc(item, where)
 
 
 def item_docs(item: dict[str, Any], where: object = None) -> list[str]:

@@ -67,6 +67,7 @@ class ResumableOutput:
     """An append-only JSONL output file that a job can resume (see the module docstring)."""
 
     def __init__(self, path: str | Path, *, key: str = "id", fingerprint: str | None = None) -> None:
+        self.stale = 0  # rows dropped by ``start`` because their fingerprint differs
         self.path = Path(path)
         self.key = key
         self.fingerprint = fingerprint
@@ -74,6 +75,8 @@ class ResumableOutput:
 
     def start(self) -> set[str]:
         """Keep only finished rows in the file (one per key) and return their keys."""
+        was_open = self._fh is not None
+        self.close()  # the file is replaced below: a handle opened before would write to the old one
         if self.path.parent and not self.path.parent.exists():
             raise InputError(self.path, "the output folder does not exist")
         keep: dict[str, dict[str, Any]] = {}
@@ -92,6 +95,8 @@ class ResumableOutput:
                 os.replace(tmp, self.path)
             except OSError as exc:
                 raise InputError(self.path, f"cannot write output file ({exc.strerror or exc})") from None
+        if was_open:
+            self.open()
         return set(keep)
 
     def open(self) -> ResumableOutput:

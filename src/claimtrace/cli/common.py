@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -53,21 +54,29 @@ def setup_logging(level: str | None = None) -> None:
     global _LOGGING_READY
     if _LOGGING_READY:
         return
-    import logging
     import os
 
     from rich.logging import RichHandler
 
     name = (level or os.environ.get(LOG_LEVEL_ENV) or "INFO").upper()
     console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
-    handler = RichHandler(console=console, show_time=False, show_path=False, markup=False, rich_tracebacks=False)
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler = RichHandler(console=console, show_time=False, show_level=False, show_path=False, markup=False,
+                          rich_tracebacks=False)
+    handler.setFormatter(_LevelPrefix())
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(getattr(logging, name, logging.INFO))
     for noisy in ("httpx", "httpcore", "urllib3", "matplotlib", "pdfminer", "PIL", "filelock", "sentence_transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     _LOGGING_READY = True
+
+
+class _LevelPrefix(logging.Formatter):
+    """``warning: ...`` and ``error: ...`` as the CLI's one-line messages; info and debug plain."""
+
+    def format(self, record: Any) -> str:
+        msg = super().format(record)
+        return msg if record.levelno < 30 else f"{record.levelname.lower()}: {msg}"
 
 
 def log_dir() -> Path:

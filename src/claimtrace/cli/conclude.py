@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,8 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
 from claimtrace.errors import InputError
+
+log = logging.getLogger(__name__)
 
 
 @app.command()
@@ -95,9 +97,9 @@ def conclude(
             rows = forest_rows(results)
             if rows:
                 draw(rows, forest_plot)
-                print(f"forest plot: {len(rows)} estimate(s) -> {forest_plot}", file=sys.stderr)
+                log.info(f"forest plot: {len(rows)} estimate(s) -> {forest_plot}")
             else:
-                print("forest plot: no effect estimate with a CI was parsed; nothing drawn", file=sys.stderr)
+                log.info("forest plot: no effect estimate with a CI was parsed; nothing drawn")
         if counts["failed"]:
             raise SystemExit(1)
         return

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
@@ -12,6 +13,8 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli.common import check_out_dir, fail, only_with, print_json
 from claimtrace.schema_version import SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
 
 
 @app.command("experiment")
@@ -81,4 +84,4 @@ def experiment_data_cmd(
     if json_out:
         print_json(info)
     else:
-        print(f"{len(rows)} items -> {out} ({info['with_evidence_units']} with gold units)", file=sys.stderr)
+        log.info(f"{len(rows)} items -> {out} ({info['with_evidence_units']} with gold units)")

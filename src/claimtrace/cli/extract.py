@@ -52,7 +52,7 @@ def extract(
     retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
     reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
-    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?, "config"?} per line.'),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
     out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
@@ -79,17 +79,18 @@ def extract(
             fail("give either PAPER or --batch, not both")
         if finding or hypothesis:
             fail("--batch takes the findings from its manifest: give no --finding or --hypothesis")
-        from claimtrace.batch import check_out_file, item_doc, read_jsonl, run_batch
+        from claimtrace.batch import check_out_file, item_paper, read_jsonl, run_batch
 
         check_out_file(out)
         items = read_jsonl(batch)
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            doc = load_document(item_doc(item, batch))
+            paper = item_paper(item, batch)
+            doc = load_document(paper) if isinstance(paper, str) else paper
             fnds = parse_findings(item.get("findings"), f"item {item['id']} findings")
             traces = extract_traces(doc, fnds or None, extractor=ex, config=item.get("config") or config,
                                     max_evidence_sentences=max_evidence_sentences)
-            return {"schema_version": SCHEMA_VERSION, "doc": item["doc"],
+            return {"schema_version": SCHEMA_VERSION, "doc": paper if isinstance(paper, str) else None,
                     "traces": [t.model_dump(mode="json") for t in traces]}
 
         counts = run_batch(items, one, out=out, desc="extracting")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,8 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the graph package (networkx, scipy) is imported when a graph command runs
     from claimtrace.graph.model import EmpiricalGraph
@@ -35,7 +38,7 @@ def graph_text(path: str) -> tuple[str, str]:
     if not text:
         text = doc.body_text.strip()
         if text:
-            print(f"warning: {path}: no abstract found; using the body text", file=sys.stderr)
+            log.warning(f"{path}: no abstract found; using the body text")
     if not text:
         raise InputError(path, "no text to build a graph from")
     return Path(path).stem, text
@@ -92,6 +95,7 @@ def graph_cmd(
         raise InputError(None, f"unknown method {method!r} (choose from {', '.join(METHODS)})")
     if offline and method != "offline":
         fail(f"--method {method} uses an LLM and --offline forbids one: use --method offline")
+    models = _stage_models(stage_model)
     only_with("--out", out is not None, "--batch", batch is not None)
     only_with("--stage-model", bool(stage_model), "--method staged or direct", method != "offline")
     if batch is not None:
@@ -100,7 +104,6 @@ def graph_cmd(
         if path is not None or png is not None or graphml is not None or mermaid:
             fail("--batch takes its papers from the manifest: give no PATH, --png, --graphml or --mermaid")
         check_out_file(out)
-    models = _stage_models(stage_model)
     settings = None
     client = None
     if method != "offline":
@@ -137,13 +140,13 @@ def graph_cmd(
     doc_id, text = graph_text(path)
     g = build_graph(text, doc_id, method, settings, client=client)
     if not g.edges:
-        print(f"warning: {path}: no relations found ({method})", file=sys.stderr)
+        log.warning(f"{path}: no relations found ({method})")
     if png is not None:
         g.render_png(png)
-        print(f"wrote {png}", file=sys.stderr)
+        log.info(f"wrote {png}")
     if graphml is not None:
         graphml.write_text(g.to_graphml(), encoding="utf-8")
-        print(f"wrote {graphml}", file=sys.stderr)
+        log.info(f"wrote {graphml}")
     if json_out:
         print_json(g)
     elif mermaid:
@@ -183,9 +186,9 @@ def evaluate_graph_cmd(
     preds = load_graphs(pred)
     res = evaluate_graphs(preds, golds, mode="agreement" if agreement else "evaluate", time_limit=time_limit)
     for gid in res.missing_pred:
-        print(f"warning: no prediction for {gid}; scored as an empty graph", file=sys.stderr)
+        log.warning(f"no prediction for {gid}; scored as an empty graph")
     if not all(d.optimal for d in res.documents):
-        print("warning: some alignments hit the time limit; scores use the best mapping found", file=sys.stderr)
+        log.warning("some alignments hit the time limit; scores use the best mapping found")
     data = res.model_dump(mode="json")
     if not details:
         data.pop("documents")

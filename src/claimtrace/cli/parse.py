@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import glob
-import sys
+import logging
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +14,8 @@ from claimtrace.cli.common import check_out_dir, fail, print_json, stderr_consol
 from claimtrace.documents import Document, load_document
 from claimtrace.documents.readers import DEFAULT_MAX_BYTES
 from claimtrace.errors import ClaimtraceError
+
+log = logging.getLogger(__name__)
 
 _SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".markdown", ".tei", ".docx"}
 
@@ -53,9 +55,8 @@ def parse(
                 failures.append(f"{f}: {type(exc).__name__}: {exc}")
             prog.advance(task)
     for msg in failures:
-        print(f"error: {msg}", file=sys.stderr)
-    print(f"parsed {len(files) - len(failures)} of {len(files)} files into {out}; {len(failures)} failed",
-          file=sys.stderr)
+        log.error(f"{msg}")
+    log.info(f"parsed {len(files) - len(failures)} of {len(files)} files into {out}; {len(failures)} failed")
     if json_out:
         print_json({"parsed": len(files) - len(failures), "failed": len(failures), "errors": failures})
     if failures:
@@ -79,7 +80,7 @@ def _expand(path: str) -> list[str]:
 
 def _warn(doc: Document) -> None:
     for w in doc.warnings:
-        print(f"warning: {doc.source.path}: {w}", file=sys.stderr)
+        log.warning(f"{doc.source.path}: {w}")
 
 
 def print_outline(doc: Document) -> None:

@@ -10,6 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, only_with, print_json, stdout_console
+from claimtrace.documents import Document
 from claimtrace.schema_version import SCHEMA_VERSION
 
 
@@ -26,7 +27,7 @@ def retrieve(
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),
     rerank_log: Path | None = typer.Option(None, "--rerank-log", help="JSONL log of every LLM rerank call."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "query"} per line.'),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "query"} per line.'),
     out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
@@ -67,19 +68,20 @@ def retrieve(
                              task=task, m=m, reranker_options=opts)
     info = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
 
-    def one(doc: str | Path, q: str) -> dict[str, Any]:
+    def one(doc: str | Path | Document, q: str) -> dict[str, Any]:
         hits = pipe.retrieve(doc, q, k)
-        return {"schema_version": SCHEMA_VERSION, "doc": str(doc), "query": q, **info,
+        path = None if isinstance(doc, Document) else str(doc)
+        return {"schema_version": SCHEMA_VERSION, "doc": path, "query": q, **info,
                 "hits": [h.model_dump(mode="json") for h in hits]}
 
     if batch is not None:
         def fn(item: dict[str, Any]) -> dict[str, Any]:
-            from claimtrace.batch import item_doc
+            from claimtrace.batch import item_paper
             from claimtrace.errors import ClaimtraceError
 
             if not item.get("query"):
                 raise ClaimtraceError(f"item {item['id']}: needs a 'query'")
-            return one(item_doc(item, batch), str(item["query"]))
+            return one(item_paper(item, batch), str(item["query"]))
 
         counts = run_batch(items, fn, out=out, desc="retrieve")
         if counts["failed"]:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import importlib
 import json
-import sys
+import logging
 from pathlib import Path
 
 import typer
 
 from claimtrace.cli import app
 from claimtrace.cli.common import check_out_dir, fail, print_json, stdout_console
+
+log = logging.getLogger(__name__)
 
 # name -> (module, class): the output objects of parse, stats, extract, graph and conclude
 SCHEMAS: dict[str, tuple[str, str]] = {
@@ -47,7 +49,7 @@ def schema(
         check_out_dir(out)
         for n, s in schemas.items():
             (out / f"{n}.schema.json").write_text(json.dumps(s, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {len(schemas)} schema(s) to {out}", file=sys.stderr)
+        log.info(f"wrote {len(schemas)} schema(s) to {out}")
         return
     if json_out:
         print_json(schemas[names[0]] if name else schemas)
