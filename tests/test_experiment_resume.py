@@ -70,3 +70,18 @@ def test_rows_written_before_fingerprints_are_kept_when_the_configuration_is_the
     items.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "fingerprint"}) + "\n" for r in rows))
     log, _ = _run(_setup(tmp_path, "tau: 0.5\n"))
     assert "1 to run" in log[0]
+
+
+def test_each_extractor_runs_its_own_presets_and_reranker() -> None:
+    from claimtrace.evaluate.experiment.config import ExperimentConfig, presets_for, reranker_for
+
+    cfg = ExperimentConfig(dataset="d.jsonl", output="out", presets=["rag-k5"], extractors=["embedded", "llm"],
+                           llm={"presets": ["rag-k10"]})
+    assert presets_for(cfg, "embedded") == ["rag-k5"] and presets_for(cfg, "llm") == ["rag-k10"]
+    assert reranker_for(cfg, "llm") == "llm" and reranker_for(cfg, "embedded") is None
+    same = ExperimentConfig(dataset="d.jsonl", output="out", presets=["rag-k5"], extractors=["llm"])
+    assert presets_for(same, "llm") == ["rag-k5"]
+    # the LLM block decides the LLM rows only
+    other_llm = ExperimentConfig(dataset="d.jsonl", output="out", presets=["rag-k5"], llm={"model": "m2"})
+    assert row_fingerprint(cfg, "embedded") == row_fingerprint(other_llm, "embedded")
+    assert row_fingerprint(cfg, "llm") != row_fingerprint(other_llm, "llm")

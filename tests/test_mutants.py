@@ -130,3 +130,12 @@ def test_an_off_centre_ci_is_flagged(text: str) -> None:
     r = _one(text)
     assert r.ci_consistent is False
     assert "CI not centred on the point estimate" in r.flags
+
+
+def test_a_point_estimate_within_rounding_of_its_ci_is_inside() -> None:
+    # 2.0 and 2.05 differ by less than the rounding of "2.0" and "3.0" (± .05 each): inside, only off-centre
+    r = _one("The mean difference was 2.0 (95% CI 2.05 to 3.0).")
+    assert r.flags == ["CI not centred on the point estimate"]
+    # 2.0 lies outside 2.3 to 3.0 even with rounding
+    r = _one("The mean difference was 2.0 (95% CI 2.3 to 3.0).")
+    assert r.flags == ["point estimate outside its CI"]
