@@ -36,7 +36,8 @@ TESTS = [
     "tests/test_evaluate_evidence.py", "tests/test_llm_faults.py", "tests/test_llm_prompts.py",
     "tests/test_llm_settings.py",
 ]
-EXTRA_TESTS = ["tests/test_mutants.py", "tests/test_cues.py"]  # added by issue 18 (present after)
+EXTRA_TESTS = ["tests/test_mutants.py", "tests/test_cues.py", "tests/test_textmatch.py", "tests/test_presets.py",
+               "tests/test_experiment_resume.py"]  # added by issue 18 (present after)
 
 
 def _config(target: Path, python: str, timeout: float) -> Path:
