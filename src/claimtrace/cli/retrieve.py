@@ -12,8 +12,7 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @app.command()
