@@ -23,8 +23,8 @@ from pathlib import Path
 
 from claimtrace.evaluate.uncertainty import bootstrap_ci, paired_bootstrap_diff
 from claimtrace.graph import evaluate_graphs, extract_offline, load_labelstudio, score_pair
-from claimtrace.graph.scores import aggregate
 from claimtrace.graph.model import EmpiricalGraph
+from claimtrace.graph.scores import aggregate
 from provenance import Run
 from results_pages import write_pages
 
