@@ -533,6 +533,31 @@ def page_with_blocks(path: str) -> Page:
     return p
 
 
+def page_from_script(name: str, path: str, lines: Callable[[], list[str]]) -> Page:
+    """A page written by another bench script's ``lines()`` from its committed result files.
+
+    Its figures are formatted by that script from the result files it names, so they count as sourced."""
+    p = Page(name, path)
+    p.lines = [GENERATED, "", *lines()]
+    for line in p.lines:
+        p.sourced.update(number_tokens(line))
+    return p
+
+
+def page_tables() -> Page:
+    """docs/results/tables.md (bench/tables_report.py)."""
+    import tables_report
+
+    return page_from_script("tables", "docs/results/tables.md", tables_report.lines)
+
+
+def page_psychsci() -> Page:
+    """docs/results/psychsci.md (bench/psychsci_traces.py --report)."""
+    import psychsci_traces
+
+    return page_from_script("psychsci", "docs/results/psychsci.md", psychsci_traces.report_lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -541,6 +566,8 @@ PAGES: dict[str, Callable[[], Page]] = {
     "conclude": page_conclude,
     "graph": page_graph,
     "retrieval": page_retrieval,
+    "tables": page_tables,
+    "psychsci": page_psychsci,
 }
 
 
@@ -561,18 +588,20 @@ def unsourced(page: Page) -> list[str]:
             continue
         if in_fence or line.startswith("    ") or line.startswith("<!--"):
             continue
-        text = _CODE.sub(" ", line)
-        for m in _SCI.finditer(text):
-            if m.group(0) not in page.sourced:
-                bad.append(f"{page.path}: {m.group(0)!r} in: {line.strip()[:120]}")
-        text = _SCI.sub(" ", text)
-        for pat in NAME_PATTERNS:
-            text = re.sub(pat, " ", text)
-        for m in _NUMBER.finditer(text):
-            tok = m.group(0)
+        for tok in number_tokens(line):
             if not {tok, tok.replace(",", ""), tok.lstrip("-−+")} & page.sourced:
                 bad.append(f"{page.path}: {tok!r} in: {line.strip()[:120]}")
     return bad
+
+
+def number_tokens(line: str) -> list[str]:
+    """The figures of a line as the source check sees them (code spans and name patterns left out)."""
+    text = _CODE.sub(" ", line)
+    toks = [m.group(0) for m in _SCI.finditer(text)]
+    text = _SCI.sub(" ", text)
+    for pat in NAME_PATTERNS:
+        text = re.sub(pat, " ", text)
+    return toks + [m.group(0) for m in _NUMBER.finditer(text)]
 
 
 def write_pages(names: Iterable[str] | None = None) -> list[Path]:
