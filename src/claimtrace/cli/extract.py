@@ -10,15 +10,17 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
-from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
 
 _EXTRACTORS = ("embedded", "llm")
+#: evidence units of the embedded extractor by default (measured on EI validation: docs/tables.md)
+DEFAULT_UNITS = "sentences,table-rows"
 
 
 def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity: str,
-                    retriever: str, reranker: str | None, settings: Any) -> Any:
+                    retriever: str, reranker: str | None, settings: Any, table_rows: bool = False) -> Any:
     from claimtrace.extract.context import ContextSelector
 
     selector = ContextSelector(retriever_spec=retriever, reranker_spec=reranker)
@@ -37,7 +39,8 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
         return LLMExtractor(client, selector=selector, max_evidence_sentences=max_evidence_sentences)
     from claimtrace.extract.embedded import EmbeddedExtractor
 
-    return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector)
+    return EmbeddedExtractor(similarity=similarity, max_evidence_sentences=max_evidence_sentences, selector=selector,
+                             table_rows=table_rows)
 
 
 @app.command()
@@ -49,11 +52,12 @@ def extract(
     extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: llm when one is configured)."),
     max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
     similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
+    units: str = typer.Option(DEFAULT_UNITS, "--units", help="Evidence units of the embedded extractor: sentences, optionally with table-rows (docs/tables.md)."),
     retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
-    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid, dense after the fine-tuned retriever)."),
+    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
-    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
@@ -69,26 +73,38 @@ def extract(
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
     if similarity not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
+    from claimtrace.retrieval.units import parse_units
+
+    try:
+        kinds = parse_units(units)
+    except ClaimtraceError as exc:
+        fail(f"--units: {exc}")
+    if "sentence" not in kinds or "paragraph" in kinds:
+        fail("--units: the extractor's evidence is sentences, optionally with table-rows (e.g. sentences,table-rows)")
     settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
     if extractor == "llm" and offline:
         fail("--extractor llm and --offline contradict each other")
     ex = _make_extractor(extractor, max_evidence_sentences=max_evidence_sentences, similarity=similarity,
-                         retriever=retriever, reranker=reranker, settings=settings)
+                         retriever=retriever, reranker=reranker, settings=settings, table_rows="table-row" in kinds)
+    if getattr(ex, "name", "") == "llm" and "table-row" in kinds and units != DEFAULT_UNITS:
+        fail("--units table-rows applies to the embedded extractor only (the LLM reads paragraphs)")
     if batch is not None:
         if paper is not None:
             fail("give either PAPER or --batch, not both")
-        from claimtrace.batch import read_jsonl, run_batch
+        if finding or hypothesis:
+            fail("--batch takes the findings from its manifest: give no --finding or --hypothesis")
+        from claimtrace.batch import check_out_file, item_paper, read_jsonl, run_batch
 
+        check_out_file(out)
         items = read_jsonl(batch)
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            if not isinstance(item.get("doc"), str) or not item["doc"]:
-                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
-            doc = load_document(item["doc"])
+            paper = item_paper(item, batch)
+            doc = load_document(paper) if isinstance(paper, str) else paper
             fnds = parse_findings(item.get("findings"), f"item {item['id']} findings")
             traces = extract_traces(doc, fnds or None, extractor=ex, config=item.get("config") or config,
                                     max_evidence_sentences=max_evidence_sentences)
-            return {"schema_version": SCHEMA_VERSION, "doc": item["doc"],
+            return {"schema_version": SCHEMA_VERSION, "doc": paper if isinstance(paper, str) else None,
                     "traces": [t.model_dump(mode="json") for t in traces]}
 
         counts = run_batch(items, one, out=out, desc="extracting")
@@ -114,6 +130,12 @@ def extract(
 
 
 def _fmt_stat(r: dict[str, Any]) -> str:
+    if r.get("source") == "table" and r.get("kind") in ("coefficient", "model_n", "model_r2"):
+        flag = {True: "  [consistent]", False: "  [INCONSISTENT]"}.get(bool(r.get("consistent")), "") \
+            if r.get("consistent") is not None else ""
+        p = f", p {r['p_comparison']} {r['p_value']:g}" if r.get("p_value") is not None else ""
+        cp = f", recomputed p = {r['computed_p']:.3g}" if r.get("computed_p") is not None else ""
+        return f"table {','.join(r.get('cell_ids') or [])}: {r.get('text')}{p}{cp}{flag}"
     parts = []
     if r.get("test"):
         df = ", ".join(f"{d:g}" for d in (r.get("df1"), r.get("df2")) if d is not None)
@@ -144,6 +166,8 @@ def _where(span: Any) -> str:
         loc += f", page {span.page}"
     if span.section:
         loc += f", {span.section}"
+    if getattr(span, "cell_ids", None):
+        loc += f", cells {', '.join(span.cell_ids)}"
     return loc
 
 

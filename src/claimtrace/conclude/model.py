@@ -7,8 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.numbers.model import NumbersResult
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 EI_LABELS = ("significantly increased", "significantly decreased", "no significant difference")
 INSUFFICIENT = "insufficient evidence"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,8 @@ from claimtrace.retrieval.base import Retriever
 
 if TYPE_CHECKING:
     from claimtrace.llm import LLMClient
+
+logger = logging.getLogger(__name__)
 
 OFFLINE_K = 20
 
@@ -137,8 +139,7 @@ def announce_method(method: str | None, llm_ready: bool) -> str:
     if method:
         return method
     chosen = "urca" if llm_ready else "offline"
-    print(f"conclude: method {chosen} ({'an LLM is configured' if llm_ready else 'no LLM configured'})",
-          file=sys.stderr)
+    logger.info("conclude: method %s (%s)", chosen, "an LLM is configured" if llm_ready else "no LLM configured")
     return chosen
 
 

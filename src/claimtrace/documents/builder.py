@@ -21,6 +21,7 @@ from claimtrace.documents.model import (
 )
 from claimtrace.documents.sections import section_kind
 from claimtrace.documents.sentences import split_sentences
+from claimtrace.documents.tables import RawTable, build_table
 
 PARAGRAPH_SEPARATOR = "\n\n"
 
@@ -69,9 +70,11 @@ class DocumentBuilder:
     authors: list[str] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    encoding: str | None = None  # the text encoding detected by a text reader
     _abstract: list[tuple[str | None, str, int | None]] = field(default_factory=list)
     _paras: list[_Para] = field(default_factory=list)
     _excluded: list[ExcludedBlock] = field(default_factory=list)
+    _tables: list[RawTable] = field(default_factory=list)
 
     def add_abstract(self, text: str, label: str | None = None, page: int | None = None) -> None:
         """Add one abstract section (label when the abstract is structured)."""
@@ -109,6 +112,18 @@ class DocumentBuilder:
         if text:
             self._excluded.append(ExcludedBlock(kind=kind, text=text, label=label, section=section, page=page))
 
+    def add_table(self, table: RawTable) -> None:
+        """Add a table (a grid of raw cells); its grid, headers and stub are resolved in ``build``."""
+        rows = [[c for c in row] for row in table.rows]
+        for row in rows:
+            for c in row:
+                c.text = clean_text(c.text)
+        table.rows = [row for row in rows if row]
+        if table.label:
+            table.label = clean_text(table.label).rstrip(" .:") or None
+        if any(c.text for row in table.rows for c in row):
+            self._tables.append(table)
+
     @property
     def paragraph_count(self) -> int:
         """Number of body paragraphs added so far."""
@@ -142,9 +157,18 @@ class DocumentBuilder:
             pos += len(p.text)
         body_text = PARAGRAPH_SEPARATOR.join(p.text for p in self._paras)
 
+        tables = []
+        pos = 0
+        for i, raw in enumerate(self._tables):
+            if i:
+                pos += len(PARAGRAPH_SEPARATOR)
+            t = build_table(raw, i, pos)
+            tables.append(t)
+            pos = t.end
         return Document(
             id=content_hash(self.source_bytes),
-            source=Source(path=self.source_path, format=self.source_format, size=len(self.source_bytes)),
+            source=Source(path=self.source_path, format=self.source_format, size=len(self.source_bytes),
+                          encoding=self.encoding),
             title=clean_text(self.title) if self.title else None,
             authors=self.authors,
             metadata=self.metadata,
@@ -153,6 +177,8 @@ class DocumentBuilder:
             paragraphs=paragraphs,
             body_text=body_text,
             excluded=self._excluded,
+            tables=tables,
+            tables_text=PARAGRAPH_SEPARATOR.join(t.text for t in tables),
             warnings=self.warnings,
         )
 

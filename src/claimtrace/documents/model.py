@@ -4,7 +4,8 @@ Offsets are character offsets into ``Document.body_text`` (body units) or ``Docu
 (abstract units). ``body_text`` is the body paragraphs joined by a blank line ("\\n\\n"); likewise
 ``abstract_text`` for the abstract sections. Unit ids are stable for the same input: paragraphs
 ``p1, p2, ...`` (1-based; ``Paragraph.index`` is 0-based), sentences ``p12.s3``, abstract sections
-``a1, a2, ...`` and abstract sentences ``a2.s1``.
+``a1, a2, ...`` and abstract sentences ``a2.s1``. Tables are ``t1, t2, ...`` with rows ``t2.r5`` and
+cells ``t2.r5.c3``; their offsets index ``Document.tables_text`` (scope ``"table"``).
 """
 
 from __future__ import annotations
@@ -13,11 +14,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
-Scope = Literal["body", "abstract"]
+Scope = Literal["body", "abstract", "table"]
 SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]
-SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown"]
+SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown", "docx"]
 ExcludedKind = Literal[
     "references",
     "table",
@@ -106,12 +107,89 @@ class ExcludedBlock(_Model):
     page: int | None = None
 
 
+class TableCell(_Model):
+    """One cell of a table grid: position, spans, text, and its row label and column header path.
+
+    ``start``/``end`` index ``Document.tables_text``; ``id`` is ``t2.r5.c3`` (1-based row and column of
+    the cell's top-left grid position).
+    """
+
+    id: str
+    row: int
+    col: int
+    rowspan: int = 1
+    colspan: int = 1
+    text: str
+    header: bool = False
+    stub: bool = False
+    row_label: str | None = None
+    column_path: list[str] = Field(default_factory=list)
+    start: int
+    end: int
+    bbox: BBox | None = None
+
+
+class TableRow(_Model):
+    """One grid row: its id (``t2.r5``), row label, cells, and its rendering as a retrieval unit.
+
+    ``text`` is the row rendered with the table label, row label and column headers
+    ("Table 2 › Dominant party × Security › Model 3: −0.009 (0.004)**"); ``start``/``end`` index
+    ``Document.tables_text`` (the row's line there); ``cell_ids`` name the cells the rendering uses
+    (a standard-error row below an estimate row is folded into it).
+    """
+
+    id: str
+    index: int
+    header: bool = False
+    label: str | None = None
+    group: str | None = None
+    text: str
+    cell_ids: list[str] = Field(default_factory=list)
+    start: int
+    end: int
+
+
+class Table(_Model):
+    """A table: label, caption, footnotes, and a grid of cells with header rows and stub resolved.
+
+    ``text`` is the grid as plain text (a tab between cells, a newline between rows); ``start``/``end``
+    index ``Document.tables_text`` (the tables' texts joined by a blank line).
+    """
+
+    id: str
+    index: int
+    label: str | None = None
+    caption: str | None = None
+    footnotes: list[str] = Field(default_factory=list)
+    section: str | None = None
+    n_rows: int = 0
+    n_cols: int = 0
+    header_rows: int = 0
+    stub_column: bool = False
+    cells: list[TableCell] = Field(default_factory=list)
+    rows: list[TableRow] = Field(default_factory=list)
+    text: str = ""
+    start: int = 0
+    end: int = 0
+    page: int | None = None
+    bbox: BBox | None = None
+    reader: str | None = None
+
+    def cell(self, row: int, col: int) -> TableCell | None:
+        """The cell covering a grid position (1-based row and column), if any."""
+        for c in self.cells:
+            if c.row <= row < c.row + c.rowspan and c.col <= col < c.col + c.colspan:
+                return c
+        return None
+
+
 class Source(_Model):
     """Where a Document came from."""
 
     path: str
     format: SourceFormat
     size: int | None = None
+    encoding: str | None = None  # text formats: the encoding detected (utf-8, utf-16-le, cp1252...)
 
 
 class Document(_Model):
@@ -128,6 +206,8 @@ class Document(_Model):
     paragraphs: list[Paragraph] = Field(default_factory=list)
     body_text: str = ""
     excluded: list[ExcludedBlock] = Field(default_factory=list)
+    tables: list[Table] = Field(default_factory=list)
+    tables_text: str = ""
     warnings: list[str] = Field(default_factory=list)
 
     _units: dict[str, Paragraph | AbstractSection | Sentence] | None = PrivateAttr(default=None)
@@ -160,7 +240,7 @@ class Document(_Model):
 
     def text_of(self, span: Span) -> str:
         """The text a span covers."""
-        text = self.body_text if span.scope == "body" else self.abstract_text
+        text = {"body": self.body_text, "abstract": self.abstract_text, "table": self.tables_text}[span.scope]
         return text[span.start : span.end]
 
     def locate_offset(self, offset: int, scope: Scope = "body") -> Sentence | None:

@@ -4,9 +4,15 @@ Stage 1 (hypothesis): similarity to the finding (BM25 over sentences, plus MiniL
 ``similarity="hybrid"``) + the hypothesis classifier's probability + section priors (introduction and
 sections titled "hypotheses" up; results down). Stage 2 (evidence): sentences that carry statistical
 results, ranked by similarity to the composite query (finding + hypothesis) + statistic strength +
-section priors (results up; methods and introduction down); the best sentence is extended to its
-neighbours in the same paragraph only when they also carry results and score close to it, up to
-``max_evidence_sentences`` (3 by default).
+section priors (results up; methods and introduction down) + a bonus for sentences holding a result the
+statistics engine can check (recomputed p or a consistency verdict), scaled by the square of the share of
+the paper's result sentences that are checkable: in a paper that reports its tests (APA psychology), the
+sentence holding the test wins over a close candidate with a bare p or no statistic, while in a paper that
+mostly reports bare p-values (many clinical trials) relevance decides alone; the best
+sentence is extended to its neighbours in the same paragraph when they also carry results and score
+close to it, and, when the span still holds no checkable result, widened to the nearest sentence of
+the same paragraph (at most ``WIDEN_DISTANCE`` away) that holds one; at most ``max_evidence_sentences``
+(3 by default).
 """
 
 from __future__ import annotations
@@ -22,9 +28,14 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
-from claimtrace.extract.locate import normalise, span_from_offsets
+from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
-from claimtrace.extract.statistics import stat_strength
+from claimtrace.extract.statistics import (
+    is_checked,
+    row_statistics_records,
+    sentence_statistics,
+    stat_strength,
+)
 
 HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
                      "conclusion": -0.6, "other": 0.0}
@@ -40,6 +51,8 @@ W_SIM_EV, W_STAT = 1.0, 0.6
 MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
 W_QUERY_FINDING = 0.7  # weight of the finding vs the hypothesis in the stage-2 similarity
+W_CHECKED = 0.4  # bonus for a sentence whose result the engine can check, times the paper's checked share squared
+WIDEN_DISTANCE = 2  # how far (in sentences of the same paragraph) the span may widen to reach a checkable test
 
 
 @dataclass
@@ -56,15 +69,18 @@ class StageOutput:
 class DocIndex:
     """Per-document precomputation shared by both stages and every finding."""
 
-    def __init__(self, doc: Document, similarity: str = "bm25") -> None:
+    def __init__(self, doc: Document, similarity: str = "bm25", table_rows: bool = False) -> None:
         from claimtrace.retrieval.bm25 import BM25Retriever
         from claimtrace.retrieval.units import document_units
 
         self.doc = doc
         self.sents: list[Sentence] = doc.sentences("body")
-        self.units = document_units(doc, "sentence")
+        self.units = document_units(doc, ["sentence", "table-row"] if table_rows else ["sentence"])
         by_id = {s.id: s for s in self.sents}
-        self.sents = [by_id[u.id] for u in self.units]  # drop empty ones, same order as units
+        # table rows stand in as pseudo-sentences (scope "table"); they compete in stage 2 only
+        self.sents = [by_id[u.id] if u.scope != "table" else
+                      Sentence(id=u.id, text=u.text, start=u.start, end=u.end, scope="table") for u in self.units]
+        self.is_table = np.array([u.scope == "table" for u in self.units], dtype=bool)
         self.pid = [u.paragraph_id for u in self.units]
         self.kind = [u.section_kind for u in self.units]
         self.section = [u.section or "" for u in self.units]
@@ -74,11 +90,16 @@ class DocIndex:
         self.similarity = similarity
         self._bm25 = BM25Retriever()
         self._bm25_index = self._bm25.build(self.units) if self.units else None
+        # with table rows: sentences keep the scores of a sentence-only index (table rows change no
+        # sentence's score), and rows are scored in the joint index on the sentences' scale
+        sent_units = [u for u in self.units if u.scope != "table"]
+        self._bm25_sent = self._bm25.build(sent_units) if table_rows and sent_units and self.is_table.any() else None
         self.sims_cache: dict[str, np.ndarray] = {}
         self._hyp: np.ndarray | None = None
         self._cue: np.ndarray | None = None
         self.norm: list[str] | None = None
         self._stat: np.ndarray | None = None
+        self._engine: np.ndarray | None = None
         self._emb: np.ndarray | None = None
         self._embedder: Any = None
 
@@ -103,13 +124,35 @@ class DocIndex:
             self._stat = np.array([stat_strength(s.text) for s in self.sents])
         return self._stat
 
+    @property
+    def engine(self) -> np.ndarray:
+        """Statistics engine level of every sentence (or table row): 2 a checked result, 1 a parsed one, 0 none."""
+        if self._engine is None:
+            levels = sentence_statistics(self.doc)
+            for s, is_row in zip(self.sents, self.is_table, strict=True):
+                if is_row:
+                    recs = row_statistics_records(self.doc, s.id)[0]
+                    levels[s.id] = 2 if any(is_checked(r) for r in recs) else int(bool(recs))
+            self._engine = np.array([levels.get(s.id, 0) for s in self.sents], dtype=np.int8)
+        return self._engine
+
     def sim(self, query: str) -> np.ndarray:
         """Similarity of every sentence to a query, each component scaled to [0, 1]."""
         n = len(self.sents)
         if not n or self._bm25_index is None:
             return np.zeros(n)
         bm = np.asarray(self._bm25.scores(self._bm25_index, query), dtype=np.float64)
-        bm = bm / bm.max() if bm.max() > 0 else bm
+        sent = ~self.is_table
+        if self._bm25_sent is not None:
+            top = bm[sent].max() if sent.any() else 0.0
+            top = top if top > 0 else bm.max()  # no sentence matches: rows on their own scale
+            rows = np.clip(bm / top, 0, 1) if top > 0 else np.zeros(n)
+            bm = np.zeros(n)
+            bs = np.asarray(self._bm25.scores(self._bm25_sent, query), dtype=np.float64)
+            bm[sent] = bs / bs.max() if bs.max() > 0 else bs
+            bm[~sent] = rows[~sent]
+        else:
+            bm = bm / bm.max() if bm.max() > 0 else bm
         if self.similarity == "bm25":
             return bm
         if self._emb is None:
@@ -119,7 +162,9 @@ class DocIndex:
             self._emb = np.asarray(self._embedder.encode([s.text for s in self.sents]))
         q = np.asarray(self._embedder.encode([query]))[0]
         cos = self._emb @ q
-        lo, hi = float(np.median(cos)), float(cos.max())
+        lo = hi = 0.0
+        if sent.any():
+            lo, hi = float(np.median(cos[sent])), float(cos[sent].max())
         dn = np.clip((cos - lo) / (hi - lo), 0, 1) if hi > lo else np.zeros(n)
         if self.similarity == "dense":
             return dn
@@ -132,8 +177,9 @@ class EmbeddedExtractor:
     name = "embedded"
 
     def __init__(self, *, similarity: str = "bm25", max_evidence_sentences: int = 3,
-                 selector: ContextSelector | None = None) -> None:
+                 selector: ContextSelector | None = None, table_rows: bool = False) -> None:
         self.similarity = similarity
+        self.table_rows = table_rows
         self.max_evidence_sentences = max(1, max_evidence_sentences)
         self.selector = selector or ContextSelector()
         self._index: DocIndex | None = None
@@ -141,7 +187,7 @@ class EmbeddedExtractor:
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
         if self._index is None or self._index.doc.id != doc.id:
-            self._index = DocIndex(doc, self.similarity)
+            self._index = DocIndex(doc, self.similarity, self.table_rows)
         return self._index
 
     def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
@@ -157,7 +203,7 @@ class EmbeddedExtractor:
         if pids is None:
             return mask
         keep = set(pids)
-        return mask & np.array([p in keep for p in ix.pid], dtype=bool)
+        return mask & np.array([p in keep or t for p, t in zip(ix.pid, ix.is_table, strict=True)], dtype=bool)
 
     def hypothesis(self, doc: Document, finding: str, config: ContextConfig,
                    gold: Sequence[str] | None = None) -> StageOutput:
@@ -169,7 +215,7 @@ class EmbeddedExtractor:
         prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
         score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        score = np.where(self._allowed(ix, finding, config, gold), score, -np.inf)
+        score = np.where(self._allowed(ix, finding, config, gold) & ~ix.is_table, score, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",
@@ -200,7 +246,11 @@ class EmbeddedExtractor:
         stat = ix.stat
         prior = np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)])
-        score = W_SIM_EV * sim + W_STAT * stat + prior
+        eng = ix.engine
+        parsed = int((eng >= 1).sum())
+        share = float((eng >= 2).sum()) / parsed if parsed else 0.0  # how often this paper reports checkable tests
+        relevance = W_SIM_EV * sim + W_STAT * stat + prior
+        score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold)
         cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
         if not cand.any():
@@ -211,17 +261,36 @@ class EmbeddedExtractor:
             return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the context is empty")])
         masked = np.where(cand, score, -np.inf)
         best = int(np.argmax(masked))
+        if ix.is_table[best]:
+            return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
         lo = hi = best
+        near = np.where(cand, relevance, -np.inf)  # extension compares relevance alone (the bonus chose the core)
         while hi - lo + 1 < limit:
             options = []
             for j in (lo - 1, hi + 1):
-                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 \
-                        and masked[j] >= EXTEND_RATIO * masked[best]:
+                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
+                        and near[j] >= EXTEND_RATIO * near[best]:
                     options.append(j)
             if not options:
                 break
-            j = max(options, key=lambda t: masked[t])
+            j = max(options, key=lambda t: near[t])
             lo, hi = min(lo, j), max(hi, j)
+        lo, hi = _widen_to_check(ix, allowed, eng, lo, hi, limit)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(masked[best]), 4))
         return StageOutput(span, flags)
+
+
+def _widen_to_check(ix: DocIndex, allowed: np.ndarray, eng: np.ndarray, lo: int, hi: int, limit: int) -> tuple[int, int]:
+    """Widen [lo, hi] to the nearest same-paragraph sentence holding a checkable result, when it holds none."""
+    if (eng[lo:hi + 1] >= 2).any():
+        return lo, hi
+    pid = ix.pid[lo]
+    for d in range(1, WIDEN_DISTANCE + 1):
+        for j in (hi + d, lo - d):  # the test usually follows the claim ("..., t(40) = 2.1, p = .04")
+            if not (0 <= j < len(ix.sents)) or ix.pid[j] != pid or not allowed[j] or eng[j] < 2:
+                continue
+            nlo, nhi = min(lo, j), max(hi, j)
+            if nhi - nlo + 1 <= limit:
+                return nlo, nhi
+    return lo, hi

@@ -4,6 +4,13 @@ The detector is a linear model (``weights/findings.json``, trained by ``scripts/
 ``shared/data/findings``) over TF-IDF n-grams plus position, result-cue and statistics features. The
 labels of a structured abstract (RESULTS, CONCLUSIONS, METHODS...) are not in that training data, so
 they enter as a fixed, documented prior (``SECTION_PRIOR``) added to the model's logit.
+
+PDF damage in abstracts: a page stamp that GROBID leaves in the text ("557697P SSXXX10.", SAGE's) is
+removed before scoring, and a sentence cut off by it (or otherwise a fragment) is never chosen. An
+"abstract" (of a TEI, PDF or text document; publisher-tagged JATS/HTML abstracts are trusted) that starts
+or ends mid-sentence is the opening of the introduction that GROBID took for the
+abstract (articles without one, such as Psychological Science short reports): it holds no finding of the
+paper, so findings are then detected among the Discussion/Conclusion sentences of the body instead.
 """
 
 from __future__ import annotations
@@ -37,6 +44,12 @@ METHOD_CUES = re.compile(r"\b(we (used|collected|performed|conducted|analy[sz]ed
                          r"objective|purpose|to (investigate|determine|examine|assess|evaluate|test|explore))\b", re.I)
 BACKGROUND_CUES = re.compile(r"\b(is (a|an|one)|are (a|an)|remains? (unclear|unknown|poorly)|poorly understood|"
                              r"little is known|however|has been|have been|is thought|are thought|believed)\b", re.I)
+#: a page stamp GROBID leaves in the text of SAGE PDFs: "557697P SSXXX10." (article number, P, SS, XXX10.)
+PAGE_STAMP = re.compile(r"\s*\b\d{5,7}P ?SSXXX10\.(?:1177/\S*)?")
+#: formats whose abstract the publisher tagged (trusted); a TEI/PDF/text abstract is a reader's guess
+TAGGED_ABSTRACTS = frozenset({"jats", "html"})
+_OPEN_END = re.compile(r"\b[a-z][a-z-]*[,;:]?$")  # "... is far", "... the": a sentence cut at a page break
+_FINISHED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
 STAT_CUES = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b(CI|OR|HR|RR)\b|\d+(\.\d+)?\s*%|\br\s*=\s*-?0?\.\d)", re.I)
 
 # structured-abstract labels: a fixed prior on the logit (the training abstracts are unstructured)
@@ -111,6 +124,30 @@ def score_sentences(sentences: list[str], labels: list[str | None] | None = None
     return out
 
 
+def strip_page_stamps(text: str) -> str:
+    """The text without GROBID's page stamps."""
+    return PAGE_STAMP.sub("", text).strip()
+
+
+def cut_off(text: str) -> bool:
+    """Whether a sentence is a fragment: cut by a page stamp, ending without closing punctuation, leaving a
+    parenthesis open ("(Winston et al."), or starting in lower case (its beginning is on another page)."""
+    t = text.strip()
+    return (bool(PAGE_STAMP.search(t)) or not _FINISHED.search(t) or t.count("(") > t.count(")")
+            or (t[:1].isalpha() and t[:1].islower()))
+
+
+def not_an_abstract(sentences: list[str]) -> bool:
+    """Whether an "abstract" is text cut from a page (GROBID's guess for an article without one): it holds a
+    page stamp, starts in lower case, or ends mid-sentence (an open parenthesis, or a lower-case word with no
+    closing punctuation; a trial-registration line ending in an identifier is not that)."""
+    if not sentences:
+        return False
+    first, last = sentences[0].strip(), sentences[-1].strip()
+    return (any(PAGE_STAMP.search(t) for t in sentences) or (first[:1].isalpha() and first[:1].islower())
+            or last.count("(") > last.count(")") or bool(_OPEN_END.search(last)))
+
+
 def detect_findings(doc: Document, *, threshold: float | None = None, max_findings: int = 5) -> list[FindingCandidate]:
     """The finding sentences of a Document's abstract (the chosen ones first, in abstract order)."""
     sents = doc.sentences("abstract")
@@ -118,27 +155,44 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     for sec in doc.abstract:
         labels.extend(sec.label for _ in sec.sentences)
     fallback = ""
+    if sents and doc.source.format not in TAGGED_ABSTRACTS and not_an_abstract([x.text for x in sents]):
+        pool = _discussion_pool(doc)
+        if pool:
+            sents, labels = pool, [None] * len(pool)
+            fallback = ("the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract): "
+                        "detected among the Discussion/Conclusion sentences; ")
+            max_findings = min(max_findings, 3)
     if not sents:
         sents, fallback = _body_pool(doc)
         labels = [None] * len(sents)
         max_findings = min(max_findings, 3)
     if not sents:
         raise InputError(doc.source.path, "the document has no abstract or body sentences to detect findings in; give --finding TEXT")
-    scored = score_sentences([s.text for s in sents], labels)
+    texts = [strip_page_stamps(s.text) for s in sents]
+    scored = score_sentences(texts, labels)
+    broken = [cut_off(s.text) for s in sents]
     thr = findings_model().threshold if threshold is None else threshold
-    order = sorted(range(len(sents)), key=lambda j: -scored[j][0])
+    order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
     chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
-    if not chosen:
+    if not chosen and order:
         chosen = {order[0]}
     cands = []
     for j, s in enumerate(sents):
         p, why = scored[j]
+        if broken[j]:
+            why = "not chosen: the sentence is cut off (a page stamp or no closing punctuation); " + why
         if j in chosen:
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
         cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen,
                                       reason=fallback + why))
     return cands
+
+
+def _discussion_pool(doc: Document, limit: int = 60) -> list[Sentence]:
+    """The sentences of the Discussion/Conclusion paragraphs (where a paper without an abstract states its findings)."""
+    pars = [p for p in doc.paragraphs if p.section_kind in ("discussion", "conclusion")]
+    return [s for p in pars for s in p.sentences if not cut_off(s.text)][:limit]
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:

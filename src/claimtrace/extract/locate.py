@@ -154,6 +154,18 @@ def span_from_offsets(doc: Document, start: int, end: int, *, scope: Scope = "bo
                      match_score=match_score)
 
 
+def span_from_table_row(doc: Document, row_id: str, *, score: float | None = None) -> TraceSpan:
+    """A TraceSpan for one table row (``t2.r5``): its rendered text, table, row and cells, offsets into ``tables_text``."""
+    tid = row_id.split(".")[0]
+    table = next((t for t in doc.tables if t.id == tid), None)
+    row = next((r for r in table.rows if r.id == row_id), None) if table is not None else None
+    if table is None or row is None:
+        raise KeyError(f"no table row {row_id!r} in document {doc.id[:12]}")
+    return TraceSpan(text=row.text, sentence_ids=[row.id], paragraph_ids=[table.id], scope="table", start=row.start,
+                     end=row.end, page=table.page, section=table.label or table.id, section_kind="results",
+                     score=score, located="extracted", table_id=table.id, row_id=row.id, cell_ids=list(row.cell_ids))
+
+
 def locate_quote(doc: Document, quote: str, *, scopes: tuple[Scope, ...] = ("body",),
                  fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD) -> TraceSpan | None:
     """Locate a quote in the Document's body (then the other scopes given); None when it is not there."""

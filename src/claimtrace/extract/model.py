@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 FindingSource = Literal["user", "detected", "manifest"]
 LocateMethod = Literal["exact", "normalised", "fuzzy", "extracted", "user"]
@@ -52,8 +52,8 @@ class TraceSpan(_Model):
     text: str
     sentence_ids: list[str] = Field(default_factory=list)
     paragraph_ids: list[str] = Field(default_factory=list)
-    scope: Literal["body", "abstract"] = "body"
-    start: int | None = Field(None, description="offset into Document.body_text (or abstract_text)")
+    scope: Literal["body", "abstract", "table"] = "body"
+    start: int | None = Field(None, description="offset into Document.body_text (or abstract_text, or tables_text)")
     end: int | None = None
     page: int | None = None
     section: str | None = None
@@ -61,6 +61,9 @@ class TraceSpan(_Model):
     score: float | None = None
     located: LocateMethod = "extracted"
     match_score: float | None = Field(None, description="fuzzy match score (0-100) when located fuzzily")
+    table_id: str | None = Field(None, description="the table, when the span is a table row (scope 'table')")
+    row_id: str | None = Field(None, description="the table row (t2.r5), when the span is one")
+    cell_ids: list[str] = Field(default_factory=list, description="the cells the table row's text renders")
 
 
 class StatisticsSummary(_Model):

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 OutcomeType = Literal["binary", "continuous", "other"]
 ValueSource = Literal["text", "table", "caption", "derived", "llm"]

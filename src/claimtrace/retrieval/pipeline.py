@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.base import Retriever, search
 from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
-from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units
+from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, parse_units
 
 RETRIEVERS = ("bm25", "dense", "hybrid", "finetuned:DIR")
 
@@ -48,7 +49,7 @@ class RetrievalPipeline:
     """A retriever (+ reranker) with a small cache of parsed, indexed documents."""
 
     def __init__(self, retriever: str | Retriever = "bm25", *, reranker: str | Reranker | None = "none",
-                 unit: UnitKind = "paragraph", include_abstract: bool = False, task: str = "evidence",
+                 unit: UnitKind | Sequence[UnitKind] = "paragraph", include_abstract: bool = False, task: str = "evidence",
                  m: int = 30, max_docs: int = 16, reranker_options: dict[str, Any] | None = None) -> None:
         self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str) else retriever
         if reranker is None or isinstance(reranker, str):
@@ -58,9 +59,8 @@ class RetrievalPipeline:
             self.reranker = get_reranker(reranker, **opts)
         else:
             self.reranker = reranker
-        if unit not in ("paragraph", "sentence"):
-            raise ClaimtraceError(f"unknown unit {unit!r} (expected paragraph or sentence)")
-        self.unit: UnitKind = unit
+        self.units: list[UnitKind] = parse_units([unit] if isinstance(unit, str) else unit)
+        self.unit: UnitKind = self.units[0]
         self.include_abstract = include_abstract
         self.m = m
         self.max_docs = max_docs
@@ -73,9 +73,9 @@ class RetrievalPipeline:
             self._docs.move_to_end(key)
             return self._docs[key]
         d = load_document(doc) if not isinstance(doc, Document) else doc
-        units = document_units(d, self.unit, self.include_abstract)
+        units = document_units(d, self.units, self.include_abstract)
         if not units:
-            raise InputError(d.source.path, f"no {self.unit} units to retrieve from (empty body?)")
+            raise InputError(d.source.path, f"no {', '.join(self.units)} units to retrieve from (empty body?)")
         entry = (d, units, self.retriever.build(units))
         self._docs[key] = entry
         while len(self._docs) > self.max_docs:

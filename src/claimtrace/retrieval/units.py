@@ -1,15 +1,39 @@
-"""Retrieval units: the paragraphs or sentences of a Document's body (and abstract, on request)."""
+"""Retrieval units: the paragraphs, sentences or table rows of a Document's body (and abstract, on request).
+
+A table-row unit (``t2.r5``) is the row rendered with its table label, row label and column headers
+("Table 2 › Dominant party × Security: Model 3: −0.009 (0.004)**"); its offsets index
+``Document.tables_text`` (scope ``"table"``), ``paragraph_id`` is the table id and ``cell_ids`` name the
+cells it renders.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.model import Document, Scope, SectionKind
 from claimtrace.errors import ClaimtraceError
 
-UnitKind = Literal["paragraph", "sentence"]
+UnitKind = Literal["paragraph", "sentence", "table-row"]
+UNIT_KINDS: tuple[UnitKind, ...] = ("paragraph", "sentence", "table-row")
+_UNIT_NAMES: dict[str, UnitKind] = {"paragraph": "paragraph", "paragraphs": "paragraph", "sentence": "sentence",
+                                    "sentences": "sentence", "table-row": "table-row", "table-rows": "table-row"}
+
+
+def parse_units(spec: str | Sequence[str]) -> list[UnitKind]:
+    """Unit kinds from ``paragraphs,sentences,table-rows`` (singular or plural names; order kept)."""
+    names = [x.strip() for x in (spec.split(",") if isinstance(spec, str) else spec) if x.strip()]
+    out: list[UnitKind] = []
+    for n in names:
+        if n not in _UNIT_NAMES:
+            raise ClaimtraceError(f"unknown unit {n!r} (expected paragraphs, sentences and/or table-rows)")
+        if _UNIT_NAMES[n] not in out:
+            out.append(_UNIT_NAMES[n])
+    if not out:
+        raise ClaimtraceError("no units given (expected paragraphs, sentences and/or table-rows)")
+    return out
 
 
 class Unit(BaseModel):
@@ -25,6 +49,7 @@ class Unit(BaseModel):
     section: str | None = None
     section_kind: SectionKind = "other"
     paragraph_id: str
+    cell_ids: tuple[str, ...] = ()
 
 
 class Hit(BaseModel):
@@ -40,12 +65,39 @@ class Hit(BaseModel):
     scope: Scope
     start: int
     end: int
+    cell_ids: list[str] = Field(default_factory=list)
 
 
-def document_units(doc: Document, unit: UnitKind = "paragraph", include_abstract: bool = False) -> list[Unit]:
-    """The units of a document: body paragraphs or sentences, abstract first when included."""
-    if unit not in ("paragraph", "sentence"):
-        raise ClaimtraceError(f"unknown unit {unit!r} (expected 'paragraph' or 'sentence')")
+def table_row_units(doc: Document) -> list[Unit]:
+    """One unit per table row that holds data (header rows left out), rendered with labels and headers."""
+    out: list[Unit] = []
+    for t in doc.tables:
+        for r in t.rows:
+            if r.header or not r.text.strip():
+                continue
+            out.append(Unit(id=r.id, text=r.text, scope="table", start=r.start, end=r.end,
+                            section=t.label or t.id, section_kind="results", paragraph_id=t.id,
+                            cell_ids=tuple(r.cell_ids)))
+    return out
+
+
+def document_units(doc: Document, unit: UnitKind | Sequence[UnitKind] = "paragraph",
+                   include_abstract: bool = False) -> list[Unit]:
+    """The units of a document: body paragraphs, sentences and/or table rows, abstract first when included."""
+    kinds = [unit] if isinstance(unit, str) else list(unit)
+    bad = [k for k in kinds if k not in UNIT_KINDS]
+    if bad or not kinds:
+        raise ClaimtraceError(f"unknown unit {bad[0] if bad else ''!r} (expected paragraph, sentence or table-row)")
+    out: list[Unit] = []
+    for k in kinds:
+        if k == "table-row":
+            out.extend(table_row_units(doc))
+        else:
+            out.extend(_text_units(doc, k, include_abstract))
+    return [u for u in out if u.text.strip()]
+
+
+def _text_units(doc: Document, unit: UnitKind, include_abstract: bool) -> list[Unit]:
     out: list[Unit] = []
     if include_abstract:
         for sec in doc.abstract:
@@ -64,13 +116,13 @@ def document_units(doc: Document, unit: UnitKind = "paragraph", include_abstract
             for s in par.sentences:
                 out.append(Unit(id=s.id, text=s.text, scope="body", start=s.start, end=s.end,
                                 section=par.section, section_kind=par.section_kind, paragraph_id=par.id))
-    return [u for u in out if u.text.strip()]
+    return out
 
 
 def make_hits(units: list[Unit], order: list[int], scores: list[float]) -> list[Hit]:
     """Hits for the units at ``order`` (indices into ``units``) with their scores, ranked from 1."""
     return [
         Hit(unit_id=units[i].id, rank=r, score=float(s), text=units[i].text, section=units[i].section,
-            scope=units[i].scope, start=units[i].start, end=units[i].end)
+            scope=units[i].scope, start=units[i].start, end=units[i].end, cell_ids=list(units[i].cell_ids))
         for r, (i, s) in enumerate(zip(order, scores, strict=True), 1)
     ]

@@ -17,6 +17,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import check_entities
 from claimtrace.documents.sections import excluded_heading, section_kind
+from claimtrace.documents.tables import RawCell, RawTable
 from claimtrace.errors import InputError
 
 _DROP = frozenset(["script", "style", "noscript", "nav", "form", "svg", "iframe", "template", "button", "select",
@@ -245,6 +246,23 @@ class HtmlReader:
                 rows.append("\t".join(cells))
         if rows:
             b.add_excluded("table", "\n".join(rows), section=st.section())
+        grid: list[list[RawCell]] = []
+        head = 0
+        for tr in table.iter("tr"):
+            if any(a.tag == "table" and a is not table for a in tr.iterancestors() if any(x is table for x in a.iterancestors())):
+                continue  # a row of a nested table
+            parent = tr.getparent()
+            if parent is not None and parent.tag == "thead" and len(grid) == head:
+                head += 1
+            grid.append([RawCell(node_text(c), _int(c.get("rowspan")), _int(c.get("colspan")), header=c.tag == "th")
+                         for c in tr if c.tag in ("td", "th")])
+        if grid:
+            label = None
+            caption = node_text(cap) if cap is not None else None
+            if caption and (m := re.match(r"^(table\s*[A-Z]?\d+[a-z]?)[.:]?\s*", caption, re.I)):
+                label, caption = m.group(1), caption[m.end():] or None
+            b.add_table(RawTable(rows=grid, label=label, caption=caption, header_rows=head or None,
+                                 section=st.section(), reader="html"))
 
 
 def _layout_table(table: etree._Element) -> bool:
@@ -255,6 +273,13 @@ def _layout_table(table: etree._Element) -> bool:
         if el.tag in _HEADINGS or el.tag in ("div", "table") or (el.tag == "p" and len(node_text(el)) > 200):
             return True
     return any(len(node_text(c)) > 400 for c in table.iter("td"))
+
+
+def _int(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
 
 
 def get_reader(fmt: SourceFormat) -> HtmlReader:

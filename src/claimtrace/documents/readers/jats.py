@@ -16,6 +16,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
+from claimtrace.documents.tables import RawCell, RawTable
 from claimtrace.errors import InputError
 
 MML = "{http://www.w3.org/1998/Math/MathML}"
@@ -183,6 +184,69 @@ def table_text(table_wrap: etree._Element) -> str:
     return "\n".join(rows)
 
 
+def raw_table(table_wrap: etree._Element) -> RawTable | None:
+    """The grid of a table-wrap (its ``table``, also inside ``alternatives``): cells with spans, thead rows."""
+    tables = [t for t in table_wrap.iter() if local(t.tag) == "table"]
+    if local(table_wrap.tag) == "table":
+        tables = [table_wrap]
+    if not tables:
+        return None
+    rows: list[list[RawCell]] = []
+    head = 0
+    for tab in tables[:1] if len(tables) > 1 and _same_tables(tables) else tables:
+        for tr in tab.iter():
+            if local(tr.tag) != "tr":
+                continue
+            cells = [RawCell(clean_text(inline_text(c)), _span(c.get("rowspan")), _span(c.get("colspan")),
+                             header=local(c.tag) == "th") for c in tr if local(c.tag) in ("td", "th")]
+            parent = tr.getparent()
+            if parent is not None and local(parent.tag) == "thead" and len(rows) == head:
+                head += 1
+            rows.append(cells)
+    if not rows:
+        return None
+    return RawTable(rows=rows, header_rows=head or None, reader="jats")
+
+
+def _tables_only(el: etree._Element, b: DocumentBuilder, section: str | None) -> None:
+    """The table grids of an excluded section (its text is already kept in ``excluded``)."""
+    for tw in el.iter("table-wrap"):
+        raw = raw_table(tw)
+        if raw is not None:
+            lab = tw.find("label")
+            cap = _caption(tw)
+            raw.label = clean_text(inline_text(lab)) if lab is not None else tw.get("id")
+            raw.caption, raw.section, raw.footnotes = cap or None, section, _footnotes(tw)
+            b.add_table(raw)
+
+
+def _same_tables(tables: list[etree._Element]) -> bool:
+    """Alternatives holding the same table twice (e.g. two encodings): read it once."""
+    return any(local(a.tag) == "alternatives" for t in tables for a in t.iterancestors())
+
+
+def _span(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
+
+
+def _footnotes(table_wrap: etree._Element) -> list[str]:
+    """The notes under a table (each ``fn`` or ``p`` of its table-wrap-foot on its own)."""
+    out: list[str] = []
+    for foot in table_wrap.iter("table-wrap-foot"):
+        items = [x for x in foot if local(x.tag) in ("fn", "p", "fn-group", "attrib")]
+        for x in items:
+            if local(x.tag) == "fn-group":
+                out.extend(t for t in (all_text(f) for f in x if local(f.tag) == "fn") if t)
+            elif t := all_text(x):
+                out.append(t)
+        if not items and (t := all_text(foot)):
+            out.append(t)
+    return out
+
+
 @dataclass
 class _Ctx:
     builder: DocumentBuilder
@@ -344,6 +408,7 @@ class JatsReader:
                 kind = excluded_kind(heading) or _EXCLUDED_SEC_TYPES.get(child.get("sec-type") or "")
                 if kind:
                     b.add_excluded(kind, _untitled_text(child), section=heading or None)
+                    _tables_only(child, b, heading or None)
                     continue
                 self._container(child, ctx.sub(heading))
             elif tag == "p":
@@ -548,8 +613,14 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
         if cap:
             b.add_excluded("caption", cap, label=label, section=section)
         b.add_excluded("table", table_text(el), label=label, section=section)
-        for foot in el.iter("table-wrap-foot"):
-            b.add_excluded("footnote", all_text(foot), label=label, section=section)
+        feet = [all_text(foot) for foot in el.iter("table-wrap-foot")]
+        for foot in feet:
+            b.add_excluded("footnote", foot, label=label, section=section)
+        raw = raw_table(el)
+        if raw is not None:
+            raw.label, raw.caption, raw.section = label, cap or None, section
+            raw.footnotes = _footnotes(el) or feet
+            b.add_table(raw)
     elif tag == "fig":
         b.add_excluded("figure", _caption(el) or all_text(el), label=label, section=section)
     elif tag in ("disp-formula", "disp-formula-group", "array"):

@@ -16,6 +16,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
+from claimtrace.documents.tables import RawCell, RawTable
 from claimtrace.errors import InputError
 
 _SKIP_INLINE = frozenset(["note", "figure", "formula", "table", "graphic", "listBibl"])
@@ -260,8 +261,15 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
             if rows:
                 b.add_excluded("table", "\n".join(rows), label=label or None, section=section)
             note = _first(el, "note")
-            if note is not None and clean_text(inline_text(note)):
-                b.add_excluded("footnote", clean_text(inline_text(note)), label=label or None, section=section)
+            foot = clean_text(inline_text(note)) if note is not None else ""
+            if foot:
+                b.add_excluded("footnote", foot, label=label or None, section=section)
+            grid = [[RawCell(clean_text(inline_text(c)), _int(c.get("rows")), _int(c.get("cols")),
+                             header=c.get("role") == "label")
+                     for c in row if local(c.tag) == "cell"] for row in el.iter() if local(row.tag) == "row"]
+            if grid:
+                b.add_table(RawTable(rows=grid, label=label or None, caption=cap or None,
+                                     footnotes=[foot] if foot else [], section=section, reader="tei"))
         else:
             b.add_excluded("figure", cap or all_text(el), label=label or None, section=section)
     elif tag == "formula":
@@ -271,6 +279,13 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
         b.add_excluded("footnote", all_text(el), label=el.get("n"), section=section)
     else:
         b.add_excluded("other", all_text(el), label=tag, section=section)
+
+
+def _int(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
 
 
 def get_reader(fmt: SourceFormat) -> TeiReader:

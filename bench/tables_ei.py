@@ -1,0 +1,217 @@
+"""Tables on the shared JATS articles: grid coverage, table-row gold spans, evidence hit@1 with and without
+table rows, and what table parsing costs per paper. Writes bench/results/tables_ei.json.
+
+1. every ``table-wrap`` of the EI validation articles and of ``documents/**.nxml`` parsed into a grid;
+2. EI validation gold evidence spans (body only, ../shared/tools/ei_eval.py) that no sentence or paragraph
+   holds: which of them a ``table-rows`` unit holds (the scorer's ``overlaps``);
+3. ``claimtrace extract --batch`` (embedded, offline) with ``--units sentences`` and
+   ``--units sentences,table-rows``, scored by ``ei_eval.py score``; paired bootstrap 95% CI of the difference;
+4. parse time per paper with and without the table grids (median of 5 runs per paper; load recorded).
+
+    .venv/bin/python bench/tables_ei.py
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lxml import etree
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import Run
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+TOOLS = SHARED / "tools"
+OUT = REPO / "bench" / "results" / "tables_ei.json"
+
+
+def _ei() -> object:
+    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def coverage(files: list[str]) -> dict[str, object]:
+    """Every table-wrap with a <table> parsed into a grid with cells (table-wraps given as images counted apart)."""
+    from claimtrace.documents import load_document
+
+    wraps = with_table = grids = 0
+    missed: list[str] = []
+    for f in files:
+        root = etree.parse(f).getroot()
+        tw = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.rsplit("}", 1)[-1] == "table-wrap"]
+        has = [w for w in tw if any(isinstance(x.tag, str) and x.tag.rsplit("}", 1)[-1] == "table" for x in w.iter())]
+        doc = load_document(f)
+        ok = [t for t in doc.tables if t.cells and t.n_rows and t.n_cols]
+        wraps += len(tw)
+        with_table += len(has)
+        grids += len(ok)
+        if len(ok) < len(has):
+            missed.append(f"{Path(f).name}: {len(has)} table-wraps with a table, {len(ok)} grids")
+    return {"files": len(files), "table_wraps": wraps, "table_wraps_with_table": with_table,
+            "table_wraps_image_only": wraps - with_table, "grids": grids,
+            "share": round(grids / with_table, 4) if with_table else None, "misses": missed}
+
+
+def coverage_tei(files: list[str]) -> dict[str, object]:
+    """GROBID TEI figure[@type="table"]: those with rows, and the grids read from them."""
+    from claimtrace.documents import load_document
+
+    figs = with_rows = grids = 0
+    for f in files:
+        root = etree.parse(f).getroot()
+        tabs = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.endswith("}figure") and e.get("type") == "table"]
+        figs += len(tabs)
+        with_rows += sum(any(isinstance(x.tag, str) and x.tag.endswith("}row") for x in t.iter()) for t in tabs)
+        grids += sum(bool(t.cells) for t in load_document(f).tables)
+    return {"files": len(files), "table_figures": figs, "with_rows": with_rows, "grids": grids,
+            "share": round(grids / with_rows, 4) if with_rows else None}
+
+
+def gold_rows(ei: object) -> dict[str, object]:
+    """Gold evidence spans that no sentence/paragraph holds, and which of them a table-row unit holds."""
+    from claimtrace.documents import load_document
+    from claimtrace.retrieval.units import document_units
+
+    docs: dict[str, object] = {}
+    spans = not_in_text = in_rows = 0
+    detail = []
+    for p in ei.prompts("validation"):  # type: ignore[attr-defined]
+        d = docs.get(p["doc"]) or load_document(p["doc"])
+        docs[p["doc"]] = d
+        text_units = [u.text for u in document_units(d, ["sentence", "paragraph"])]  # type: ignore[arg-type]
+        rows = document_units(d, "table-row")  # type: ignore[arg-type]
+        for e in p["evidence"]:
+            spans += 1
+            if any(ei.overlaps(e["text"], u) for u in text_units):  # type: ignore[attr-defined]
+                continue
+            not_in_text += 1
+            hit = next((r for r in rows if ei.overlaps(e["text"], r.text)), None)  # type: ignore[attr-defined]
+            in_rows += hit is not None
+            detail.append({"prompt_id": p["prompt_id"], "pmcid": p["pmcid"], "gold": e["text"][:160],
+                           "row": hit.id if hit else None, "row_text": hit.text[:200] if hit else None})
+    return {"gold_spans": spans, "not_in_sentences_or_paragraphs": not_in_text, "found_in_table_rows": in_rows,
+            "share": round(in_rows / not_in_text, 4) if not_in_text else None, "spans": detail}
+
+
+def hit_at_1(ei: object) -> dict[str, object]:
+    """extract --batch with and without table rows, scored per prompt; paired bootstrap CI of the difference."""
+    rows: dict[str, dict[str, bool]] = {}
+    res: dict[str, object] = {}
+    ev_by_units: dict[str, dict[str, str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = Path(tmp) / "in.jsonl"
+        manifest.write_text(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", "validation", "extract"],
+                                           check=True, capture_output=True, text=True).stdout)
+        ps = {p["prompt_id"]: p for p in ei.prompts("validation")}  # type: ignore[attr-defined]
+        for units in ("sentences", "sentences,table-rows"):
+            out = Path(tmp) / f"{units}.jsonl"
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "claimtrace", "extract", "--batch", str(manifest), "--offline",
+                            "--units", units, "--out", str(out)], check=True, capture_output=True)
+            secs = round(time.perf_counter() - t0, 1)
+            scored = json.loads(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation",
+                                                "extract", str(out)], check=True, capture_output=True, text=True).stdout)
+            got = {}
+            evidence: dict[str, str] = {}
+            n_table = 0
+            for line in out.read_text().splitlines():
+                r = json.loads(line)
+                ev = (((r.get("traces") or [{}])[0] or {}).get("evidence") or {})
+                n_table += ev.get("scope") == "table"
+                evidence[str(r["id"])] = f"{ev.get('row_id') or ev.get('scope')}: {ev.get('text', '')[:160]}"
+                got[str(r["id"])] = any(ei.overlaps(e["text"], ev.get("text", "")) for e in ps[str(r["id"])]["evidence"])  # type: ignore[attr-defined]
+            rows[units] = got
+            res[units] = {"evidence_hit@1": scored["evidence_hit@1"], "items": scored["items"],
+                          "evidence_is_table_row": n_table, "seconds": secs}
+            ev_by_units[units] = evidence
+    ids = sorted(rows["sentences"])
+    a = [rows["sentences"][i] for i in ids]
+    b = [rows["sentences,table-rows"][i] for i in ids]
+    diff = (sum(b) - sum(a)) / len(ids)
+    rng = random.Random(13)
+    boots = []
+    for _ in range(5000):
+        idx = [rng.randrange(len(ids)) for _ in ids]
+        boots.append(sum(b[i] - a[i] for i in idx) / len(ids))
+    boots.sort()
+    res["difference"] = {"n": len(ids), "hit@1_difference": round(diff, 4),
+                         "ci95_paired_bootstrap": [round(boots[124], 4), round(boots[4874], 4)],
+                         "gained": [i for i, x, y in zip(ids, a, b, strict=True) if y and not x],
+                         "lost": [i for i, x, y in zip(ids, a, b, strict=True) if x and not y],
+                         "changed": [{"id": i, "hit_before": rows["sentences"][i], "hit_after": rows["sentences,table-rows"][i],
+                                      "before": ev_by_units["sentences"][i], "after": ev_by_units["sentences,table-rows"][i]}
+                                     for i in ids if ev_by_units["sentences"][i] != ev_by_units["sentences,table-rows"][i]]}
+    return res
+
+
+def parse_cost(files: list[str], repeats: int = 5) -> dict[str, object]:
+    """Median parse time per paper with table grids, and the share the grids take (build_table timed alone)."""
+    from claimtrace.documents import builder as builder_mod
+    from claimtrace.documents import load_document
+
+    totals, grid_times = [], []
+    orig = builder_mod.build_table
+
+    def timed(*a: object, **k: object) -> object:
+        t0 = time.perf_counter()
+        out = orig(*a, **k)  # type: ignore[arg-type]
+        acc[0] += time.perf_counter() - t0
+        return out
+
+    builder_mod.build_table = timed  # type: ignore[assignment]
+    try:
+        for f in files:
+            per, per_grid = [], []
+            for _ in range(repeats):
+                acc = [0.0]
+                t0 = time.perf_counter()
+                load_document(f)
+                per.append(time.perf_counter() - t0)
+                per_grid.append(acc[0])
+            totals.append(statistics.median(per))
+            grid_times.append(statistics.median(per_grid))
+    finally:
+        builder_mod.build_table = orig  # type: ignore[assignment]
+    return {"papers": len(files), "repeats": repeats,
+            "median_parse_ms": round(1000 * statistics.median(totals), 2),
+            "median_table_grid_ms": round(1000 * statistics.median(grid_times), 3),
+            "max_table_grid_ms": round(1000 * max(grid_times), 3),
+            "median_grid_share_of_parse": round(statistics.median(g / t for g, t in zip(grid_times, totals, strict=True)), 4)}
+
+
+def main() -> None:
+    """Run all four measurements and write the result file."""
+    ei_files = sorted(glob.glob(str(SHARED / "data/evidence-inference/validation/articles/*.nxml")))
+    doc_files = sorted(glob.glob(str(SHARED / "data/documents/**/*.nxml"), recursive=True))
+    tei_files = sorted(glob.glob(str(SHARED / "data/documents/psychsci/*.xml")))
+    run = Run(data=[*ei_files, *doc_files, SHARED / "data/evidence-inference/validation/prompts.jsonl"])
+    ei = _ei()
+    result = {
+        "schema_version": "1",
+        "what": "tables on the shared JATS articles: grid coverage, table-row gold spans, EI evidence hit@1, parse cost",
+        "coverage": {"ei_validation": coverage(ei_files), "documents": coverage(doc_files),
+                     "psychsci_tei": coverage_tei(tei_files)},
+        "gold_table_rows": gold_rows(ei),
+        "extract_hit_at_1": hit_at_1(ei),
+        "parse_cost": {"ei_validation_jats": parse_cost(ei_files), "psychsci_tei": parse_cost(tei_files, 3)},
+        "provenance": run.finish(),
+    }
+    OUT.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "provenance"}, indent=1)[:4000])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""Write docs/results/tables.md from bench/results/tables_ei.json and bench/results/pdf_tables.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+RES = REPO / "bench" / "results"
+OUT = REPO / "docs" / "results" / "tables.md"
+
+
+def _prov(d: dict[str, Any]) -> str:
+    p = d["provenance"]
+    m = p["machine"]
+    loaded = " **(loaded: timings are upper bounds, not the speed)**" if m.get("loaded") else ""
+    return (f"`{p['command']}` at commit `{str(p['commit'])[:12]}`, {p['date'][:16]} UTC; {m['cores']} cores, "
+            f"load {m['load_average_at_start'][0]} → {m['load_average_at_end'][0]}{loaded}")
+
+
+def lines() -> list[str]:
+    """The Markdown page's lines, from the committed result files."""
+    ei = json.loads((RES / "tables_ei.json").read_text())
+    pdf = json.loads((RES / "pdf_tables.json").read_text())
+    cov = ei["coverage"]
+    out = ["# Tables: results", "",
+           "Written by `bench/tables_report.py` from `bench/results/tables_ei.json` and "
+           "`bench/results/pdf_tables.json`; see [../tables.md](../tables.md) for what is measured.", "",
+           "## Grids from the shared JATS and TEI articles", "", f"Run: {_prov(ei)}.", "",
+           "| articles | files | table-wraps | with a `table` | image only | grids | share |", "|---|---|---|---|---|---|---|"]
+    for name in ("ei_validation", "documents"):
+        c = cov[name]
+        out.append(f"| {name} | {c['files']} | {c['table_wraps']} | {c['table_wraps_with_table']} | "
+                   f"{c['table_wraps_image_only']} | {c['grids']} | {c['share']} |")
+    t = cov.get("psychsci_tei")
+    if t:
+        out += ["", f"GROBID TEI (psychsci, {t['files']} papers): {t['table_figures']} `figure[@type=\"table\"]`, "
+                f"{t['with_rows']} with rows, {t['grids']} grids (share {t['share']})"
+                + ("; the others are empty `<table/>` elements (GROBID kept no cells)." if t["with_rows"] < t["table_figures"] else ".")]
+    g = ei["gold_table_rows"]
+    out += ["", "## EI validation gold evidence in table rows", "",
+            f"Of {g['gold_spans']} body gold spans (shared/tools/ei_eval.py), {g['not_in_sentences_or_paragraphs']} "
+            f"are held by no sentence or paragraph (they are table rows); {g['found_in_table_rows']} of them are held by "
+            f"a `table-rows` unit (share {g['share']}, the scorer's `overlaps`).", "",
+            "| prompt | article | row | gold (start) |", "|---|---|---|---|"]
+    for s in g["spans"]:
+        gold = " ".join(s["gold"].split())[:70].replace("|", "\\|")
+        out.append(f"| {s['prompt_id']} | {s['pmcid']} | {s['row'] or 'missed'} | {gold} |")
+    h = ei["extract_hit_at_1"]
+    d = h["difference"]
+    out += ["", "## Evidence hit@1 with and without table rows (EI validation)", "",
+            "`claimtrace extract --batch` (embedded extractor, offline, default configuration) on "
+            "`ei_eval.py inputs validation extract`, scored by `ei_eval.py score`.", "",
+            "| --units | items | evidence hit@1 | evidence is a table row |", "|---|---|---|---|"]
+    for u in ("sentences", "sentences,table-rows"):
+        r = h[u]
+        out.append(f"| {u} | {r['items']} | {r['evidence_hit@1']:.4f} | {r['evidence_is_table_row']} |")
+    lo, hi = d["ci95_paired_bootstrap"]
+    out += ["", f"Difference (table rows − sentences only): {d['hit@1_difference']:+.4f}, n = {d['n']}, "
+            f"95% CI [{lo:+.4f}, {hi:+.4f}] (paired bootstrap, 5,000 resamples); gained: {', '.join(d['gained']) or 'none'}; "
+            f"lost: {', '.join(d['lost']) or 'none'}. Sentences keep their sentence-only scores, so every change is "
+            "a table row chosen instead of a sentence:", "", "| prompt | hit before | hit after | evidence after |", "|---|---|---|---|"]
+    for c in d.get("changed", []):
+        out.append(f"| {c['id']} | {c['hit_before']} | {c['hit_after']} | {c['after'][:110].replace('|', '/')} |")
+    pc = ei["parse_cost"]
+    out += ["", "## What table parsing costs", "",
+            "Median over papers of the median of repeated parses; `build_table` (the grid, headers, rows) timed alone "
+            "inside the parse. The run's load is above; a loaded run's timings are upper bounds.", "",
+            "| papers | parse (median ms) | table grids (median ms) | grids, slowest paper (ms) | grids' share of parse |",
+            "|---|---|---|---|---|"]
+    for name, c in pc.items():
+        out.append(f"| {name} ({c['papers']}) | {c['median_parse_ms']} | {c['median_table_grid_ms']} | "
+                   f"{c['max_table_grid_ms']} | {c['median_grid_share_of_parse']} |")
+    out += ["", "## PDF table readers vs JATS twins", "", f"Run: {_prov(pdf)}.", "",
+            f"{pdf['tables']} real tables from the shared PMC JATS articles, typeset by `bench/pdf_tables.py` as one-page "
+            "PDFs (ruled: every cell boxed; booktabs: three horizontal rules). Cell precision/recall over the multiset of "
+            "non-empty cell texts against the JATS twin. These are not publisher PDFs (../shared has none with a "
+            "marked-up twin).", "",
+            "| reader | style | tables found | cell precision | cell recall | gold cells | median s |", "|---|---|---|---|---|---|---|"]
+    for reader, styles in pdf["summary"].items():
+        for style, r in styles.items():
+            out.append(f"| {reader} | {style} | {r['tables_found']}/{r['tables']} | {r['cell_precision']} | "
+                       f"{r['cell_recall']} | {r['gold_cells']} | {r['median_seconds']} |")
+    return out
+
+
+def main() -> None:
+    """Render the Markdown page."""
+    from results_pages import write_pages  # the page carries the generated-page header
+
+    for path in write_pages(["tables"]):
+        print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

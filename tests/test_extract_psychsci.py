@@ -1,0 +1,137 @@
+"""Evidence selection that reaches the checkable test, and findings in social-science abstracts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claimtrace.documents import load_document
+from claimtrace.extract.findings import cut_off, detect_findings, not_an_abstract, strip_page_stamps
+from claimtrace.extract.pipeline import extract_traces
+from claimtrace.extract.statistics import is_checked, sentence_statistics
+from conftest import shared_path
+
+PAPER = """# Warmth and cooperation
+
+## Abstract
+
+Holding a warm cup made people more cooperative in a public-goods game.
+
+## Introduction
+
+We predicted that physical warmth would increase cooperation with strangers.
+
+## Results
+
+Contributions to the public good were higher in the warm-cup condition than in the cold-cup condition (p = .02).
+The effect of cup temperature was reliable, t(58) = 2.41, p = .019, d = 0.62.
+Participants did not differ in their reported mood across conditions.
+"""
+
+
+def test_evidence_widens_to_the_neighbouring_sentence_that_holds_the_test(tmp_path: Path) -> None:
+    path = tmp_path / "warmth.md"
+    path.write_text(PAPER)
+    doc = load_document(path)
+    levels = sentence_statistics(doc)
+    claim, test = (s for s in doc.sentences("body") if s.text.startswith(("Contributions", "The effect of cup")))
+    assert levels[claim.id] == 1 and levels[test.id] == 2  # a bare p is parsed, the t test is checked
+    tr = extract_traces(doc, ["Contributions to the public good were higher with a warm cup than with a cold cup."])[0]
+    ev = tr.evidence
+    assert ev is not None
+    assert ev.sentence_ids == [claim.id, test.id]
+    assert doc.body_text[ev.start:ev.end] == ev.text
+    checked = [r for r in ev.statistics if is_checked(r)]
+    assert checked and checked[0]["test"] == "t" and checked[0]["consistent"] is True
+
+
+def test_is_checked_needs_a_recomputed_p_or_a_verdict() -> None:
+    assert not is_checked({"kind": "p", "p_value": 0.02, "computed_p": None, "consistent": None})
+    assert is_checked({"computed_p": 0.019, "consistent": True})
+    assert is_checked({"computed_p": None, "ci_consistent": False})
+
+
+def test_psychsci_paper_evidence_carries_a_checked_test() -> None:
+    folder = shared_path("documents", "psychsci")
+    doc = load_document(folder / "0956797618772822.xml")
+    traces = extract_traces(doc)
+    assert traces
+    assert any(tr.evidence is not None and any(is_checked(r) for r in tr.evidence.statistics) for tr in traces)
+
+
+SHORT_REPORT = """# Serotonin and shared resources
+
+## Abstract
+
+Humans must work together to manage valuable but finite resources.
+Increased serotonin activity can facilitate affiliative behaviors in monkeys and the 527830P SSXXX10.
+
+## Method
+
+Participants were assigned to a depletion or a control condition.
+
+## Results
+
+Depleted participants harvested more than controls, t(40) = 2.50, p = .017.
+
+## Discussion
+
+We found that reduced serotonin activity increased harvesting from a shared resource.
+Serotonin thus shapes how people manage common-pool resources.
+"""
+
+
+def test_page_stamps_are_removed_and_cut_sentences_found() -> None:
+    assert strip_page_stamps("the cortex 557697P SSXXX10.") == "the cortex"
+    assert cut_off("the cortex 557697P SSXXX10.")
+    assert cut_off("have been extended to other processes (Wolf")
+    assert not cut_off('It was "significant."')
+    assert not cut_off("Participants were faster (p < .05).")
+    assert cut_off("appraisals relates to perceived trustworthiness (Winston et al.")  # "al." is no sentence end
+
+
+def test_an_abstract_cut_from_a_page_is_told_from_a_real_one() -> None:
+    real = ["We tested whether warmth increases cooperation.", "Warmth increased contributions.",
+            "ClinicalTrials.gov identifier: NCT00872417"]  # a registration line ends in an identifier
+    assert not not_an_abstract(real)
+    assert not_an_abstract(["Do people earn more when they feel better?", "The literature is extensive, but the nature of the relationship is far"])
+    assert not_an_abstract(["will experience a traumatic event during their life.", "Interventions are lacking."])
+    assert not_an_abstract(["Humans share.", "Serotonin modulates this and the 527830P SSXXX10."])
+
+
+def test_an_introduction_taken_for_the_abstract_gives_findings_from_the_discussion(tmp_path: Path) -> None:
+    path = tmp_path / "short.md"
+    path.write_text(SHORT_REPORT)
+    doc = load_document(path)
+    assert doc.sentences("abstract")[-1].text.endswith("SSXXX10.")
+    cands = detect_findings(doc)
+    chosen = [c for c in cands if c.chosen]
+    assert chosen and all(c.sentence_id and not c.sentence_id.startswith("a") for c in chosen)
+    assert all("Discussion" in c.reason for c in cands)
+    discussion = {s.text for p in doc.paragraphs if p.section_kind == "discussion" for s in p.sentences}
+    assert {c.text for c in chosen} <= discussion
+
+
+def test_psychsci_short_report_findings_hold_no_page_stamp() -> None:
+    doc = load_document(shared_path("documents", "psychsci") / "0956797614527830.xml")
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen
+    assert not any("SSXXX" in c.text for c in chosen)
+    assert {doc.paragraph_of(c.sentence_id.split(".")[0]).section_kind for c in chosen if c.sentence_id} <= {"discussion", "conclusion"}
+
+
+def test_psychsci_gold_matches_the_parser_and_introductions_give_no_abstract_finding() -> None:
+    import hashlib
+    import json
+
+    folder = shared_path("documents", "psychsci")
+    gold = [json.loads(line) for line in (Path(__file__).parents[1] / "bench" / "data" / "psychsci-findings.jsonl").read_text().splitlines()]
+    assert len(gold) == 40 and {g["split"] for g in gold} == {"dev", "test"}
+    for g in gold:
+        doc = load_document(folder / f"{g['paper']}.xml")
+        sents = {s.id: s for s in doc.sentences("abstract")}
+        assert [s["id"] for s in g["sentences"]] == list(sents)
+        for s in g["sentences"]:
+            assert hashlib.sha1(sents[s["id"]].text.encode()).hexdigest()[:12] == s["key"]
+            assert doc.abstract_text[s["start"]:s["end"]] == sents[s["id"]].text
+        if g["split"] == "dev" and g["abstract_kind"] != "abstract":
+            assert not any(c.chosen and c.sentence_id in sents for c in detect_findings(doc)), g["paper"]
