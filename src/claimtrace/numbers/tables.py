@@ -1,8 +1,8 @@
 """Table cells of a JATS article (or rct-numeric fragment): a grid per ``<table-wrap>``, spans expanded.
 
-The Document keeps tables as excluded text blocks; numbers need the cells (row label, column header,
-cell text). This reads them from the source XML with the project's safe parser. When the Document
-gains a table model with cells (issue 13), this module should read those instead.
+Written before the Document had tables: numbers need the cells (row label, column header, cell text),
+and this reads them from the source XML with the project's safe parser. The Document now has a table
+model with cells (issue 13, ``Document.tables``); this module should be replaced by reading those.
 """
 
 from __future__ import annotations
