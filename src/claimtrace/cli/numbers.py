@@ -10,17 +10,19 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.documents import Document
 from claimtrace.errors import InputError
 from claimtrace.numbers.model import NumbersResult
 
 EXTRACTORS = ("offline", "llm")
 
 
-def _run(doc_path: str, intervention: str, comparator: str, outcome: str, client: object | None) -> NumbersResult:
+def _run(doc_path: str | Document, intervention: str, comparator: str, outcome: str,
+         client: object | None) -> NumbersResult:
     from claimtrace.documents import load_document
     from claimtrace.numbers.extract import extract_numbers
 
-    doc = load_document(doc_path)
+    doc = doc_path if isinstance(doc_path, Document) else load_document(doc_path)
     if client is not None:
         from claimtrace.numbers.llm import extract_numbers_llm
 
@@ -84,11 +86,14 @@ def numbers(
         fail("--out is for --batch")
     if not paper:
         fail("give a PAPER, or --batch FILE.jsonl")
+    from claimtrace.documents import load_document
+
+    document = load_document(paper)  # a bad path is reported before the missing options
     missing = [n for n, v in (("--intervention", intervention), ("--comparator", comparator), ("--outcome", outcome))
                if not v or not v.strip()]
     if missing:
         fail(f"missing {', '.join(missing)}")
-    res = _run(paper, intervention or "", comparator or "", outcome or "", client)
+    res = _run(document, intervention or "", comparator or "", outcome or "", client)
     if json_out:
         print_json(res)
     else:
