@@ -38,6 +38,7 @@ def _root(
 COMMAND_MODULES = [
     "parse", "stats", "llm", "retrieve", "train", "extract", "evaluate", "experiment", "graph", "conclude",
     "schema",
+    "run", "query",  # corpus runs: claimtrace run / query / export
 ]
 
 

@@ -114,7 +114,9 @@ class Store:
             self.write_part(t, batch_id, rows)
         self.write_part("errors", batch_id, errors)
         self.write_part("papers", batch_id, papers)
-        self._drop_older_papers({r["paper_id"] for r in papers}, batch_id)
+        ids = {r["paper_id"] for r in papers}
+        self._drop_older(ids, batch_id, "papers")
+        self._drop_older(ids, batch_id, "errors")  # errors describe the last attempt only
 
     def _rewrite(self, part: Path, table: str, keep: pa.Array) -> None:
         data = pq.read_table(part, schema=schema(table))
@@ -127,15 +129,15 @@ class Store:
         else:
             write_atomic(kept, part)
 
-    def _drop_older_papers(self, paper_ids: set[str], batch_id: str) -> None:
+    def _drop_older(self, paper_ids: set[str], batch_id: str, table: str) -> None:
         ids = pa.array(sorted(paper_ids), pa.string())
-        for part in self.parts("papers"):
+        for part in self.parts(table):
             if part.name == f"part-{batch_id}.parquet":
                 continue
             col = pq.read_table(part, columns=["paper_id"])["paper_id"]
             hit = pc.is_in(col, value_set=ids)
             if pc.any(hit).as_py():
-                self._rewrite(part, "papers", pc.invert(hit))
+                self._rewrite(part, table, pc.invert(hit))
 
     def reset_steps(self, redo: dict[str, list[str]]) -> None:
         """Before recomputing: clear the step keys (and status) of papers whose steps will be redone."""
