@@ -233,3 +233,7 @@ def codebook_markdown() -> str:
         lines += [f"| `{c.name}` | {_type_name(c.type)} | {c.description} |" for c in cols]
         lines.append("")
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # regenerate the codebook section of docs/corpus.md
+    print(codebook_markdown())
