@@ -23,9 +23,9 @@ from conftest import REPO, shared_path
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
-def cli(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, timeout: float = 600, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "claimtrace", *args], capture_output=True, text=True, cwd=REPO,
-                          env=ENV, timeout=timeout)
+                          env=env or ENV, timeout=timeout)
 
 
 def broken_files(folder: Path) -> dict[str, str]:
@@ -218,7 +218,7 @@ def test_bad_options_are_one_line_errors(tmp_path: Path) -> None:
                       (["run", str(REPO / "examples"), "--out", str(tmp_path / "o"), "--steps", "parse,dance"], "unknown step"),
                       (["run", str(REPO / "examples"), "--out", str(tmp_path / "o"), "--ray-address", "x"], "--engine ray"),
                       (["query", str(tmp_path), "select 1"], "not a claimtrace results folder"),
-                      (["export", str(tmp_path), "--format", "xls"], "not a claimtrace results folder")):
+                      (["export", str(tmp_path), "--format", "xls"], "unknown format")):
         res = cli(*args)
         assert res.returncode == 2, (args, res.stderr)
         assert len(res.stderr.strip().splitlines()) == 1 and msg in res.stderr and "Traceback" not in res.stderr
