@@ -18,7 +18,7 @@ import pytest
 
 from claimtrace.corpus.schema import TABLE_NAMES
 from claimtrace.corpus.store import Store
-from conftest import REPO, shared_path
+from conftest import shared_path
 from test_corpus_run import ENV, broken_files, cli
 
 pytest.importorskip("ray", reason="the [ray] extra is not installed")
@@ -76,10 +76,8 @@ def test_ray_cluster_matches_local_engine(tmp_path: Path) -> None:
         assert Store(tmp_path / "ray-out", create=False).read("traces").num_rows > 0
     finally:
         os.killpg(head.pid, signal.SIGTERM)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
         with contextlib.suppress(ProcessLookupError):
             os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster is left
         shutil.rmtree(temp, ignore_errors=True)

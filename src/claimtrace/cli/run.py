@@ -86,7 +86,14 @@ def run_cmd(
             print(est.report(), file=sys.stderr)
         return
     assert out is not None
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     prog = Progress(TextColumn("papers"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]}/min"),

@@ -24,7 +24,15 @@ from pydantic import BaseModel, Field
 
 from claimtrace.corpus.schema import STEP_TABLE, STORE_SCHEMA_VERSION
 from claimtrace.corpus.store import Store
-from claimtrace.corpus.work import CorpusItem, PaperResult, PaperTask, RunSettings, Worker, sha256_of, step_keys
+from claimtrace.corpus.work import (
+    CorpusItem,
+    PaperResult,
+    PaperTask,
+    RunSettings,
+    Worker,
+    sha256_of,
+    step_keys,
+)
 from claimtrace.errors import ClaimtraceError, InputError
 
 log = logging.getLogger("claimtrace.corpus")
@@ -340,7 +348,9 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
             if not buf:
                 return
             bid = batch_id()
-            papers, tables, errors = [], {}, []  # type: ignore[var-annotated]
+            papers: list[dict[str, Any]] = []
+            tables: dict[str, list[dict[str, Any]]] = {}
+            errors: list[dict[str, Any]] = []
             for r in buf:
                 papers.append(_paper_row(r, by_id[r.paper_id], existing.get(r.paper_id), bid))
                 for t, rows in r.rows.items():
