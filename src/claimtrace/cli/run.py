@@ -31,6 +31,8 @@ def run_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate time and LLM tokens from a sample; write nothing."),
     sample: int = typer.Option(10, "--sample", min=1, help="With --dry-run: papers in the sample."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary (or the estimate) as JSON."),
+    llm_max_concurrent: int | None = typer.Option(None, "--llm-max-concurrent", min=1, help="With --engine ray: requests in flight per LLM endpoint, across the cluster."),
+    llm_tokens_per_minute: int | None = typer.Option(None, "--llm-tokens-per-minute", min=1, help="With --engine ray: tokens per minute per LLM endpoint, across the cluster."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
@@ -53,6 +55,8 @@ def run_cmd(
         fail(f"unknown --engine {engine!r}; choose local or ray")
     if ray_address and engine != "ray":
         fail("--ray-address goes with --engine ray")
+    if (llm_max_concurrent or llm_tokens_per_minute) and engine != "ray":
+        fail("--llm-max-concurrent/--llm-tokens-per-minute go with --engine ray")
     if graph_method not in ("offline", "staged", "direct"):
         fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
     if not dry_run and out is None:
@@ -73,7 +77,8 @@ def run_cmd(
         llm = settings.model_dump(mode="json")
         model = settings.for_task("extraction").model
     rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
-                     conclude_method=conclude_method, llm=llm, llm_model=model)
+                     conclude_method=conclude_method, llm=llm, llm_model=model,
+                     llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute)
     items = discover(corpus)
     if dry_run:
         from claimtrace.corpus.estimate import estimate

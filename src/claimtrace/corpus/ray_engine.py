@@ -18,11 +18,11 @@ from claimtrace.errors import MissingExtraError
 class _RayWorker:
     """The actor: one Worker for its lifetime."""
 
-    def __init__(self, settings_json: str) -> None:
+    def __init__(self, settings_json: str, limiter: Any = None) -> None:
         import logging
 
         logging.disable(logging.WARNING)
-        self.worker = Worker(RunSettings.model_validate_json(settings_json))
+        self.worker = Worker(RunSettings.model_validate_json(settings_json), limiter=limiter)
 
     def process(self, tasks_json: list[str]) -> list[str]:
         return [self.worker.process(PaperTask.model_validate_json(t)).model_dump_json() for t in tasks_json]
@@ -53,7 +53,13 @@ def run_ray(tasks: list[PaperTask], settings: RunSettings, workers: int | None, 
         n = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         actor_cls = ray.remote(num_cpus=1)(_RayWorker)
         sj = settings.model_dump_json()
-        actors = [actor_cls.remote(sj) for _ in range(n)]
+        limiter = None
+        if settings.llm is not None and (settings.llm_max_concurrent or settings.llm_tokens_per_minute):
+            from claimtrace.corpus.limits import LIMITER_NAME, Limiter
+
+            limiter = ray.remote(num_cpus=0)(Limiter).options(name=LIMITER_NAME, get_if_exists=True).remote(
+                settings.llm_max_concurrent, settings.llm_tokens_per_minute)
+        actors = [actor_cls.remote(sj, limiter) for _ in range(n)]
         pending = [tasks[i:i + chunk] for i in range(0, len(tasks), chunk)]
         pending.reverse()
         inflight: dict[Any, tuple[int, list[PaperTask]]] = {}
@@ -75,7 +81,7 @@ def run_ray(tasks: list[PaperTask], settings: RunSettings, workers: int | None, 
                         yield PaperResult(paper_id=t.paper_id, path=t.item.path, errors=[{
                             "paper_id": t.paper_id, "path": t.item.path, "step": "worker",
                             "error_type": "WorkerCrashed", "message": f"the Ray worker failed: {type(exc).__name__}"}])
-                    actors[a] = actor_cls.remote(sj)
+                    actors[a] = actor_cls.remote(sj, limiter)
                     continue
                 yield from (PaperResult.model_validate_json(o) for o in out)
         for act in actors:

@@ -39,6 +39,8 @@ class RunSettings(BaseModel):
     max_bytes: int | None = None
     llm: dict[str, Any] | None = Field(None, description="LLM settings (dumped LLMSettings) for LLM steps")
     llm_model: str | None = Field(None, description="the model name recorded in the step keys")
+    llm_max_concurrent: int | None = Field(None, description="per-endpoint requests in flight, whole run (Ray)")
+    llm_tokens_per_minute: int | None = Field(None, description="per-endpoint tokens per minute, whole run (Ray)")
 
 
 class CorpusItem(BaseModel):
@@ -115,9 +117,10 @@ def one_line(exc: BaseException) -> str:
 class Worker:
     """Processes papers with models loaded once (one per pool process or Ray actor)."""
 
-    def __init__(self, settings: RunSettings) -> None:
-        """Build the extractor and LLM client the settings ask for."""
+    def __init__(self, settings: RunSettings, limiter: Any = None) -> None:
+        """Build the extractor and LLM client the settings ask for (``limiter``: the Ray limiter actor)."""
         self.settings = settings
+        self.limiter = limiter
         self.name = f"{socket.gethostname()}:{os.getpid()}"
         self._client: Any = None
         self._extractor: Any = None
@@ -131,7 +134,13 @@ class Worker:
 
             if self.settings.llm is None:
                 raise ClaimtraceError("this step needs an LLM; give the LLM options")
-            self._client = LLMClient(LLMSettings.model_validate(self.settings.llm))
+            llm = LLMSettings.model_validate(self.settings.llm)
+            if self.limiter is not None:
+                from claimtrace.corpus.limits import limited_client
+
+                self._client = limited_client(llm, self.limiter)
+            else:
+                self._client = LLMClient(llm)
         return self._client
 
     def _make_extractor(self) -> Any:
