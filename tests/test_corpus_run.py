@@ -235,3 +235,32 @@ def test_docs_codebook_matches_the_schemas() -> None:
     doc = (REPO / "docs" / "corpus.md").read_text()
     assert codebook_markdown() in doc, "regenerate the codebook section: python -m claimtrace.corpus.schema"
 
+
+
+def test_conclusions_and_graphs_from_a_jsonl_manifest(tmp_path: Path) -> None:
+    prompts = shared_path("evidence-inference", "validation", "prompts.jsonl").read_text().splitlines()[:3]
+    arts = shared_path("evidence-inference", "validation", "articles")
+    manifest = tmp_path / "corpus.jsonl"
+    lines, seen = [], set()
+    for line in prompts:
+        p = json.loads(line)
+        if p["pmcid"] in seen:
+            continue
+        seen.add(p["pmcid"])
+        lines.append(json.dumps({"doc": str(arts / f"{p['pmcid']}.nxml"), "intervention": p["intervention"],
+                                 "comparator": p["comparator"], "outcome": p["outcome"]}))
+    lines.append(json.dumps({"doc": str(REPO / "examples" / "PMC1821024.nxml")}))  # no question: no conclusion row
+    manifest.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "run"
+    res = cli("run", str(manifest), "--out", str(out), "--steps", "parse,graphs,conclusions", "--workers", "1", "--json")
+    assert res.returncode == 0, res.stderr
+    store = Store(out, create=False)
+    conc = store.read("conclusions").to_pylist()
+    assert len(conc) == len(seen)
+    assert all(c["label"] in ("significantly increased", "significantly decreased", "no significant difference")
+               for c in conc)
+    assert {c["intervention"] for c in conc} == {json.loads(x)["intervention"] for x in lines[:-1]}
+    papers = store.read("papers").to_pylist()
+    assert all(p["steps"] == ["parse", "graphs", "conclusions"] for p in papers)
+    edges = store.read("graph_edges").to_pylist()
+    assert sum(p["n_graph_edges"] for p in papers) == len(edges)
