@@ -19,6 +19,8 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
     "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
     "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),
+    "corpus-run": ("claimtrace.corpus.runner", "RunSummary"),  # `run --json`; the tables: codebook.json of export
+    "corpus-estimate": ("claimtrace.corpus.estimate", "Estimate"),  # `run --dry-run --json`
 }
 
 
