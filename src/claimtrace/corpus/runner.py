@@ -114,8 +114,15 @@ def _resolve(listfile: Path, path: str) -> str:
 _WORKER: Worker | None = None
 
 
+#: one thread per worker process for the numeric libraries (as Ray does for its workers): N workers on
+#: N cores must not each start a pool of spinning BLAS/OpenMP threads
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
 def _init_worker(settings_json: str) -> None:
     global _WORKER
+    for var in _ONE_THREAD:  # before numpy and onnxruntime are imported (the pool spawns fresh processes)
+        os.environ.setdefault(var, "1")
     logging.disable(logging.WARNING)
     _WORKER = Worker(RunSettings.model_validate_json(settings_json))
 
