@@ -19,6 +19,7 @@ Usage: ``python bench/corpus.py [--part throughput|storage|llm|report] [--limit 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -121,10 +122,10 @@ def throughput(limit: int | None, repeats: int) -> None:
                 for t in ("papers", "traces", "statistics", "errors")}
     finally:
         os.killpg(head.pid, signal.SIGTERM)
-        try:
-            head.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(head.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster is left
         shutil.rmtree(ray_tmp, ignore_errors=True)
     med = {k: statistics.median(r["papers_per_minute"] for r in v) for k, v in runs.items()}
     peak = {k: max(max(r["worker_peak_rss_mb"].values(), default=0) for r in v) for k, v in runs.items()}

@@ -121,8 +121,6 @@ _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 def _init_worker(settings_json: str) -> None:
     global _WORKER
-    for var in _ONE_THREAD:  # before numpy and onnxruntime are imported (the pool spawns fresh processes)
-        os.environ.setdefault(var, "1")
     logging.disable(logging.WARNING)
     _WORKER = Worker(RunSettings.model_validate_json(settings_json))
 
@@ -138,13 +136,28 @@ def _chunks(tasks: list[PaperTask], size: int) -> list[list[PaperTask]]:
 
 def run_local(tasks: list[PaperTask], settings: RunSettings, workers: int, chunk: int = 4) -> Iterator[PaperResult]:
     """Results of the tasks from a pool of worker processes (bounded in-flight work), as they finish."""
+    pending = _chunks(tasks, chunk)
+    pending.reverse()
+    sj = settings.model_dump_json()
+    # the workers inherit the environment when they start (numpy reads these when it is imported)
+    saved = {v: os.environ.get(v) for v in _ONE_THREAD}
+    for v in _ONE_THREAD:
+        os.environ.setdefault(v, "1")
+    try:
+        yield from _pool(pending, sj, workers)
+    finally:
+        for v, old in saved.items():
+            if old is None:
+                os.environ.pop(v, None)
+            else:
+                os.environ[v] = old
+
+
+def _pool(pending: list[list[PaperTask]], sj: str, workers: int) -> Iterator[PaperResult]:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pending = _chunks(tasks, chunk)
-    pending.reverse()
-    sj = settings.model_dump_json()
     while pending:
         ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                                  initializer=_init_worker, initargs=(sj,))
