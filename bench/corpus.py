@@ -243,7 +243,8 @@ def report(price_in: float, price_out: float) -> None:
         lines.append(f"| {label} | {w} | {m[k]} | {tp['worker_peak_rss_mb_max'][k]} | {'yes' if loaded else 'no'} |")
     lines += ["", f"- 2 workers vs 1: **{tp['speedup_2_vs_1']}x** (target >= 1.7); Ray overhead "
               f"(local 2 / Ray 2 papers per minute): **{tp['ray_overhead_ratio']}** (target <= 1.15).",
-              f"- Same rows (papers, traces, statistics, errors) in all three runs: {tp['same_rows_in_all_runs']}.",
+              "- Same rows in all three runs (ignoring batch ids, worker names and times): "
+              + ", ".join(f"{t} {'yes' if v else 'NO'}" for t, v in tp["same_rows_in_all_runs"].items()) + ".",
               f"- Machine: {tp['provenance']['machine']['cores']} cores; load (1 min) "
               f"{tp['provenance']['machine']['load_average_at_start'][0]} at start, "
               f"{tp['provenance']['machine']['load_average_at_end'][0]} at end. "
@@ -254,7 +255,10 @@ def report(price_in: float, price_out: float) -> None:
               "- No confidence interval: with the repeats above each ratio is a single (or median) measurement.",
               ""]
     if st is not None:
-        lines += ["Storage library (bench/results/corpus_storage.json, medians of 5):", ""]
+        sm = st["provenance"]["machine"]
+        lines += [f"Storage library (bench/results/corpus_storage.json, medians of 5; load "
+                  f"{sm['load_average_at_start'][0]} -> {sm['load_average_at_end'][0]} on {sm['cores']} cores"
+                  + (", loaded: relative, not absolute, figures" if sm["loaded"] else "") + "):", ""]
         for t, v in st["tables"].items():
             lines.append(f"- `{t}` ({v['rows']} rows from {st['papers']} papers): write pyarrow "
                          f"{v['write_ms_median']['pyarrow']} ms vs DuckDB {v['write_ms_median']['duckdb']} ms; "
@@ -264,10 +268,14 @@ def report(price_in: float, price_out: float) -> None:
     # extrapolation to 1M papers
     ppm1 = m["local_1"]
     core_hours = 1_000_000 / ppm1 / 60
+    import math
+
     lines += ["### 1 million papers", "",
-              f"- Offline (embedded extractor): at the measured {ppm1} papers/min per worker, 1M papers are "
-              f"{core_hours:,.0f} core-hours: **{core_hours / 24:,.0f} cores for 24 h** (assuming linear "
-              "scaling, which the 2-worker measurement above tests only up to 2)."]
+              f"- Offline (embedded extractor): at the measured {ppm1} papers/min of one worker, 1M papers are "
+              f"{core_hours:,.1f} core-hours: **{max(1, math.ceil(core_hours / 24))} core(s) for 24 h**, plus a "
+              "driver, assuming linear scaling (tested here only up to 2 workers, and not validly: see above)"
+              + (" and papers like these (mostly JATS; PDFs parse far slower). The measurement was loaded, so "
+                 "this is an upper bound on the cores needed." if tp["loaded"] else ".")]
     if llm is not None:
         calls, toks = llm["llm_calls_per_paper"], llm["llm_tokens_per_paper"]
         cost = toks / 1e6 * (price_in * 0.9 + price_out * 0.1)
