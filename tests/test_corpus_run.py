@@ -133,7 +133,7 @@ def test_rerun_skips_done_retries_failures_and_recomputes_changed_steps(
 
 
 def test_sigkill_mid_run_then_resume_loses_nothing_and_redoes_nothing(tmp_path: Path) -> None:
-    arts = sorted(shared_path("evidence-inference", "train", "articles").glob("*.nxml"))[:40]
+    arts = sorted(shared_path("evidence-inference", "train", "articles").glob("*.nxml"))[:80]
     listfile = tmp_path / "corpus.txt"
     listfile.write_text("".join(f"{a}\n" for a in arts))
     out = tmp_path / "run"
