@@ -308,8 +308,7 @@ def model_hashes(settings: RunSettings) -> dict[str, str]:
 def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, *, workers: int | None = None,
                engine: str = "local", ray_address: str | None = None, batch_size: int = 32,
                batch_seconds: float = 30.0, corpus_name: str = "",
-               on_progress: Callable[[int, int, int], None] | None = None,
-               results: Callable[[list[PaperTask]], Iterable[PaperResult]] | None = None) -> RunSummary:
+               on_progress: Callable[[int, int, int], None] | None = None) -> RunSummary:
     """Run the corpus into the results folder ``out``; resumes whatever an earlier run left."""
     if engine not in ENGINES:
         raise ClaimtraceError(f"unknown engine {engine!r}; choose local or ray")
@@ -350,15 +349,15 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         todo = len(pl.tasks)
         if on_progress:
             on_progress(0, todo, 0)
-        if results is None:
-            if engine == "ray":
-                from claimtrace.corpus.ray_engine import run_ray
+        results: Iterable[PaperResult]
+        if not pl.tasks:
+            results = []
+        elif engine == "ray":
+            from claimtrace.corpus.ray_engine import run_ray
 
-                def results(ts: list[PaperTask]) -> Iterable[PaperResult]:
-                    return run_ray(ts, settings, workers, ray_address)
-            else:
-                def results(ts: list[PaperTask]) -> Iterable[PaperResult]:
-                    return run_local(ts, settings, nworkers)
+            results = run_ray(pl.tasks, settings, workers, ray_address)
+        else:
+            results = run_local(pl.tasks, settings, nworkers)
         buf: list[PaperResult] = []
         last = time.monotonic()
         done = failed = 0
@@ -383,7 +382,7 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
             last = time.monotonic()
 
         if pl.tasks:
-            for res in results(pl.tasks):
+            for res in results:
                 buf.append(res)
                 done += 1
                 failed += bool(res.errors)
