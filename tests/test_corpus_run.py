@@ -264,3 +264,15 @@ def test_conclusions_and_graphs_from_a_jsonl_manifest(tmp_path: Path) -> None:
     assert all(p["steps"] == ["parse", "graphs", "conclusions"] for p in papers)
     edges = store.read("graph_edges").to_pylist()
     assert sum(p["n_graph_edges"] for p in papers) == len(edges)
+
+
+def test_engine_ray_without_the_extra_is_a_one_line_error(tmp_path: Path) -> None:
+    shadow = tmp_path / "noray"
+    shadow.mkdir()
+    (shadow / "ray.py").write_text("raise ImportError('No module named ray')\n")  # as if the extra were absent
+    env = {**ENV, "PYTHONPATH": f"{shadow}{os.pathsep}{ENV['PYTHONPATH']}"}
+    res = cli("run", str(REPO / "examples"), "--out", str(tmp_path / "o"), "--engine", "ray", env=env)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.strip().splitlines() == [(
+        "error: --engine ray needs the optional dependency 'ray': pip install 'claimtrace[ray]'")]
+    assert "Traceback" not in res.stderr
