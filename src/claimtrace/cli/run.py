@@ -46,6 +46,7 @@ def run_cmd(
     from claimtrace.extract.config import PRESETS
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("claimtrace.corpus").setLevel(logging.INFO)
     step_list = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()])
     if config is not None and config not in PRESETS:
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
@@ -112,8 +113,14 @@ def run_cmd(
         if "task" not in state:
             state["task"] = prog.add_task("papers", total=total, failed=0, rate="-")
             state["t0"] = time.perf_counter()
-        rate = 60 * done / max(time.perf_counter() - state["t0"], 1e-9)
+        elapsed = max(time.perf_counter() - state["t0"], 1e-9)
+        rate = 60 * done / elapsed
         prog.update(state["task"], completed=done, failed=failed, rate=f"{rate:.0f}" if done else "-")
+        if done and not sys.stderr.isatty() and (done == total or time.perf_counter() - state.get("logged", 0) > 30):
+            state["logged"] = time.perf_counter()  # no live bar in a log file: a line every 30 s instead
+            eta = (total - done) * elapsed / done if done else float("nan")
+            logging.getLogger("claimtrace.corpus").info(
+                "papers %d/%d, %d failed, %.0f/min, ETA %.0f s", done, total, failed, rate, eta)
 
     with prog:
         summary = run_corpus(items, out, rs, workers=workers, engine=engine, ray_address=ray_address,
