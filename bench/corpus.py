@@ -279,11 +279,13 @@ def report(price_in: float, price_out: float) -> None:
     if llm is not None:
         calls, toks = llm["llm_calls_per_paper"], llm["llm_tokens_per_paper"]
         cost = toks / 1e6 * (price_in * 0.9 + price_out * 0.1)
-        lines += [f"- With an LLM (LLM extractor, measured on {llm['papers']} papers with {llm['model']} in "
+        model = llm["model"] or "the local LLM server's default model (Qwen2.5-Coder-1.5B, scripts/local-llm.sh)"
+        lines += [f"- With an LLM (LLM extractor, default configuration, measured on {llm['papers']} paper(s) with {model} in "
                   f"`bench/results/corpus_llm.json`): {calls:.1f} calls and {toks:,.0f} tokens per paper; "
                   f"at a stated ${price_in}/M input and ${price_out}/M output tokens (assuming 90% of tokens are "
                   f"input), **${cost:.4f} per paper, ${cost * 1e6:,.0f} per million papers**, "
-                  f"{toks * 1e6 / 1e9:,.1f} billion tokens."]
+                  f"{toks * 1e6 / 1e9:,.1f} billion tokens. A sample of {llm['papers']} is far too small for a "
+                  "confidence interval: calls per paper vary with the number of findings per abstract."]
     else:
         lines.append("- With an LLM: not measured yet (`python bench/corpus.py --part llm`).")
     text = "\n".join(lines) + "\n"
