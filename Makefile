@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
-SAMPLE := examples/PMC1821024.nxml
+SAMPLE := examples/PMC1090588.nxml
 
 .PHONY: demo test lint typecheck bench clean
 

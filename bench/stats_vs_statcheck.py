@@ -6,13 +6,19 @@ read with ``claimtrace.documents.load_document``. statcheck runs in its own virt
 bench/.venv-statcheck/bin/pip install statcheck==0.0.7 'pandas<3'``. Both tools get the same texts;
 speed is characters per second of each tool's own call, measured in the same run.
 
+Speed: ``--runs`` runs (default 3), each timing both tools as the best of 3 passes over all texts; the
+median of the runs is reported, with every run, the load average at each, and the provenance block
+(bench/provenance.py: a run whose load exceeded the cores is flagged ``loaded``).
+
 Writes bench/results/stats_vs_statcheck.json.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -22,9 +28,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from claimtrace.documents import load_document  # noqa: E402
 from claimtrace.stats import StatResult, analyze  # noqa: E402
+from provenance import Run  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "evidence-inference" / "validation" / "articles"
 VENV_PY = Path(os.environ.get("STATCHECK_PYTHON", ROOT / "bench" / ".venv-statcheck" / "bin" / "python"))
@@ -52,7 +60,11 @@ def _df_agree(row: dict, r: StatResult) -> bool:
 
 def main() -> None:
     """Run both tools, compare, write the JSON report."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3, help="timed runs of both tools (median reported)")
+    args = ap.parse_args()
     files = sorted(DATA.glob("*.nxml"))
+    run = Run(data=files)
     texts, ids = [], []
     for f in files:
         doc = load_document(f)
@@ -61,20 +73,31 @@ def main() -> None:
     n_chars = sum(len(t) for t in texts)
     # ours: parse + check, timed over the same texts (best of 3 to damp noise on a shared machine);
     # wall-clock and CPU time of this process (CPU time is the fairer measure when the machine is busy)
-    ours_time = ours_cpu = float("inf")
     ours: list[list[StatResult]] = []
-    for _ in range(3):
-        t0, c0 = time.perf_counter(), time.process_time()
-        ours = [analyze(t) for t in texts]
-        ours_time = min(ours_time, time.perf_counter() - t0)
-        ours_cpu = min(ours_cpu, time.process_time() - c0)
-    with tempfile.TemporaryDirectory() as tmp:
-        src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
-        src.write_text(json.dumps(texts), encoding="utf-8")
-        subprocess.run([str(VENV_PY), str(ROOT / "bench" / "_statcheck_worker.py"), str(src), str(dst)],
-                       check=True)
-        sc = json.loads(dst.read_text(encoding="utf-8"))
-    sc_time, sc_cpu = sc["seconds"], sc["cpu_seconds"]
+    runs: list[dict[str, float]] = []
+    sc: dict = {}
+    for _run in range(args.runs):
+        ours_time = ours_cpu = float("inf")
+        load0 = os.getloadavg()[0]
+        for _ in range(3):
+            t0, c0 = time.perf_counter(), time.process_time()
+            ours = [analyze(t) for t in texts]
+            ours_time = min(ours_time, time.perf_counter() - t0)
+            ours_cpu = min(ours_cpu, time.process_time() - c0)
+        with tempfile.TemporaryDirectory() as tmp:
+            src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
+            src.write_text(json.dumps(texts), encoding="utf-8")
+            subprocess.run([str(VENV_PY), str(ROOT / "bench" / "_statcheck_worker.py"), str(src), str(dst)],
+                           check=True)
+            sc = json.loads(dst.read_text(encoding="utf-8"))
+        runs.append({"ours_seconds": round(ours_time, 4), "ours_cpu_seconds": round(ours_cpu, 4),
+                     "statcheck_seconds": round(sc["seconds"], 4), "statcheck_cpu_seconds": round(sc["cpu_seconds"], 4),
+                     "ratio": round(sc["seconds"] / ours_time, 2), "cpu_ratio": round(sc["cpu_seconds"] / ours_cpu, 2),
+                     "load_average_1min": [round(load0, 2), round(os.getloadavg()[0], 2)]})
+    ours_time = statistics.median(r["ours_seconds"] for r in runs)
+    ours_cpu = statistics.median(r["ours_cpu_seconds"] for r in runs)
+    sc_time = statistics.median(r["statcheck_seconds"] for r in runs)
+    sc_cpu = statistics.median(r["statcheck_cpu_seconds"] for r in runs)
     found_both, misses, value_agree, df_agree, cmp_agree, err_agree = 0, [], 0, 0, 0, 0
     err_disagree: list[dict[str, object]] = []
     matched_ids: set[tuple[int, int]] = set()
@@ -129,12 +152,17 @@ def main() -> None:
             "ours_chars_per_s": round(n_chars / ours_time),
             "statcheck_chars_per_s": round(n_chars / sc_time),
             "ratio": round(sc_time / ours_time, 1),
+            "median_run_ratio": statistics.median(r["ratio"] for r in runs),
+            "median_run_cpu_ratio": statistics.median(r["cpu_ratio"] for r in runs),
+            "runs": runs,
             "ours_cpu_seconds": round(ours_cpu, 4),
             "statcheck_cpu_seconds": round(sc_cpu, 4),
             "cpu_ratio": round(sc_cpu / ours_cpu, 1),
             "load_average_1min": round(os.getloadavg()[0], 2),
-            "note": "both: best of 3 passes over all texts (statcheck: each text timed around its own call)",
+            "note": "both: best of 3 passes over all texts (statcheck: each text timed around its own call); "
+                    "medians over the runs",
         },
+        "provenance": run.finish(),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

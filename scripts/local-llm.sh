@@ -4,7 +4,7 @@
 #   scripts/local-llm.sh install      # llama-cpp-python[server]==0.3.36 into the venv + assemble the GGUF (once)
 #   scripts/local-llm.sh start        # run the OpenAI-compatible server on 127.0.0.1:$PORT, wait until it answers
 #   scripts/local-llm.sh stop         # stop the server started by `start`
-#   scripts/local-llm.sh status       # exit 0 when the server answers
+#   scripts/local-llm.sh status       # exit 0 when the llama server serving our GGUF answers on the port
 #   scripts/local-llm.sh model-path   # print the assembled GGUF path
 #   scripts/local-llm.sh url          # print the base URL (http://127.0.0.1:$PORT/v1)
 #
@@ -127,6 +127,17 @@ listening() {
     (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null
 }
 
+is_our_server() {
+    # the llama_cpp.server started by this script lists the GGUF it serves (its path) under /v1/models;
+    # any other process on the port does not. /v1/models waits while the server generates, so allow time.
+    local body
+    body="$(curl -fsS --max-time "${1:-60}" "http://127.0.0.1:$PORT/v1/models" 2>/dev/null)" || return 1
+    case "$body" in
+        *"\"data\""*"$GGUF_NAME"*) return 0 ;;
+        *) return 1 ;;
+    esac
+}
+
 start_server() {
     [ -f "$GGUF.ok" ] || die "model not assembled; run '$0 install' first"
     have_llama || die "llama-cpp-python $LLAMA_VERSION not installed in $PY; run '$0 install' first"
@@ -185,7 +196,14 @@ case "$cmd" in
     model) assemble_model ;;
     start) start_server ;;
     stop) stop_server ;;
-    status) if listening; then echo "up: http://127.0.0.1:$PORT/v1"; else echo "down"; exit 1; fi ;;
+    status)
+        if ! listening; then echo "down"; exit 1; fi
+        if is_our_server "${CLAIMTRACE_LLM_STATUS_TIMEOUT:-60}"; then
+            echo "up: http://127.0.0.1:$PORT/v1 ($GGUF_NAME)"
+        else
+            echo "port $PORT is taken, but not by the local llama server serving $GGUF_NAME (or it did not answer /v1/models within ${CLAIMTRACE_LLM_STATUS_TIMEOUT:-60} s)"
+            exit 1
+        fi ;;
     model-path) echo "$GGUF" ;;
     url) echo "http://127.0.0.1:$PORT/v1" ;;
     *) echo "usage: $0 {install|start|stop|status|model-path|url}" >&2; exit 2 ;;

@@ -24,3 +24,38 @@ def test_missing_file_is_one_line_exit_2(tmp_path) -> None:
     assert res.stderr.strip().count("\n") == 0
     assert "no such file" in res.stderr
     assert "Traceback" not in res.stderr
+
+
+def test_local_llm_status_is_not_fooled_by_another_server(tmp_path) -> None:
+    """`scripts/local-llm.sh status` checks that the port holds the llama server with our GGUF, not any process."""
+    import http.server
+    import json
+    import os
+    import threading
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # an OpenAI-compatible server with another model
+            body = json.dumps({"object": "list", "data": [{"id": "gpt-something", "object": "model"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        env = {**os.environ, "CLAIMTRACE_LLM_PORT": str(srv.server_address[1]), "CLAIMTRACE_LLM_STATUS_TIMEOUT": "10"}
+        res = subprocess.run([str(REPO / "scripts" / "local-llm.sh"), "status"], capture_output=True, text=True,
+                             env=env, timeout=60)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert res.returncode == 1
+    assert "not by the local llama server" in res.stdout
+    env["CLAIMTRACE_LLM_PORT"] = str(srv.server_address[1])  # now closed: nothing listens
+    res = subprocess.run([str(REPO / "scripts" / "local-llm.sh"), "status"], capture_output=True, text=True, env=env,
+                         timeout=60)
+    assert res.returncode == 1 and res.stdout.strip() == "down"

@@ -27,7 +27,7 @@ def test_schemas_written_with_schema_version(tmp_path) -> None:
 
 
 def test_document_schema_matches_a_parsed_document() -> None:
-    schema = json.loads(run("schema", "document").stdout)
+    schema = json.loads(run("schema", "document", "--json").stdout)
     doc = json.loads(run("parse", str(SAMPLE), "--json").stdout)
     assert set(doc) == set(schema["properties"])
     assert set(schema["required"]) <= set(doc)

@@ -45,20 +45,20 @@ def test_evaluate_evidence_and_hypothesis_cli(tmp_path: Path, ei_rows: list[dict
         text = r["evidence"] if i % 2 == 0 else ei_rows[(i + 5) % len(ei_rows)]["evidence"]
         preds.append({"id": r["id"], "traces": [{"evidence": {"text": text}, "hypothesis": {"text": text}}]})
     pred = _write(tmp_path / "pred.jsonl", preds)
-    res = run("evaluate", "evidence", "--pred", str(pred), "--gold", str(gold))
+    res = run("evaluate", "evidence", "--pred", str(pred), "--gold", str(gold), "--json")
     assert res.returncode == 0, res.stderr
     ev = json.loads(res.stdout)
     assert ev["items"] == 12 and ev["missing_predictions"] == 1
     assert 0.3 < ev["f1"] < 0.9 and ev["tp"] > 0 and ev["fp"] > 0 and ev["fn"] > 0
     assert set(ev["components"]) == {"variables", "relationships", "intervals", "test_family", "sample_size"}
     assert ev["tp"] == sum(c["tp"] for c in ev["components"].values())
-    res = run("evaluate", "hypothesis", "--pred", str(pred), "--gold", str(gold), "--threshold", "0.75")
+    res = run("evaluate", "hypothesis", "--pred", str(pred), "--gold", str(gold), "--threshold", "0.75", "--json")
     assert res.returncode == 0, res.stderr
     hy = json.loads(res.stdout)
     assert hy["threshold"] == 0.75 and hy["schema_version"] == "1.0"
     assert 0.3 < hy["precision"] < 0.9 and 0.3 < hy["recall"] < 0.9
     # perfect predictions
-    res = run("evaluate", "hypothesis", "--pred", str(gold), "--gold", str(gold))
+    res = run("evaluate", "hypothesis", "--pred", str(gold), "--gold", str(gold), "--json")
     assert json.loads(res.stdout)["f1"] == 1.0
 
 
@@ -82,7 +82,7 @@ def test_calibrate_cli_on_real_pairs(tmp_path: Path, ei_rows: list[dict]) -> Non
         rated.append({"predicted": r["evidence"], "gold": ei_rows[(i + 6) % len(ei_rows)]["evidence"], "rating": 0})
     ratings = _write(tmp_path / "ratings.jsonl", rated)
     png = tmp_path / "tau.png"
-    res = run("evaluate", "calibrate", "--ratings", str(ratings), "--plot", str(png))
+    res = run("evaluate", "calibrate", "--ratings", str(ratings), "--plot", str(png), "--json")
     assert res.returncode == 0, res.stderr
     cal = json.loads(res.stdout)
     assert cal["n_pairs"] == 24 and cal["n_correct"] == 12 and len(cal["grid"]) == 91

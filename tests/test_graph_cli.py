@@ -57,7 +57,7 @@ def test_graph_batch(tmp_path) -> None:
     assert rows[0]["error"] is None and rows[0]["edges"]
     assert "text" in rows[1]["error"]
     # the batch output is a valid --pred for the evaluator
-    ev = run("evaluate", "graph", "--pred", str(out), "--gold", str(shared_path("empirigraph", "gold_dev.json")))
+    ev = run("evaluate", "graph", "--pred", str(out), "--gold", str(shared_path("empirigraph", "gold_dev.json")), "--json")
     assert ev.returncode == 0, ev.stderr
     data = json.loads(ev.stdout)
     assert data["missing_pred"] == ["7", "100", "106", "112"]
@@ -66,7 +66,7 @@ def test_graph_batch(tmp_path) -> None:
 
 def test_evaluate_gold_vs_gold() -> None:
     gold = str(shared_path("empirigraph", "gold_dev.json"))
-    res = run("evaluate", "graph", "--pred", gold, "--gold", gold, "--agreement")
+    res = run("evaluate", "graph", "--pred", gold, "--gold", gold, "--agreement", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     assert data["mode"] == "agreement"

@@ -1,21 +1,29 @@
 """Batch JSONL jobs with the project's conventions.
 
-Input: one JSON object with an ``id`` per line. Output: one JSON line per item — the single-item
-object plus ``id`` and ``error`` — to stdout or a file. With an output file the job resumes: items
-already written without error are skipped, failed ones are retried (their old lines are dropped when
-the file is rewritten at the end). Progress and errors go to stderr.
+Input: one JSON object with an ``id`` per line; every command reads the same manifest fields: ``doc``
+(a paper's path; ``conclude`` also takes a list of paths) and/or ``text`` (the text itself), plus the
+command's own fields (``query``, ``findings``, ``intervention``...). Output: one JSON line per item —
+the single-item object plus ``id`` and ``error`` — to stdout or a file. With an output file the job
+resumes (``claimtrace.resume``): items already written without error are skipped, failed ones are
+retried and their old lines dropped. Progress and errors go to stderr through ``logging``.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import logging
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.resume import ResumableOutput, finished_keys
+
+if TYPE_CHECKING:
+    from claimtrace.documents import Document
+
+log = logging.getLogger(__name__)
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -23,23 +31,30 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.exists():
         raise InputError(p, "no such file")
+    if p.is_dir():
+        raise InputError(p, "is a directory, not a JSONL file")
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(p, f"not UTF-8 text (byte {exc.start}); a manifest is UTF-8 JSON lines") from None
+    except OSError as exc:
+        raise InputError(p, f"cannot read file ({exc.strerror or exc})") from None
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
-    with p.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(p, f"line {lineno}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict) or "id" not in obj:
-                raise InputError(p, f"line {lineno}: each line must be a JSON object with an 'id'")
-            obj["id"] = str(obj["id"])
-            if obj["id"] in seen:
-                raise InputError(p, f"line {lineno}: duplicate id {obj['id']!r}")
-            seen.add(obj["id"])
-            items.append(obj)
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(p, f"line {lineno}: invalid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict) or "id" not in obj:
+            raise InputError(p, f"line {lineno}: each line must be a JSON object with an 'id'")
+        obj["id"] = str(obj["id"])
+        if obj["id"] in seen:
+            raise InputError(p, f"line {lineno}: duplicate id {obj['id']!r}")
+        seen.add(obj["id"])
+        items.append(obj)
     if not items:
         raise InputError(p, "no items in batch file")
     return items
@@ -47,18 +62,57 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
 
 def finished_ids(out: str | Path) -> set[str]:
     """Ids already written without error to an output file (for resuming)."""
-    p = Path(out)
-    done: set[str] = set()
-    if not p.exists():
-        return done
-    for line in p.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue  # a line cut by an interrupted run
-        if isinstance(row, dict) and row.get("error") in (None, "") and "id" in row:
-            done.add(str(row["id"]))
-    return done
+    return finished_keys(out)
+
+
+def item_doc(item: dict[str, Any], where: object = None) -> str:
+    """The ``doc`` path of a manifest item (an error naming the item when it has none)."""
+    doc = item.get("doc")
+    if not isinstance(doc, str) or not doc.strip():
+        raise InputError(where, f"item {item['id']}: needs a 'doc' path (or a 'text')")
+    return doc
+
+
+def item_paper(item: dict[str, Any], where: object = None) -> str | Document:
+    """A manifest item's paper: its ``doc`` path, or its ``text`` read as a plain-text paper."""
+    if item.get("doc") is None:
+        text = item_text(item)
+        if text is not None:
+            from claimtrace.documents import read_bytes
+
+            return read_bytes(text.encode("utf-8"), f"{item['id']}.txt", fmt="text")
+    return item_doc(item, where)
+
+
+def item_docs(item: dict[str, Any], where: object = None) -> list[str]:
+    """One or more paper paths: ``doc`` as a path or a list of paths (``docs`` is read too)."""
+    docs = item.get("doc", item.get("docs"))
+    if isinstance(docs, str):
+        docs = [docs]
+    if not isinstance(docs, list) or not docs or not all(isinstance(d, str) and d.strip() for d in docs):
+        raise InputError(where, f"item {item['id']}: needs 'doc', a paper path or a list of paths")
+    return docs
+
+
+def item_text(item: dict[str, Any]) -> str | None:
+    """The ``text`` of a manifest item, when it has a non-blank one."""
+    text = item.get("text")
+    return text if isinstance(text, str) and text.strip() else None
+
+
+def check_out_file(out: Path | None) -> None:
+    """Refuse an ``--out`` file that cannot be written, before any work is done."""
+    if out is None:
+        return
+    if out.is_dir():
+        raise InputError(out, "is a directory; --out takes a JSONL file here")
+    if not out.parent.is_dir():
+        raise InputError(out, "the output folder does not exist")
+    try:
+        with out.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise InputError(out, f"cannot write ({exc.strerror or exc})") from None
 
 
 def run_batch(
@@ -71,15 +125,12 @@ def run_batch(
 ) -> dict[str, int]:
     """Run ``fn`` on each item, writing ``{**result, "id", "error"}`` lines; returns counts."""
     counts = {"done": 0, "skipped": 0, "failed": 0}
-    done = finished_ids(out) if out else set()
+    sink = ResumableOutput(out) if out else None
+    done = sink.start() if sink else set()
     todo = [it for it in items if it["id"] not in done]
     counts["skipped"] = len(items) - len(todo)
-    fh: TextIO
-    if out:
-        _drop_failed_lines(Path(out), done)
-        fh = open(out, "a", encoding="utf-8")  # noqa: SIM115
-    else:
-        fh = sys.stdout
+    if sink:
+        sink.open()
     try:
         for item in _progress(todo, desc, progress and bool(todo)):
             try:
@@ -90,35 +141,21 @@ def run_batch(
                 row = {"id": item["id"], "error": str(exc)}
                 counts["failed"] += 1
             except Exception as exc:  # a batch never loses the other items
+                log.debug("item %s failed", item["id"], exc_info=True)
                 row = {"id": item["id"], "error": f"{type(exc).__name__}: {exc}"}
                 counts["failed"] += 1
-            fh.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
-            fh.flush()
+            if sink:
+                sink.write(row)
+            else:
+                sys.stdout.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+                sys.stdout.flush()
             if row["error"]:
-                print(f"error: {item['id']}: {row['error']}", file=sys.stderr)
+                log.error("%s: %s", item["id"], row["error"])
     finally:
-        if out:
-            fh.close()
-    print(f"{desc}: {counts['done']} done, {counts['failed']} failed, {counts['skipped']} already done",
-          file=sys.stderr)
+        if sink:
+            sink.close()
+    log.info("%s: %d done, %d failed, %d already done", desc, counts["done"], counts["failed"], counts["skipped"])
     return counts
-
-
-def _drop_failed_lines(path: Path, done: set[str]) -> None:
-    """Rewrite an output file keeping only successful rows, so retried items are not duplicated."""
-    if not path.exists():
-        return
-    keep: list[str] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict) and str(row.get("id")) in done and not row.get("error"):
-            keep.append(line)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text("".join(k + "\n" for k in keep), encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _progress(items: list[dict[str, Any]], desc: str, show: bool) -> Iterator[dict[str, Any]]:

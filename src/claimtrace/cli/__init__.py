@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import importlib
-import sys
 
 import typer
-
-from claimtrace.errors import ClaimtraceError
 
 app = typer.Typer(
     name="claimtrace",
@@ -15,6 +12,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts are plain text: "[torch]" stays "[torch]"
 )
 
 
@@ -56,12 +54,7 @@ _register()
 
 
 def main() -> None:
-    """Console-script entry point: one-line errors, exit status 2 on bad input."""
-    try:
-        app()
-    except ClaimtraceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise SystemExit(130) from None
+    """Console-script entry point: one-line errors (exit 2 on bad input, 1 with a log file on internal errors)."""
+    from claimtrace.cli.common import run_app
+
+    run_app(app)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,8 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
 from claimtrace.errors import InputError
+
+log = logging.getLogger(__name__)
 
 
 @app.command()
@@ -31,8 +33,8 @@ def conclude(
     forest_plot: Path | None = typer.Option(None, "--forest-plot", help="Write a forest-plot PNG of the parsed estimates."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     batch: Path | None = typer.Option(
-        None, "--batch", help='JSONL: {"id", "docs", "intervention", "comparator", "outcome", "higher_is_better"?} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
+        None, "--batch", help='JSONL manifest: {"id", "doc" (a path or a list), "intervention", "comparator", "outcome", "higher_is_better"?} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
@@ -52,6 +54,14 @@ def conclude(
     if retriever not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --retriever {retriever!r}; choose bm25, dense or hybrid")
     hib = parse_polarity(higher_is_better)
+    items: list[dict[str, Any]] = []
+    if batch is not None:  # bad input is reported before any work is announced
+        from claimtrace.batch import check_out_file, read_jsonl
+
+        if papers:
+            fail("give either PAPER... or --batch, not both")
+        check_out_file(out)
+        items = read_jsonl(batch)
     settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
     ready = settings.configured("conclusion")
     if method in LLM_METHODS and not ready:
@@ -67,17 +77,12 @@ def conclude(
                             "clustering": clustering}
 
     if batch is not None:
-        if papers:
-            fail("give either PAPER... or --batch, not both")
-        from claimtrace.batch import read_jsonl, run_batch
+        from claimtrace.batch import item_docs, run_batch
 
-        items = read_jsonl(batch)
         results: list[tuple[str, ConcludeResult]] = []
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            docs = item.get("docs") or ([item["doc"]] if item.get("doc") else None)
-            if not isinstance(docs, list) or not docs or not all(isinstance(d, str) and d for d in docs):
-                raise InputError(batch, f"item {item['id']}: needs 'docs', a list of paper paths")
+            docs = item_docs(item, batch)
             q = {f: item.get(f) for f in ("intervention", "comparator", "outcome")}
             missing = [f for f, v in q.items() if not isinstance(v, str) or not v.strip()]
             if missing:
@@ -92,9 +97,9 @@ def conclude(
             rows = forest_rows(results)
             if rows:
                 draw(rows, forest_plot)
-                print(f"forest plot: {len(rows)} estimate(s) -> {forest_plot}", file=sys.stderr)
+                log.info(f"forest plot: {len(rows)} estimate(s) -> {forest_plot}")
             else:
-                print("forest plot: no effect estimate with a CI was parsed; nothing drawn", file=sys.stderr)
+                log.info("forest plot: no effect estimate with a CI was parsed; nothing drawn")
         if counts["failed"]:
             raise SystemExit(1)
         return

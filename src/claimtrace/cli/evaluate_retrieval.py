@@ -8,6 +8,7 @@ from typing import Any
 
 import typer
 
+from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 
@@ -17,19 +18,36 @@ def evaluate_retrieval(
     gold: Path = typer.Argument(..., help='JSONL: {"id", "doc", "query", "gold_units": [ids] and/or "gold_texts": [spans]}.'),
     pred: Path | None = typer.Option(None, "--pred", help="Output of `claimtrace retrieve --batch` to score; "
                                      "without it the retriever below is run on the gold file."),
-    retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR (without --pred)."),
-    task: str = typer.Option("evidence", "--task"),
-    rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH or llm (without --pred)."),
-    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence (without --pred)."),
-    include_abstract: bool = typer.Option(False, "--include-abstract"),
-    k: list[int] = typer.Option([1, 3, 5, 10], "-k", help="Cut-offs (repeatable)."),
+    retriever: str | None = typer.Option(None, "--retriever", help="bm25 (default), dense, hybrid, finetuned:DIR (without --pred)."),
+    task: str | None = typer.Option(None, "--task", help="hypothesis or evidence (default; without --pred)."),
+    rerank: str | None = typer.Option(None, "--reranker", "--rerank", help="none (default), cross-encoder:PATH, finetuned:DIR or llm (without --pred)."),
+    unit: str | None = typer.Option(None, "--units", "--unit", help="paragraph (default) or sentence (without --pred)."),
+    include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too (without --pred)."),
+    cutoffs: str = typer.Option("1,3,5,10", "--cutoffs", help="Comma-separated cut-offs k for recall@k, hit@k and nDCG@k."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+    llm_base_url: str | None = lo.LLM_BASE_URL,
+    llm_model: str | None = lo.LLM_MODEL,
+    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
+    llm_settings: Path | None = lo.LLM_SETTINGS,
+    no_cache: bool = lo.NO_CACHE,
 ) -> None:
     """Score retrieval: recall@k, hit@k, MRR and nDCG@k; gold as unit ids or text spans matched by overlap."""
     from claimtrace.batch import read_jsonl
     from claimtrace.errors import ClaimtraceError, InputError
     from claimtrace.retrieval.metrics import aggregate, scores_for
 
+    run_opts = {"--retriever": retriever, "--task": task, "--reranker": rerank, "--units": unit,
+                "--include-abstract": include_abstract or None}
+    if pred is not None and any(v is not None for v in run_opts.values()):
+        given = next(k for k, v in run_opts.items() if v is not None)
+        fail(f"{given} only applies without --pred (it configures the retriever that is run)")
+    llm_given = any(v for v in (llm_base_url, llm_model, llm_api_key_env, llm_settings, no_cache))
+    if llm_given and rerank != "llm":
+        fail("the LLM options only apply with --reranker llm")
+    try:
+        k = [int(x) for x in cutoffs.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--cutoffs takes comma-separated integers, got {cutoffs!r}")
     items = read_jsonl(gold)
     for it in items:
         if not it.get("gold_units") and not it.get("gold_texts"):
@@ -55,8 +73,15 @@ def evaluate_retrieval(
     else:
         from claimtrace.retrieval.pipeline import RetrievalPipeline
 
-        pipe = RetrievalPipeline(retriever, reranker=rerank, unit=unit, include_abstract=include_abstract,  # type: ignore[arg-type]
-                                 task=task)
+        opts: dict[str, Any] = {}
+        if rerank == "llm":
+            settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, False, no_cache)
+            if not settings.configured("rerank"):
+                fail("--reranker llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or --llm-settings")
+            lo.announce(settings, task="rerank")
+            opts = {"settings": settings}
+        pipe = RetrievalPipeline(retriever or "bm25", reranker=rerank or "none", unit=unit or "paragraph",  # type: ignore[arg-type]
+                                 include_abstract=include_abstract, task=task or "evidence", reranker_options=opts)
         for it in items:
             try:
                 if not it.get("doc") or not it.get("query"):

@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, print_json
+from claimtrace.cli.common import check_out_dir, fail, only_with, print_json
+
+log = logging.getLogger(__name__)
 
 
 @app.command("experiment")
@@ -18,13 +21,15 @@ def experiment_cmd(
     config: Path = typer.Argument(..., help="Experiment YAML (schema: docs/evaluation.md)."),
     limit: int | None = typer.Option(None, "--limit", help="Override the subset size (first N items)."),
     workers: int | None = typer.Option(None, "--workers", help="Override the number of worker processes."),
-    output: Path | None = typer.Option(None, "--output", help="Override the output folder."),
+    output: Path | None = typer.Option(None, "--out", help="A folder: the experiment's output folder (overrides the config's)."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary as JSON (default: the Markdown table)."),
     report_only: bool = typer.Option(False, "--report-only", help="Run nothing: rewrite the summary and plots from the items finished so far."),
 ) -> None:
     """Run context configurations × extractors over a dataset; write per-item results, tables and plots."""
     from claimtrace.evaluate.experiment import load_config, run_experiment
 
+    if output is not None:
+        check_out_dir(output)
     cfg = load_config(config)
     if limit is not None:
         if limit < 1:
@@ -46,16 +51,19 @@ def experiment_cmd(
 def experiment_data_cmd(
     source: Path = typer.Argument(..., help="An Evidence Inference split folder, or a SCORE-style CSV/JSONL."),
     kind: str = typer.Option("evidence-inference", "--from", help="evidence-inference or score."),
-    out: Path | None = typer.Option(None, "--out", help="Write the JSONL here (default: stdout)."),
+    out: Path | None = typer.Option(None, "--out", help="The output JSONL file (default: stdout)."),
     limit: int | None = typer.Option(None, "--limit", help="First N items only."),
     with_abstract: bool = typer.Option(False, "--with-abstract", help="EI: keep gold spans in the abstract."),
     no_units: bool = typer.Option(False, "--no-units", help="EI: skip locating gold paragraphs in the JATS document."),
     docs_dir: Path | None = typer.Option(None, "--docs-dir", help="SCORE: folder that relative document paths are in."),
-    json_out: bool = typer.Option(False, "--json", help="Print a JSON summary to stderr when writing to --out."),
+    json_out: bool = typer.Option(False, "--json", help="With --out: print a JSON summary to stdout."),
 ) -> None:
     """Build an experiment dataset: {"id","doc","finding","hypothesis","evidence",...} per line."""
+    from claimtrace.batch import check_out_file
     from claimtrace.evaluate.datasets import convert_evidence_inference, load_score_traces
 
+    only_with("--json", json_out, "--out", out is not None)
+    check_out_file(out)
     if kind == "evidence-inference":
         rows = list(convert_evidence_inference(source, body_only=not with_abstract, with_units=not no_units,
                                                limit=limit))
@@ -69,11 +77,10 @@ def experiment_data_cmd(
     if out is None:
         sys.stdout.write(text)
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     info = {"schema_version": "1.0", "items": len(rows), "out": str(out),
             "with_evidence_units": sum(1 for r in rows if r.get("evidence_units"))}
     if json_out:
         print_json(info)
     else:
-        print(f"{len(rows)} items -> {out} ({info['with_evidence_units']} with gold units)", file=sys.stderr)
+        log.info(f"{len(rows)} items -> {out} ({info['with_evidence_units']} with gold units)")

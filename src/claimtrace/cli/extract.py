@@ -10,7 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
-from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
 
@@ -50,10 +50,10 @@ def extract(
     max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
     similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
     retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
-    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid, dense after the fine-tuned retriever)."),
+    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
-    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc", "findings"?} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
@@ -77,18 +77,20 @@ def extract(
     if batch is not None:
         if paper is not None:
             fail("give either PAPER or --batch, not both")
-        from claimtrace.batch import read_jsonl, run_batch
+        if finding or hypothesis:
+            fail("--batch takes the findings from its manifest: give no --finding or --hypothesis")
+        from claimtrace.batch import check_out_file, item_paper, read_jsonl, run_batch
 
+        check_out_file(out)
         items = read_jsonl(batch)
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            if not isinstance(item.get("doc"), str) or not item["doc"]:
-                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
-            doc = load_document(item["doc"])
+            paper = item_paper(item, batch)
+            doc = load_document(paper) if isinstance(paper, str) else paper
             fnds = parse_findings(item.get("findings"), f"item {item['id']} findings")
             traces = extract_traces(doc, fnds or None, extractor=ex, config=item.get("config") or config,
                                     max_evidence_sentences=max_evidence_sentences)
-            return {"schema_version": SCHEMA_VERSION, "doc": item["doc"],
+            return {"schema_version": SCHEMA_VERSION, "doc": paper if isinstance(paper, str) else None,
                     "traces": [t.model_dump(mode="json") for t in traces]}
 
         counts = run_batch(items, one, out=out, desc="extracting")

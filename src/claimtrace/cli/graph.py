@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -11,9 +12,11 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import print_json, stdout_console
+from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the graph package (networkx, scipy) is imported when a graph command runs
     from claimtrace.graph.model import EmpiricalGraph
@@ -35,7 +38,7 @@ def graph_text(path: str) -> tuple[str, str]:
     if not text:
         text = doc.body_text.strip()
         if text:
-            print(f"warning: {path}: no abstract found; using the body text", file=sys.stderr)
+            log.warning(f"{path}: no abstract found; using the body text")
     if not text:
         raise InputError(path, "no text to build a graph from")
     return Path(path).stem, text
@@ -82,14 +85,25 @@ def graph_cmd(
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
     llm_settings: Path | None = lo.LLM_SETTINGS,
+    offline: bool = lo.OFFLINE,
     no_cache: bool = lo.NO_CACHE,
-    batch: Path | None = typer.Option(None, "--batch", help="JSONL: one {id, path} or {id, text} per line."),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: write JSON lines here (resumes)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
 ) -> None:
     """Build a paper's empirical relation graph (variables, typed relations with status)."""
     if method not in METHODS:
         raise InputError(None, f"unknown method {method!r} (choose from {', '.join(METHODS)})")
+    if offline and method != "offline":
+        fail(f"--method {method} uses an LLM and --offline forbids one: use --method offline")
     models = _stage_models(stage_model)
+    only_with("--out", out is not None, "--batch", batch is not None)
+    only_with("--stage-model", bool(stage_model), "--method staged or direct", method != "offline")
+    if batch is not None:
+        from claimtrace.batch import check_out_file
+
+        if path is not None or png is not None or graphml is not None or mermaid:
+            fail("--batch takes its papers from the manifest: give no PATH, --png, --graphml or --mermaid")
+        check_out_file(out)
     settings = None
     client = None
     if method != "offline":
@@ -107,12 +121,13 @@ def graph_cmd(
         from claimtrace.batch import read_jsonl, run_batch
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
+            doc = item.get("doc", item.get("path"))  # "path": the manifest field of earlier versions
             if isinstance(item.get("text"), str) and item["text"].strip():
                 text = item["text"]
-            elif item.get("path"):
-                _, text = graph_text(str(item["path"]))
+            elif isinstance(doc, str) and doc:
+                _, text = graph_text(doc)
             else:
-                raise InputError(None, "item needs 'text' or 'path'")
+                raise InputError(None, f"item {item['id']}: needs 'doc' or 'text'")
             g = build_graph(text, item["id"], method, settings, client=client)
             return g.model_dump(mode="json", exclude={"id"})
 
@@ -125,13 +140,13 @@ def graph_cmd(
     doc_id, text = graph_text(path)
     g = build_graph(text, doc_id, method, settings, client=client)
     if not g.edges:
-        print(f"warning: {path}: no relations found ({method})", file=sys.stderr)
+        log.warning(f"{path}: no relations found ({method})")
     if png is not None:
         g.render_png(png)
-        print(f"wrote {png}", file=sys.stderr)
+        log.info(f"wrote {png}")
     if graphml is not None:
         graphml.write_text(g.to_graphml(), encoding="utf-8")
-        print(f"wrote {graphml}", file=sys.stderr)
+        log.info(f"wrote {graphml}")
     if json_out:
         print_json(g)
     elif mermaid:
@@ -159,7 +174,7 @@ def evaluate_graph_cmd(
     pred: Path = typer.Option(..., "--pred", help="Predicted graphs: graph JSON, JSONL/list keyed by id, or a Label Studio export."),
     gold: Path = typer.Option(..., "--gold", help="Gold graphs (same formats), e.g. ../shared/data/empirigraph/gold_dev.json."),
     agreement: bool = typer.Option(False, "--agreement", help="Inter-annotator mode: report as agreement (gold vs gold)."),
-    json_out: bool = typer.Option(True, "--json/--no-json", help="Print JSON (the default)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
     details: bool = typer.Option(False, "--details", help="Include per-document scores and node mappings."),
     time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per alignment before the best found is used."),
 ) -> None:
@@ -171,9 +186,9 @@ def evaluate_graph_cmd(
     preds = load_graphs(pred)
     res = evaluate_graphs(preds, golds, mode="agreement" if agreement else "evaluate", time_limit=time_limit)
     for gid in res.missing_pred:
-        print(f"warning: no prediction for {gid}; scored as an empty graph", file=sys.stderr)
+        log.warning(f"no prediction for {gid}; scored as an empty graph")
     if not all(d.optimal for d in res.documents):
-        print("warning: some alignments hit the time limit; scores use the best mapping found", file=sys.stderr)
+        log.warning("some alignments hit the time limit; scores use the best mapping found")
     data = res.model_dump(mode="json")
     if not details:
         data.pop("documents")

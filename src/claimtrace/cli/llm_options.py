@@ -24,12 +24,14 @@ Use in a command::
 
 from __future__ import annotations
 
-import sys
+import logging
 from pathlib import Path
 
 import typer
 
 from claimtrace.llm.settings import LLMSettings, load_settings
+
+log = logging.getLogger(__name__)
 
 LLM_BASE_URL = typer.Option(
     None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8089/v1 (env CLAIMTRACE_LLM_BASE_URL)."
@@ -69,4 +71,4 @@ def build_settings(
 
 def announce(settings: LLMSettings, task: str = "default") -> None:
     """Say on stderr which LLM a task will use, or that the embedded offline methods are used."""
-    print(settings.describe(task), file=sys.stderr)
+    log.info(settings.describe(task))

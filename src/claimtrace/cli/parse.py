@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 import glob
-import sys
+import logging
 from collections import Counter
 from pathlib import Path
 
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, print_json, stderr_console, stdout_console
+from claimtrace.cli.common import check_out_dir, fail, print_json, stderr_console, stdout_console
 from claimtrace.documents import Document, load_document
 from claimtrace.documents.readers import DEFAULT_MAX_BYTES
 from claimtrace.errors import ClaimtraceError
 
-_SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".markdown", ".tei"}
+log = logging.getLogger(__name__)
+
+_SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".markdown", ".tei", ".docx"}
 
 
 @app.command()
 def parse(
-    path: str = typer.Argument(..., help="A paper (PDF, JATS/NLM XML, GROBID TEI, HTML, text, Markdown), a folder or a glob."),
-    json_out: bool = typer.Option(False, "--json", help="Print the Document as JSON."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for one JSON per paper (NAME.json)."),
+    path: str = typer.Argument(..., help="A paper (PDF, JATS/NLM XML, GROBID TEI, HTML, DOCX, text, Markdown), a folder or a glob."),
+    json_out: bool = typer.Option(False, "--json", help="Print the Document as JSON (with --out: a JSON summary)."),
+    out: Path | None = typer.Option(None, "--out", help="A folder: one JSON Document per paper (NAME.json) is written there."),
     max_bytes: int = typer.Option(DEFAULT_MAX_BYTES, "--max-bytes", help="Refuse files larger than this."),
 ) -> None:
     """Parse papers into the Document model and print an outline (or JSON)."""
@@ -37,7 +39,7 @@ def parse(
         else:
             print_outline(doc)
         return
-    out.mkdir(parents=True, exist_ok=True)
+    check_out_dir(out)
     failures: list[str] = []
     from rich.progress import Progress
 
@@ -53,9 +55,8 @@ def parse(
                 failures.append(f"{f}: {type(exc).__name__}: {exc}")
             prog.advance(task)
     for msg in failures:
-        print(f"error: {msg}", file=sys.stderr)
-    print(f"parsed {len(files) - len(failures)} of {len(files)} files into {out}; {len(failures)} failed",
-          file=sys.stderr)
+        log.error(f"{msg}")
+    log.info(f"parsed {len(files) - len(failures)} of {len(files)} files into {out}; {len(failures)} failed")
     if json_out:
         print_json({"parsed": len(files) - len(failures), "failed": len(failures), "errors": failures})
     if failures:
@@ -79,7 +80,7 @@ def _expand(path: str) -> list[str]:
 
 def _warn(doc: Document) -> None:
     for w in doc.warnings:
-        print(f"warning: {doc.source.path}: {w}", file=sys.stderr)
+        log.warning(f"{doc.source.path}: {w}")
 
 
 def print_outline(doc: Document) -> None:

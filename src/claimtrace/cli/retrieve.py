@@ -9,7 +9,8 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.cli.common import fail, only_with, print_json, stdout_console
+from claimtrace.documents import Document
 
 SCHEMA_VERSION = "1.0"
 
@@ -18,17 +19,17 @@ SCHEMA_VERSION = "1.0"
 def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
-    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence."),
+    unit: str = typer.Option("paragraph", "--units", "--unit", help="Retrieval units: paragraph or sentence."),
     retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
-    rerank: str = typer.Option("none", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
+    rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
     k: int = typer.Option(5, "-k", "--k", help="How many units to return."),
     m: int = typer.Option(30, "-m", help="Candidates retrieved before reranking."),
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),
     rerank_log: Path | None = typer.Option(None, "--rerank-log", help="JSONL log of every LLM rerank call."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    batch: Path | None = typer.Option(None, "--batch", help='JSONL of {"id", "doc", "query"} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="Batch output JSONL (resumes); default stdout."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "query"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     llm_base_url: str | None = lo.LLM_BASE_URL,
     llm_model: str | None = lo.LLM_MODEL,
     llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
@@ -50,30 +51,38 @@ def retrieve(
         fail("give a FILE and --query, or --batch QUERIES.jsonl")
     if batch is not None and (file is not None or query):
         fail("--batch takes the documents and queries from its file: give no FILE or --query")
+    only_with("--out", out is not None, "--batch", batch is not None)
+    only_with("--rerank-log", rerank_log is not None, "--reranker llm", rerank == "llm")
+    if batch is not None:
+        from claimtrace.batch import check_out_file
+
+        check_out_file(out)
     items = read_jsonl(batch) if batch is not None else []
     opts: dict[str, Any] = {}
     if rerank == "llm":
         settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
         lo.announce(settings, task="rerank")
         if not settings.configured("rerank"):
-            fail("--rerank llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or a settings file")
+            fail("--reranker llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or a settings file")
         opts = {"settings": settings, "log_path": rerank_log}
     pipe = RetrievalPipeline(retriever, reranker=rerank, unit=unit, include_abstract=include_abstract,  # type: ignore[arg-type]
                              task=task, m=m, reranker_options=opts)
     info = {"retriever": retriever, "rerank": rerank, "unit": unit, "k": k, "include_abstract": include_abstract}
 
-    def one(doc: str | Path, q: str) -> dict[str, Any]:
+    def one(doc: str | Path | Document, q: str) -> dict[str, Any]:
         hits = pipe.retrieve(doc, q, k)
-        return {"schema_version": SCHEMA_VERSION, "doc": str(doc), "query": q, **info,
+        path = None if isinstance(doc, Document) else str(doc)
+        return {"schema_version": SCHEMA_VERSION, "doc": path, "query": q, **info,
                 "hits": [h.model_dump(mode="json") for h in hits]}
 
     if batch is not None:
         def fn(item: dict[str, Any]) -> dict[str, Any]:
+            from claimtrace.batch import item_paper
             from claimtrace.errors import ClaimtraceError
 
-            if not item.get("doc") or not item.get("query"):
-                raise ClaimtraceError("each batch item needs 'doc' and 'query'")
-            return one(item["doc"], str(item["query"]))
+            if not item.get("query"):
+                raise ClaimtraceError(f"item {item['id']}: needs a 'query'")
+            return one(item_paper(item, batch), str(item["query"]))
 
         counts = run_batch(items, fn, out=out, desc="retrieve")
         if counts["failed"]:

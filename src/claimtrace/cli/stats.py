@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import print_json, stdout_console
+from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.errors import InputError
 from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
 
@@ -23,11 +23,10 @@ RECORD_FIELDS = (
 
 def stats_for_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
     """Results of plain text (stdin): offsets index the text as given, scope ``text``."""
-    from claimtrace.stats import check, mentions_one_tailed, parse
+    from claimtrace.stats import analyze
 
-    ctx = mentions_one_tailed(text)
-    return [DocumentStat(**check(r, alpha=alpha, one_tailed_context=ctx).model_dump(), scope="text")
-            for r in parse(text)]
+    # analyze scopes "one-tailed" to each result's sentence (or a scope the text states)
+    return [DocumentStat(**r.model_dump(), scope="text") for r in analyze(text, alpha=alpha)]
 
 
 def stats_for_file(path: str, *, alpha: float = 0.05) -> list[DocumentStat]:
@@ -58,12 +57,47 @@ def summary(results: list[DocumentStat]) -> dict[str, int]:
     }
 
 
-def _fmt_p(cmp: str | None, p: float | None) -> str:
-    if cmp is None:
-        return ""
-    if cmp == "ns":
-        return "ns"
-    return f"{cmp} {p:.4g}" if p is not None else cmp
+def _span(r: DocumentStat, name: str, fallback: float | None) -> str:
+    if name in r.spans:
+        return r.spans[name].text
+    return f"{fallback:g}" if fallback is not None else "?"
+
+
+def _groups(r: DocumentStat) -> str:
+    """Group descriptives as written: ``40/57 (70%) vs 19/58 (33%)``."""
+    groups: list[str] = []
+    for d in r.descriptives:
+        if d.kind == "percent" and groups and "/" in groups[-1] and "(" not in groups[-1]:
+            groups[-1] += f" ({d.text})"
+        elif d.kind in ("count", "percent", "mean", "median"):
+            groups.append(d.text)
+    return " vs ".join(groups[:4])
+
+
+def compact_result(r: DocumentStat) -> str:
+    """The statistic as a short cell: ``t(28) = 2.20, p = .03``; ``40/57 (70%) vs 19/58 (33%), p < .001``."""
+    parts: list[str] = []
+    if r.test:
+        name = r.test_text or r.test
+        dfs = ", ".join(f"{d:g}" for d in (r.df1, r.df2) if d is not None)
+        head = f"{name}({dfs})" if dfs else name
+        parts.append(f"{head} {r.comparison or '='} {_span(r, 'value', r.value)}")
+    elif r.descriptives:
+        groups = _groups(r)
+        if groups:
+            parts.append(groups)
+    if r.ci_low is not None and r.ci_high is not None:
+        level = f"{r.ci_level * 100:g}% " if r.ci_level else ""
+        parts.append(f"{level}CI [{r.ci_low:g}, {r.ci_high:g}]")
+    if r.p_comparison == "ns":
+        parts.append("ns")
+    elif r.p_comparison is not None:
+        p_text = r.spans["p"].text if "p" in r.spans else (f"{r.p_value:g}" if r.p_value is not None else "?")
+        parts.append(f"p {r.p_comparison} {p_text}")
+    if not parts:
+        text = " ".join(r.text.split())
+        return text if len(text) <= 60 else "…" + text[-59:]
+    return ", ".join(parts)
 
 
 def _flag(r: DocumentStat) -> str:
@@ -85,14 +119,11 @@ def print_table(results: list[DocumentStat], source: str) -> None:
 
     con = stdout_console()
     table = Table(title=f"Statistical results in {source}", show_lines=False)
-    for col in ("section", "sentence", "result", "reported p", "recomputed p", "flag"):
+    for col in ("section", "sentence", "result (as reported)", "recomputed p", "flag"):
         table.add_column(col, overflow="fold")
     for r in results:
-        text = " ".join(r.text.split())
-        if len(text) > 90:
-            text = text[:89] + "…"
         section = r.section or r.scope
-        table.add_row(escape(section[:30]), r.unit_id or "", escape(text), _fmt_p(r.p_comparison, r.p_value),
+        table.add_row(escape(section[:30]), r.unit_id or "", escape(compact_result(r)),
                       f"{r.computed_p:.4g}" if r.computed_p is not None else "", _flag(r))
     con.print(table)
     s = summary(results)
@@ -113,22 +144,29 @@ def _run(source: str, alpha: float) -> list[DocumentStat]:
 def stats(
     source: str = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON record per result."),
-    batch: Path | None = typer.Option(None, "--batch", help="JSONL with {\"id\", \"doc\"} per line."),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: write rows here (resumes)."),
+    batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
+    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level for decision errors."),
 ) -> None:
     """Find, parse and check every statistical result (t, F, chi2, r, z, Q, OR/HR/RR, CIs, p...)."""
     if not 0 < alpha < 1:
         raise InputError(None, f"--alpha must be between 0 and 1, got {alpha}")
+    only_with("--out", out is not None, "--batch", batch is not None)
     if batch is not None:
-        from claimtrace.batch import read_jsonl, run_batch
+        from claimtrace.batch import check_out_file, item_doc, item_text, read_jsonl, run_batch
 
+        if source is not None:
+            fail("give either FILE or --batch, not both")
+        check_out_file(out)
         items = read_jsonl(batch)
 
         def one(item: dict[str, Any]) -> dict[str, Any]:
-            doc = item.get("doc")
-            if not isinstance(doc, str) or not doc:
-                raise InputError(batch, f"item {item['id']}: needs a 'doc' path")
+            text = item_text(item)
+            if text is not None and item.get("doc") is None:
+                res = stats_for_text(text, alpha=alpha)
+                return {"schema_version": SCHEMA_VERSION, "doc": None, "summary": summary(res),
+                        "results": records(res)}
+            doc = item_doc(item, batch)
             res = stats_for_file(doc, alpha=alpha)
             return {"schema_version": SCHEMA_VERSION, "doc": doc, "summary": summary(res),
                     "results": records(res)}

@@ -8,20 +8,20 @@ from pathlib import Path
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, print_json
+from claimtrace.cli.common import check_out_dir, fail, print_json
 
 
 @app.command("train-retriever")
 def train_retriever_cmd(
     data: Path = typer.Option(..., "--data", help="Training JSONL: {doc, task, query, positive, unit, gold} per line."),
-    out: Path | None = typer.Option(None, "--out", help="Output folder (default: a folder under the user's models directory)."),
+    out: Path | None = typer.Option(None, "--out", help="A folder: the trained model goes there (default: a folder under the user's models directory)."),
     base_model: str | None = typer.Option(None, "--base-model", help="sentence-transformers path or id (default: the offline all-MiniLM-L6-v2)."),
     tau: float = typer.Option(0.89, "--tau", help="Skip hard-negative candidates with a sentence at cosine >= tau to a gold text."),
-    epochs: int = typer.Option(2, "--epochs"),
-    batch_size: int = typer.Option(16, "--batch-size"),
+    epochs: int = typer.Option(2, "--epochs", help="Passes over the training data."),
+    batch_size: int = typer.Option(16, "--batch-size", help="Triplets per training step."),
     lr: float = typer.Option(3e-5, "--lr", help="Encoder learning rate."),
     margin: float = typer.Option(0.2, "--margin", help="Triplet margin (cosine distance)."),
-    max_seq_length: int = typer.Option(128, "--max-seq-length"),
+    max_seq_length: int = typer.Option(128, "--max-seq-length", help="Longest input in tokens (longer is cut)."),
     eval_every: int = typer.Option(50, "--eval-every", help="Steps between validation-recall checks."),
     patience: int = typer.Option(3, "--patience", help="Checks without improvement before stopping."),
     max_minutes: float = typer.Option(25.0, "--max-minutes", help="Stop training after this long (the best model is kept)."),
@@ -35,6 +35,8 @@ def train_retriever_cmd(
 
     if not 0 < tau <= 1:
         fail(f"--tau must be in (0, 1], got {tau}")
+    if out is not None:
+        check_out_dir(out)
     examples = read_training_data(data)
     target = out or models_dir() / f"retriever-{data.stem}"
     cfg = TrainConfig(base_model=base_model, tau=tau, epochs=epochs, batch_size=batch_size, lr=lr, margin=margin,
@@ -52,13 +54,15 @@ def train_retriever_cmd(
 def retriever_data_cmd(
     source: str = typer.Argument(..., help="'ei' (an Evidence-Inference split folder) or 'evidencebench' (its folder)."),
     path: Path = typer.Argument(..., help="The dataset folder."),
-    out: Path = typer.Option(..., "--out", help="Training JSONL to write."),
-    unit: list[str] = typer.Option(["paragraph", "sentence"], "--unit", help="Unit kinds to emit (repeatable)."),
+    out: Path = typer.Option(..., "--out", help="The training JSONL file to write."),
+    unit: list[str] = typer.Option(["paragraph", "sentence"], "--units", "--unit", help="Unit kinds to emit: paragraph, sentence (repeatable)."),
     json_out: bool = typer.Option(False, "--json", help="Print counts as JSON."),
 ) -> None:
     """Build evidence-task training data for train-retriever from Evidence Inference or EvidenceBench."""
+    from claimtrace.batch import check_out_file
     from claimtrace.retrieval.training_data import ei_training_data, evidencebench_training_data, write_jsonl
 
+    check_out_file(out)
     bad = [u for u in unit if u not in ("paragraph", "sentence")]
     if bad:
         fail(f"unknown --unit {bad[0]!r} (expected paragraph or sentence)")

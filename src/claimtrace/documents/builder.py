@@ -69,6 +69,7 @@ class DocumentBuilder:
     authors: list[str] = field(default_factory=list)
     metadata: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    encoding: str | None = None  # the text encoding detected by a text reader
     _abstract: list[tuple[str | None, str, int | None]] = field(default_factory=list)
     _paras: list[_Para] = field(default_factory=list)
     _excluded: list[ExcludedBlock] = field(default_factory=list)
@@ -144,7 +145,8 @@ class DocumentBuilder:
 
         return Document(
             id=content_hash(self.source_bytes),
-            source=Source(path=self.source_path, format=self.source_format, size=len(self.source_bytes)),
+            source=Source(path=self.source_path, format=self.source_format, size=len(self.source_bytes),
+                          encoding=self.encoding),
             title=clean_text(self.title) if self.title else None,
             authors=self.authors,
             metadata=self.metadata,

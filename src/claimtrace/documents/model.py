@@ -17,7 +17,7 @@ SCHEMA_VERSION = "1.0"
 
 Scope = Literal["body", "abstract"]
 SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]
-SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown"]
+SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown", "docx"]
 ExcludedKind = Literal[
     "references",
     "table",
@@ -112,6 +112,7 @@ class Source(_Model):
     path: str
     format: SourceFormat
     size: int | None = None
+    encoding: str | None = None  # text formats: the encoding detected (utf-8, utf-16-le, cp1252...)
 
 
 class Document(_Model):

@@ -61,7 +61,8 @@ class ExtractorOptions(BaseModel):
     max_evidence_sentences: int = 3
     retriever: str = "hybrid"
     #: rag-rerank / finetuned-rerank reranker: llm, cross-encoder:PATH, finetuned:DIR, dense; None: the
-    #: non-LLM default (fine-tuned bi-encoder rescoring after hybrid, MiniLM rescoring after fine-tuned)
+    #: non-LLM default (extract.context.DEFAULT_RERANKERS: the fine-tuned bi-encoder's rescoring after hybrid,
+    #: the RRF of BM25 and the fine-tuned retriever over the M candidates after the fine-tuned retriever)
     reranker: str | None = None
     #: the fine-tuned retriever folder for finetuned-rerank (default: <models dir>/ei-evidence)
     finetuned_model: str | None = None

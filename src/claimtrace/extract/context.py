@@ -57,7 +57,7 @@ def check_finetuned_dir(path: str | Path | None) -> Path:
     d = Path(path).expanduser() if path else default_finetuned_dir()
     if not (d / "claimtrace_retriever.json").is_file():
         raise ClaimtraceError(f"no fine-tuned retriever in {d} (train one with `claimtrace train-retriever`, "
-                              "or give its folder as finetuned_model / --finetuned-model)")
+                              "or give its folder as extractor_options.finetuned_model in an experiment config)")
     return d
 
 

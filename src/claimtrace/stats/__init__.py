@@ -24,7 +24,7 @@ from claimtrace.stats.model import (
     StatResult,
 )
 from claimtrace.stats.normalize import normalize
-from claimtrace.stats.parser import mentions_one_tailed, parse
+from claimtrace.stats.parser import mentions_one_tailed, one_tailed_scope, parse
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -40,5 +40,6 @@ __all__ = [
     "compute_p",
     "mentions_one_tailed",
     "normalize",
+    "one_tailed_scope",
     "parse",
 ]

@@ -7,13 +7,14 @@ from typing import Literal
 from claimtrace.documents.model import AbstractSection, Document, Paragraph
 from claimtrace.stats.check import check
 from claimtrace.stats.model import DocumentStat
-from claimtrace.stats.parser import mentions_one_tailed, parse
+from claimtrace.stats.parser import one_tailed_in_sentence, one_tailed_scope, parse
 
 
 def analyze_document(doc: Document, *, alpha: float = 0.05,
                      scope: Literal["all", "body", "abstract"] = "all") -> list[DocumentStat]:
     """Parse and check every result of a Document; offsets index ``body_text`` or ``abstract_text``."""
-    one_tailed = mentions_one_tailed(doc.abstract_text) or mentions_one_tailed(doc.body_text)
+    # one-tailed scope: a statement for the whole paper, else the result's own sentence
+    one_tailed = one_tailed_scope(doc.abstract_text) or one_tailed_scope(doc.body_text)
     units: list[tuple[Literal["body", "abstract"], AbstractSection | Paragraph]] = []
     if scope in ("all", "abstract"):
         units.extend(("abstract", sec) for sec in doc.abstract)
@@ -22,7 +23,8 @@ def analyze_document(doc: Document, *, alpha: float = 0.05,
     out: list[DocumentStat] = []
     for sc, unit in units:
         for res in parse(unit.text):
-            checked = check(res, alpha=alpha, one_tailed_context=one_tailed).shifted(unit.start)
+            ctx = one_tailed or one_tailed_in_sentence(unit.text, res.start, res.end)
+            checked = check(res, alpha=alpha, one_tailed_context=ctx).shifted(unit.start)
             sent_id = None
             for sent in unit.sentences:
                 if sent.start <= checked.start < sent.end:

@@ -38,6 +38,7 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 # a damaged minus: control char / "?" after a comparator or opening bracket, before a number
 _MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto|\sp)\s*$")
 _MINUS_NEXT = re.compile(r"\s?\.?\d")
+_CHI_LOST = re.compile(r"\??\?\s?2\s*\(\s*\d")
 _NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·]")
 
 
@@ -66,6 +67,9 @@ def _replacement(text: str, i: int, ch: str) -> str:
     if ch == "·":
         ok = 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
         return "." if ok else ch
+    # "?2(20)", "??2(10)": a lost χ (read by the parser), not a minus
+    if ch == "?" and _CHI_LOST.match(text, i):
+        return ch
     # a control character or "?" where a minus sign belongs
     if _MINUS_NEXT.match(text[i + 1 : i + 3]) and _MINUS_SLOT.search(text[max(0, i - 6) : i]):
         return "-"

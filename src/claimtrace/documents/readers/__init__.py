@@ -30,6 +30,7 @@ _READER_MODULES: dict[SourceFormat, str] = {
     "html": "claimtrace.documents.readers.html",
     "text": "claimtrace.documents.readers.text",
     "markdown": "claimtrace.documents.readers.text",
+    "docx": "claimtrace.documents.readers.docx",
 }
 
 
@@ -46,6 +47,12 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
     stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if stripped.startswith(b"%PDF") or b"%PDF-" in head[:1024]:
         return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        from claimtrace.documents.readers.docx import is_docx
+
+        if is_docx(data):
+            return "docx"
+        raise InputError(path, "unsupported format (a ZIP archive that is not a Word .docx file)")
     lower = stripped[:4096].lower()
     if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype") or lower.startswith(b"<"):
         if re.search(rb"<tei[\s>]|http://www\.tei-c\.org/ns", lower):
@@ -58,7 +65,7 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
             return "html"
         if lower.startswith(b"<?xml") or lower.startswith(b"<!doctype"):
             raise InputError(path, "unsupported XML format (expected JATS/NLM, GROBID TEI or HTML)")
-    if _looks_binary(head):
+    if _looks_binary(data):
         raise InputError(path, "unsupported format (binary file that is not a PDF)")
     suffix = Path(path).suffix.lower()
     if suffix in (".md", ".markdown"):
@@ -68,20 +75,28 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
     return "text"
 
 
-def _looks_binary(head: bytes) -> bool:
-    if b"\x00" in head:
-        return True
+def _looks_binary(data: bytes) -> bool:
+    """Not text in any encoding the text reader detects (UTF-8/16/32 with a BOM, UTF-8, legacy 8-bit)."""
+    from claimtrace.documents.readers.text import bom_encoding, decode_text
+
+    head = data[:4096]
+    if bom_encoding(head) is not None:
+        return False
     try:
         head.decode("utf-8")
+        return False
     except UnicodeDecodeError as exc:
-        # a multi-byte character cut at the 4 KiB boundary is still text
-        if exc.start < len(head) - 4:
-            return True
+        if exc.start >= len(head) - 4 and b"\x00" not in head:
+            return False  # a multi-byte character cut at the 4 KiB boundary is still text
+    try:
+        decode_text(data[:65536])
+    except InputError:
+        return True
     return False
 
 
 def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: SourceFormat | None = None) -> Document:
-    """Read a paper from disk (JATS, TEI, PDF, HTML, text, Markdown) into a Document."""
+    """Read a paper from disk (JATS, TEI, PDF, HTML, Word .docx, text, Markdown) into a Document."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "no such file")

@@ -833,6 +833,8 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
             break
 
     mode = "body"  # body | abstract | excluded
+    abstract_page = first_page  # the page the abstract starts on
+    abstract_chars = 0
     excl_kind: ExcludedKind = "references"
     section: str | None = None
     pending: list[Line] = []  # the body paragraph being assembled
@@ -869,7 +871,7 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
                 continue
             flush_refs()
             if _ABSTRACT_HEAD.match(text):
-                mode = "abstract"
+                mode, abstract_page = "abstract", bl.page
             elif kind is not None:
                 mode, excl_kind, section = "excluded", kind, text
             elif _KEYWORDS.match(text):
@@ -897,16 +899,22 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
             continue
         m = _ABSTRACT_RUNIN.match(text)
         if m and not abstract and bl.page == first_page and mode == "body" and section is None:
-            mode = "abstract"
+            mode, abstract_page, abstract_chars = "abstract", bl.page, len(text)
             abstract.append((None, list(bl.lines)))
             continue
         if mode == "abstract":
             label = _STRUCTURED_LABEL.match(text)
-            if label or not abstract:
-                abstract.append((label.group(1) if label else None, list(bl.lines)))
+            if abstract and (_abstract_ends(bl.page, abstract_page, abstract_chars + len(text), bool(label))
+                             or (bl.indented and indent_style and not label and abstract[0][0] is None
+                                 and abstract_chars >= ABSTRACT_PARAGRAPH_CHARS)):
+                mode = "body"  # the abstract cannot swallow the paper: the rest is body text
             else:
-                abstract[-1][1].extend(bl.lines)
-            continue
+                abstract_chars += len(text)
+                if label or not abstract:
+                    abstract.append((label.group(1) if label else None, list(bl.lines)))
+                else:
+                    abstract[-1][1].extend(bl.lines)
+                continue
         adjacent = i > 0 and bool(pending) and blocks[i - 1].lines[-1] is pending[-1]
         if pending and section == pending_section and _continues(pending, bl, text, indent_style, adjacent):
             pending.extend(bl.lines)
@@ -923,6 +931,21 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
         if abs_label:
             text = _STRUCTURED_LABEL.sub("", text, count=1)
         b.add_abstract(text, label=abs_label.upper() if abs_label else None, page=lns[0].page)
+
+
+#: the longest plausible abstract (structured abstracts run to about 450 words, some 3,000 characters)
+ABSTRACT_MAX_CHARS = 3500
+#: an unstructured abstract this long is whole: an indented paragraph after it starts the body
+ABSTRACT_PARAGRAPH_CHARS = 800
+
+
+def _abstract_ends(page: int, start_page: int, chars: int, labelled: bool) -> bool:
+    """Whether a block no longer belongs to the abstract: the abstract ends at the first body heading
+    (handled by the caller), at the page break after its start (a structured abstract's next labelled
+    part may cross it) or where it would grow past a plausible length. (The caller also ends an
+    unstructured abstract of ABSTRACT_PARAGRAPH_CHARS or more at the next indented paragraph of a paper
+    whose paragraphs are indented.)"""
+    return chars > ABSTRACT_MAX_CHARS or (page > start_page and not labelled)
 
 
 # appendices after the reference list are body again ("A Appendix A - Baseline Details", "Appendix B")

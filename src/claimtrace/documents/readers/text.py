@@ -1,5 +1,11 @@
 """Plain text and Markdown: headings become sections, an "Abstract" heading marks the abstract,
-blank lines separate paragraphs. Paragraphs keep ``source_start``/``source_end`` into the file."""
+blank lines separate paragraphs. Paragraphs keep ``source_start``/``source_end`` into the decoded text.
+
+Encodings: a byte-order mark decides UTF-8/16/32; otherwise UTF-8 when the bytes are valid UTF-8;
+otherwise charset-normalizer's detection, with Windows-1252 (the superset of Latin-1 that older
+Western corpora use) preferred whenever it reads the bytes at least as cleanly as the detected one.
+The encoding is recorded in ``Document.source.encoding``.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from claimtrace.documents.builder import DocumentBuilder
-from claimtrace.documents.model import Document, SourceFormat
+from claimtrace.documents.model import Document, ExcludedKind, SourceFormat
 from claimtrace.documents.sections import excluded_heading
 from claimtrace.errors import InputError
 
@@ -21,6 +27,52 @@ _STRUCTURED_LABEL = re.compile(
     r"CONCLUSIONS AND RELEVANCE|SIGNIFICANCE|TRIAL REGISTRATION|CONTEXT)\s*[:.]\s*", re.I)
 
 
+# longest BOM first: the UTF-32-LE mark starts with the UTF-16-LE one
+_BOMS = (
+    (b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\xef\xbb\xbf", "utf-8"), (b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le"),
+)
+
+
+def bom_encoding(data: bytes) -> str | None:
+    """The encoding named by a byte-order mark at the start of ``data``, if any."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    return None
+
+
+def decode_text(data: bytes, path: str = "") -> tuple[str, str]:
+    """Decode text bytes; returns (text, encoding). Raises InputError for bytes that are not text."""
+    bom = bom_encoding(data)
+    if bom is not None:
+        marks = {"utf-8": 3, "utf-16-le": 2, "utf-16-be": 2, "utf-32-le": 4, "utf-32-be": 4}
+        try:
+            return data[marks[bom]:].decode(bom), bom
+        except UnicodeDecodeError as exc:
+            raise InputError(path, f"invalid {bom} text after its byte-order mark (byte {exc.start})") from None
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        pass
+    if b"\x00" in data:
+        raise InputError(path, "unsupported format (binary file that is not a PDF)")
+    from charset_normalizer import from_bytes
+    from charset_normalizer.md import mess_ratio
+
+    best = from_bytes(data).best()
+    if best is None:
+        raise InputError(path, "unsupported format (binary file that is not a PDF)")
+    detected = str(best)
+    try:
+        western = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return detected, best.encoding
+    if mess_ratio(western, 1.0) <= mess_ratio(detected, 1.0):
+        return western, "cp1252"
+    return detected, best.encoding
+
+
 @dataclass
 class TextReader:
     """Reader for plain text and Markdown."""
@@ -29,13 +81,18 @@ class TextReader:
 
     def read(self, data: bytes, path: str) -> Document:
         """Parse text/Markdown bytes into a Document."""
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            text = data.decode("latin-1")
+        text, encoding = decode_text(data, path)
+        return self.parse_text(text, path, data, encoding=encoding)
+
+    def parse_text(self, text: str, path: str, data: bytes, *, encoding: str | None = None,
+                   source_format: SourceFormat | None = None,
+                   excluded: list[tuple[ExcludedKind, str]] | None = None) -> Document:
+        """Build a Document from decoded text (``data``: the source bytes the id is computed from)."""
         if not text.strip():
             raise InputError(path, "empty file")
-        b = DocumentBuilder(path, self.format, data)
+        b = DocumentBuilder(path, source_format or self.format, data, encoding=encoding)
+        for ex_kind, ex_text in excluded or []:
+            b.add_excluded(ex_kind, ex_text)
         section: str | None = None
         in_abstract = False
         in_excluded: str | None = None

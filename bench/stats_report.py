@@ -1,0 +1,75 @@
+"""Write the statistics-engine figures of docs/statistics.md from the committed result files.
+
+Reads bench/results/stats_score.json, stats_vs_statcheck.json and stats_grammar_choice.json and replaces
+the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
+
+    python bench/stats_report.py
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RES = ROOT / "bench" / "results"
+DOC = ROOT / "docs" / "statistics.md"
+START, END = "<!-- stats-figures:start -->", "<!-- stats-figures:end -->"
+
+
+def _pct(d: dict[str, Any]) -> str:
+    lo, hi = d["ci95"]
+    return f"{100 * d['share']:.1f}% ({d['hits']}/{d['n']}, {d['papers']} papers; 95% CI {100 * lo:.1f}-{100 * hi:.1f})"
+
+
+def _load_note(prov: dict[str, Any]) -> str:
+    m = prov["machine"]
+    la, lb = m["load_average_at_start"][0], m["load_average_at_end"][0]
+    flag = " — **loaded** (load above the core count): timings are upper bounds" if m["loaded"] else ""
+    return f"load average {la}-{lb} on {m['cores']} cores{flag}; commit {prov['commit']}"
+
+
+def block() -> str:
+    """The Markdown block of figures."""
+    score = json.loads((RES / "stats_score.json").read_text(encoding="utf-8"))
+    sc = json.loads((RES / "stats_vs_statcheck.json").read_text(encoding="utf-8"))
+    gram = json.loads((RES / "stats_grammar_choice.json").read_text(encoding="utf-8"))
+    lines = [START, "",
+             "Written by `bench/stats_report.py` from the result files named below; do not edit by hand.", "",
+             "**SCORE coded evidence** (`bench/results/stats_score.json`; annotation: SCORE's own coders; "
+             f"split rule: `{score['split_rule']}`, fixed before any pattern was written; development = the "
+             "strings patterns were written on, so its figures are development data):", "",
+             "| figure | development | untouched split |", "|---|---|---|"]
+    names = {"found": "a result found in the string", "significance": "significance agrees with the coders' "
+             "nonsig flag (alpha .05; strings both decide)", "decided_share": "engine decides significance "
+             "(of strings the coders decided)", "significance_stated_level": "significance agrees, strings "
+             "that report the 10% level judged at alpha .10", "coef_se": "coefficient and SE both parsed right "
+             "(orig_outcomes rows with both)"}
+    for key, label in names.items():
+        lines.append(f"| {label} | {_pct(score['dev'][key])} | {_pct(score['untouched'][key])} |")
+    sp = sc["speed"]
+    lines += ["", f"**Speed vs statcheck** (`bench/results/stats_vs_statcheck.json`, {sc['articles']} EI validation "
+              f"articles, {sc['characters']:,} characters, parse + check; median of {len(sp['runs'])} runs, each the "
+              f"best of 3 passes): CPU time {sp['ours_cpu_seconds']} s vs statcheck {sp['statcheck_cpu_seconds']} s "
+              f"(median run CPU ratio {sp['median_run_cpu_ratio']}x); wall time {sp['ours_seconds']} s vs "
+              f"{sp['statcheck_seconds']} s (median run ratio {sp['median_run_ratio']}x); "
+              f"{_load_note(sc['provenance'])}. Results: ours {sc['results']['ours']}, statcheck "
+              f"{sc['results']['statcheck']}, statcheck's found by ours {sc['statcheck_found_by_ours']}.",
+              "", f"**Regex vs grammar library** (`bench/results/stats_grammar_choice.json`): a pyparsing "
+              f"{gram['pyparsing_version']} grammar for one APA form takes {gram['median_seconds']['pyparsing_one_form']} s "
+              f"on the same texts where the whole regex engine (every style, repair and check) takes "
+              f"{gram['median_seconds']['claimtrace_all_styles']} s ({gram['pyparsing_slower_by']}x); "
+              f"{_load_note(gram['provenance'])}. The engine stays on regular expressions.", "", END]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Replace the figures block in docs/statistics.md."""
+    text = DOC.read_text(encoding="utf-8")
+    a, b = text.index(START), text.index(END) + len(END)
+    DOC.write_text(text[:a] + block() + text[b:], encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""The statistics engine on SCORE's coded statistical evidence (social- and behavioural-science styles).
+
+Data: ``../shared/data/statistics/score/`` (``claims_stat_evidence.csv``, ``orig_outcomes.csv``).
+
+Split (fixed before any pattern was written for these files, never changed): a paper is **untouched**
+when ``int(sha256("claimtrace-i13-score:" + paper_id).hexdigest()[:8], 16) % 10 < 3`` (about 30% of
+the papers), else **development**. Patterns were written looking at development strings only.
+
+Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples, seed 13):
+
+- ``found``: share of coded evidence strings in which ``parse`` finds at least one result;
+- ``significance``: among strings the coders decided (``nonsig`` ``T``/``F``, not ``Non-inf``) and the
+  engine decides (the first result of ``analyze`` with ``significant`` set), the share where the engine's
+  significance agrees with the coders' flag (``nonsig == "T"`` means not significant), at alpha = .05; the
+  share the engine decides is given too (``decided_share``); ``significance_stated_level``: the same where a
+  string that itself reports significance at the 10% level (``p < .1``, "significant at the 10 percent
+  level") is judged at alpha = .10, the level its authors use (the coders' flag follows the paper);
+- ``coef_se``: among ``orig_outcomes`` rows with a coded coefficient, its SE and the effect text, the
+  share where one parsed result of the text has both the coefficient (``value``) and the SE (``se``)
+  equal to the coded ones (to 1e-6).
+
+    PYTHONPATH=src .venv/bin/python bench/stats_score.py [--show-misses dev]
+
+Writes bench/results/stats_score.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from claimtrace.stats import StatResult, analyze, parse  # noqa: E402
+from provenance import Run  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data" / "statistics" / "score"
+CLAIMS = DATA / "claims_stat_evidence.csv"
+OUTCOMES = DATA / "orig_outcomes.csv"
+OUT = ROOT / "bench" / "results" / "stats_score.json"
+SALT = "claimtrace-i13-score:"
+
+
+def split_of(paper_id: str) -> str:
+    """``untouched`` or ``dev``: the fixed split of a SCORE paper (see the module docstring)."""
+    h = int(hashlib.sha256((SALT + paper_id).encode("utf-8")).hexdigest()[:8], 16)
+    return "untouched" if h % 10 < 3 else "dev"
+
+
+def _num(s: str) -> float | None:
+    s = (s or "").strip()
+    if s in ("", "NA", "NULL", "NaN"):
+        return None
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def _close(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and abs(a - b) <= 1e-6 * max(1.0, abs(b))
+
+
+def _engine_significant(results: list[StatResult]) -> bool | None:
+    for r in results:
+        if r.significant is not None:
+            return r.significant
+    return None
+
+
+def _bootstrap(items: list[tuple[str, int]], reps: int = 2000, seed: int = 13) -> dict[str, Any]:
+    """Share of hits among (paper, hit) items, with a 95% CI from a bootstrap over papers."""
+    n = len(items)
+    if not n:
+        return {"n": 0, "hits": 0, "share": None, "ci95": None}
+    by_paper: dict[str, list[int]] = defaultdict(list)
+    for paper, hit in items:
+        by_paper[paper].append(hit)
+    papers = sorted(by_paper)
+    rng = random.Random(seed)
+    shares = []
+    for _ in range(reps):
+        hits = tot = 0
+        for _k in range(len(papers)):
+            vals = by_paper[papers[rng.randrange(len(papers))]]
+            hits += sum(vals)
+            tot += len(vals)
+        shares.append(hits / tot)
+    shares.sort()
+    hits = sum(h for _, h in items)
+    return {"n": n, "papers": len(papers), "hits": hits, "share": round(hits / n, 4),
+            "ci95": [round(shares[int(0.025 * reps)], 4), round(shares[int(0.975 * reps) - 1], 4)]}
+
+
+def evaluate(split: str, show: bool = False) -> dict[str, Any]:
+    """The three figures on one split."""
+    found: list[tuple[str, int]] = []
+    sig: list[tuple[str, int]] = []
+    sig10: list[tuple[str, int]] = []
+    decided: list[tuple[str, int]] = []
+    misses: dict[str, list[str]] = defaultdict(list)
+    with CLAIMS.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            pid = row["paper_id"]
+            if split_of(pid) != split:
+                continue
+            text = row["coded_stat_evidence"] or ""
+            res = analyze(text)
+            found.append((pid, int(bool(res))))
+            if not res:
+                misses["found"].append(text)
+            flag = row["nonsig"]
+            if flag in ("T", "F"):
+                eng = _engine_significant(res)
+                decided.append((pid, int(eng is not None)))
+                if eng is None:
+                    misses["undecided"].append(f"[{flag}] {text}")
+                else:
+                    ok = eng == (flag == "F")
+                    sig.append((pid, int(ok)))
+                    at10 = any(r.p_comparison == "<" and r.p_value is not None and abs(r.p_value - 0.1) < 1e-9
+                               for r in res)
+                    eng10 = _engine_significant(analyze(text, alpha=0.1)) if at10 else eng
+                    sig10.append((pid, int(eng10 == (flag == "F"))))
+                    if not ok:
+                        misses["significance"].append(f"[nonsig={flag}] {text}")
+    coef: list[tuple[str, int]] = []
+    with OUTCOMES.open(encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            pid = row["paper_id"]
+            if split_of(pid) != split:
+                continue
+            c, se = _num(row["orig_coef_value"]), _num(row["orig_coef_se"])
+            text = (row["orig_effect_size_text"] or "").strip()
+            if c is None or se is None or text in ("", "NULL", "NA"):
+                continue
+            ok = any(_close(r.value, c) and _close(r.se, se) for r in parse(text))
+            coef.append((pid, int(ok)))
+            if not ok:
+                misses["coef_se"].append(f"[{c} / {se}] {text}")
+    if show:
+        for k, v in misses.items():
+            print(f"== {k}: {len(v)}", file=sys.stderr)
+            for s in v:
+                print("  " + s[:300].replace("\n", " "), file=sys.stderr)
+    return {"found": _bootstrap(found), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
+            "significance_stated_level": _bootstrap(sig10),
+            "coef_se": _bootstrap(coef)}
+
+
+def main() -> None:
+    """Compute the figures on both splits and write the JSON report."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--show-misses", choices=["dev"], help="print the development misses to stderr")
+    ap.add_argument("--no-write", action="store_true", help="print only, do not write the result file")
+    args = ap.parse_args()
+    run = Run(data=[CLAIMS, OUTCOMES])
+    result = {
+        "schema_version": "1",
+        "split_rule": f'untouched iff int(sha256("{SALT}" + paper_id)[:8], 16) % 10 < 3',
+        "annotation": "SCORE coders (the dataset's own coding); no annotation by this project",
+        "dev": evaluate("dev", show=args.show_misses == "dev"),
+        "untouched": evaluate("untouched"),
+        "provenance": run.finish(),
+    }
+    print(json.dumps({k: result[k] for k in ("dev", "untouched")}, indent=1))
+    if not args.no_write:
+        OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,227 @@
+"""The grouping step: component tokens, left to right, into results (``_group``), and which are kept (``_keep``)."""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass, field
+from typing import Any
+
+from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num
+from claimtrace.stats.model import (
+    EFFECT_SIZES,
+    RATIO_TESTS,
+)
+from claimtrace.stats.scanners import _BREAK_RE, _Tok
+
+
+@dataclass
+class _Res:
+    kind: str
+    start: int
+    end: int
+    last: int
+    fields: dict[str, Any] = field(default_factory=dict)
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    effects: list[tuple[str, float, int, int]] = field(default_factory=list)
+    descs: list[_Tok] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# grouping
+def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
+    if b < a:
+        return True
+    # _BREAK_RE has no anchors or lookarounds: searching t between a and b is searching t[a:b]
+    return min(b, len(t)) - a <= limit and not _BREAK_RE.search(t, a, b)
+
+
+def _group(t: str, toks: list[_Tok]) -> list[_Res]:
+    primary = [tk for tk in toks if tk.kind in ("test", "p", "ci")]
+    primary.sort(key=lambda tk: (tk.start, -tk.end))
+    # drop primaries nested inside an earlier one (a CI inside a test's bare CI, a "p" inside a name)
+    kept: list[_Tok] = []
+    for tk in primary:
+        if kept and tk.start < kept[-1].end and tk.kind == kept[-1].kind:
+            continue
+        if kept and tk.kind == "ci" and kept[-1].kind == "test" and "ci" in kept[-1].data and tk.start < kept[-1].end:
+            continue
+        if kept and tk.kind == "test" and kept[-1].kind == "p" and tk.start < kept[-1].end:
+            continue
+        kept.append(tk)
+    # a minor token overlaps a kept one iff some kept token starting before its end ends after its start
+    # (``kept`` is sorted by start: bisect on the starts, running maximum of the ends)
+    starts = [tk.start for tk in kept]
+    max_end: list[int] = []
+    for tk in kept:
+        max_end.append(max(max_end[-1], tk.end) if max_end else tk.end)
+    minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci")
+                    and not ((k := bisect_left(starts, tk.end)) > 0 and max_end[k - 1] > tk.start)),
+                   key=lambda tk: tk.start)
+    # descriptives: drop those overlapping one another (keep the first, longest)
+    descs: list[_Tok] = []
+    for tk in sorted((tk for tk in minor if tk.kind == "desc"),
+                     key=lambda tk: (tk.start, tk.data["kind"] not in ("mean", "sd"), -tk.end)):
+        if descs and tk.start < descs[-1].end:
+            continue
+        descs.append(tk)
+    others = [tk for tk in minor if tk.kind != "desc"]
+    events = sorted(kept + descs + others, key=lambda tk: (tk.start, 0 if tk.kind in ("test", "p", "ci") else 1))
+
+    results: list[_Res] = []
+    cur: _Res | None = None
+    pending_desc: list[_Tok] = []
+    pending_n: _Tok | None = None
+
+    def open_result(kind: str, tk: _Tok) -> _Res:
+        nonlocal pending_desc, pending_n
+        r = _Res(kind, tk.start, tk.end, tk.end)
+        if pending_desc and _gap_ok(t, pending_desc[-1].end, tk.start, 120):
+            # keep the descriptives of this sentence only
+            r.descs = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
+            if r.descs:
+                r.start = min(r.start, r.descs[0].start)
+        pending_desc = []
+        if pending_n is not None and _gap_ok(t, pending_n.end, tk.start, 60):
+            r.fields["n"] = pending_n.data["n"]
+            r.fields["n_per_group"] = pending_n.data["per"]
+            r.spans["n"] = (pending_n.start, pending_n.end)
+            r.start = min(r.start, pending_n.start)
+        pending_n = None
+        results.append(r)
+        return r
+
+    for tk in events:
+        # "close" (the gap to the open result: _gap_ok(t, cur.last, tk.start, 45)) is asked last in each test below
+        if tk.kind == "test":
+            d = tk.data
+            if (cur is not None and d["test"] in EFFECT_SIZES and cur.kind == "test"
+                    and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")
+                    and _gap_ok(t, cur.last, tk.start, 45)):
+                cur.effects.append((d["test"], d["value"], tk.start, tk.end))
+                cur.last = cur.end = max(cur.end, tk.end)
+                continue
+            cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
+            for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
+                        "p_comparison", "p_value"):
+                if key in d:
+                    cur.fields[key] = d[key]
+            cur.spans.update(d["spans"])
+            cur.repaired.extend(d["repaired"])
+            if "ci" in d:
+                _set_ci(cur, d["ci"])
+        elif tk.kind == "p":
+            if cur is not None and "p_comparison" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
+                target = cur
+            else:
+                cur = target = open_result("p", tk)
+            target.fields["p_comparison"] = tk.data["p_comparison"]
+            target.fields["p_value"] = tk.data["p_value"]
+            if tk.data.get("one_tailed"):
+                target.fields["one_tailed"] = True
+            if tk.data.get("p_detail") and "test_detail" not in target.fields:
+                target.fields["test_detail"] = tk.data["p_detail"]
+            target.spans["p"] = tk.data["spans"]["p_value"]
+            target.spans["p_full"] = tk.data["spans"]["p"]
+            target.repaired.extend(tk.data.get("repaired", []))
+            target.last = target.end = max(target.end, tk.end)
+        elif tk.kind == "ci":
+            if cur is not None and "ci_low" not in cur.fields and (
+                    "p_comparison" not in cur.fields or cur.kind in ("test", "estimate")) and _gap_ok(t, cur.last, tk.start, 35):
+                target = cur
+            else:
+                cur = target = open_result("estimate", tk)
+                _estimate_before(t, target, tk.start)
+            _set_ci(target, tk.data["ci"])
+            if tk.data.get("swapped"):
+                target.repaired.append("CI bounds written high first")
+            target.spans["ci_full"] = (tk.start, tk.end)
+            target.last = target.end = max(target.end, tk.end)
+        elif tk.kind == "n":
+            if cur is not None and "n" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
+                cur.fields["n"] = tk.data["n"]
+                cur.fields["n_per_group"] = tk.data["per"]
+                cur.spans["n"] = (tk.start, tk.end)
+                cur.last = cur.end = max(cur.end, tk.end)
+            else:
+                pending_n = tk
+        elif tk.kind == "se":
+            if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
+                cur.fields["se"] = tk.data["se"]
+                cur.spans["se"] = (tk.start, tk.end)
+                cur.last = cur.end = max(cur.end, tk.end)
+        elif tk.kind == "desc":
+            pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
+            pending_desc.append(tk)
+    return results
+
+
+def _set_ci(r: _Res, ci: tuple[float | None, float, float, int, int]) -> None:
+    lvl, lo, hi, s, e = ci
+    r.fields["ci_level"] = lvl
+    r.fields["ci_low"] = lo
+    r.fields["ci_high"] = hi
+    r.spans["ci"] = (s, e)
+    r.end = max(r.end, e)
+    r.last = max(r.last, e)
+
+
+_EST_BEFORE = re.compile(
+    r"(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*(?:%|[a-zA-Zμµ]{1,10}(?:/[a-zA-Z0-9]+)?)?\s*[,;:(\[]?\s*$"
+)
+
+
+def _estimate_before(t: str, r: _Res, ci_start: int) -> None:
+    """A CI that opens a result: take the point estimate written just before it, if any."""
+    window = t[max(0, ci_start - 30) : ci_start]
+    m = _EST_BEFORE.search(window)
+    if not m:
+        return
+    base = ci_start - len(window)
+    if window[max(0, m.start("v") - 1) : m.start("v")] in ("/", ":") or re.search(r"\d\s*(?:/|of)\s*$", window[: m.start("v")]):
+        return  # the denominator of a count ("20/339; 95% CI ...") is no point estimate
+    r.fields["value"] = _num(m.group("v"))
+    r.spans["value"] = (base + m.start("v"), base + m.end("v"))
+    r.start = min(r.start, base + m.start("v"))
+    ctx = t[max(0, ci_start - 80) : ci_start].lower()
+    if "mean difference" in ctx:
+        r.fields.setdefault("test", "MD")
+    elif "risk difference" in ctx:
+        r.fields.setdefault("test", "RD")
+
+
+# ---------------------------------------------------------------------------------------------
+def _keep(r: _Res) -> bool:
+    f = r.fields
+    test = f.get("test")
+    has_support = "p_comparison" in f or "ci_low" in f or "se" in f
+    v = f.get("value")
+    if r.kind == "p":
+        return "p_comparison" in f
+    if r.kind == "estimate" and test is None:
+        return "ci_low" in f
+    if test is None or v is None:
+        return False
+    has_df = "df1" in f
+    if test in ("r", "rho", "tau") and abs(v) > 1:
+        return False
+    if test in ("eta2", "partial_eta2", "omega2", "R2") and not 0 <= v <= 1:
+        return False
+    if test in ("F", "chi2", "Q", "H", "U", "W", "f2") and v < 0:
+        return False
+    if test in RATIO_TESTS and not (0 < v < 50):
+        return False
+    if test in ("d", "g") and abs(v) >= 10:
+        return False
+    if test in _ESTIMATE_TESTS or test in ("b", "beta"):
+        return has_support
+    if test in ("t", "F", "z", "chi2") and "stat" in (f.get("test_text") or ""):
+        return True  # "t-statistic = -2.49": named in full, a result even without df or p
+    if has_df:
+        return True
+    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"):
+        return True
+    return has_support
+

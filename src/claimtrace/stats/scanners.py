@@ -1,0 +1,655 @@
+"""Scanners, one per component kind: test statistics, p-values, CIs and the minor components (N, SE, descriptives).
+
+Each scanner takes a (repaired) text window and returns its tokens (``_Tok``) with offsets into it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from claimtrace.stats.lexicon import (
+    _ESTIMATE_TESTS,
+    _LOOSE_OK,
+    _NAME_ALT_FAST,
+    _NUM_ALONE,
+    _PCMP,
+    _Q_DETAIL,
+    _SINGLE,
+    _TEST_NAMES,
+    BOUND,
+    DF,
+    NUM,
+    SNUM,
+    _df,
+    _name_index,
+    _num,
+)
+
+_TEST_RE = re.compile(
+    _NAME_ALT_FAST + r"(?![A-Za-z])(?P<sub>_[A-Za-z0-9]{1,8})?"
+    # a header in parentheses: "OR (95% CI) = 1.11 (1.01-1.21)", "B (SE) = .026 (.009)"
+    r"(?:\s*\(\s*(?:(?P<cilvl>\d{2}(?:\.\d+)?)\s*%\s*CI"
+    r"|(?P<sehdr>SE|S\.E\.|s\.e\.|se|[Ss]tandard\s+[Ee]rror))\s*\))?"
+    r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
+    r"(?:\s*[,;]\s*[Nn]\s*(?:=|\sp\s)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
+    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?)?"
+    r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|(?<=\))[bN](?=\s*[-.\d])|:|,"
+    r"|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
+    # a minus garbled into a run of symbols ("%^&2.20")
+    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
+)
+
+_PNUM = (
+    r"(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
+    r"(?:\s*(?:[×x*]|\\times)\s*10\s*(?:\^\s*)?(?:\(\s*)?(?P<exp>[-+]?\s?\d{1,3})(?:\s*\))?"
+    r"|\s?[eE](?P<exp2>[-+]?\d{1,3}))?"
+)
+# Patterns open with a character class (the lookbehind after it) so that the regex engine can skip
+# ahead to candidate characters instead of trying a match at every position.
+_WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
+_P_RE = re.compile(
+    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:[\s-]*[Vv]alues?|s(?=\s*[<>=bN!]))?)"
+    r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
+    r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
+    r"\s*(?:"
+    r"(?P<pcmp><\s*or\s*=|>\s*or\s*=|<=|>=|=<|=>|≤|≥|<|>|=|:|b(?=\s*\.?\d)|!|(?<=\s)p(?=\s)|N(?=\s*\.?\d)"
+    r"|(?<=[ \t])(?:of|was|is|were)(?=\s))\s*" + _PNUM +
+    r"|(?P<pns>=?\s*(?:n\.\s?s\.?|NS|ns)(?![A-Za-z])))"
+)
+# _P_RE as two patterns that open with one letter each ("p", "P"): the regex engine jumps from one such letter to
+# the next much faster than it tests every character against a class; _p_matches merges their matches
+_P_ONE_CASE = tuple(
+    re.compile(_P_RE.pattern.replace("[pP](?<![A-Za-z0-9][pP])", f"{c}(?<![A-Za-z0-9]{c})", 1)) for c in "pP")
+assert all(rx.pattern != _P_RE.pattern for rx in _P_ONE_CASE)
+
+
+def _p_matches(t: str) -> list[re.Match[str]]:
+    """``list(_P_RE.finditer(t))``: the leftmost match of either one-letter pattern, again from the end of each."""
+    lower, upper = _P_ONE_CASE
+    out: list[re.Match[str]] = []
+    lo = lower.search(t)
+    up = upper.search(t) if "P" in t else None
+    while lo is not None or up is not None:
+        m = lo if up is None or (lo is not None and lo.start() < up.start()) else up
+        assert m is not None
+        out.append(m)
+        pos = m.end()  # never empty (the name is one letter at least)
+        if lo is not None and lo.start() < pos:
+            lo = lower.search(t, pos)
+        if up is not None and up.start() < pos:
+            up = upper.search(t, pos)
+    return out
+
+
+_NS_RE = re.compile(
+    r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
+# "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
+_SIGLEVEL_RE = re.compile(
+    r"[Ss]ignifican\w*\s+at\s+(?:the\s*)?(?:\.{3}\s*)?"
+    r"(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
+    r"(?:\s*(?:\.{3}\s*)?(?:levels?|significance\s+level))?"
+)
+# SPSS output: "Sig. (2-tailed) = .000", "Sig < .001"
+_SPSS_SIG_RE = re.compile(
+    r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]tailed\s*\))?\s*:?\s*"
+    r"(?P<pcmp><=|>=|=|<|>)\s*(?P<pval>\d*\.\d+|\d+)(?![\d.]\d)"
+)
+_CI_RE = re.compile(
+    r"(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*|(?P<lvlf>0?\.\d{2})\s+)?"
+    r"(?P<ciname>CIs?|C\.I\.|CrI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redib(?:le|ility)\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
+    r"(?:\s*\(\s*(?:CI|CrI)\s*\))?(?:\s+for\s+[A-Za-z ]{1,30}?)?"
+    r"\s*(?:[:=,]|\s(?:was|of|is|from|were))?\s*[\[(]?\s*(?:LL\s*[=:]\s*)?"
+    r"(?P<lo>" + BOUND + r")\s*(?:%|(?!to\b|and\b|UL\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?"
+    r"\s*(?:-|to|,|;|and|–)\s*(?:UL\s*[=:]\s*)?"
+    r"(?P<hi>" + BOUND + r")(?![\d.]\d)\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?\s*[\])]?"
+)
+# an SE in parentheses or brackets after a coefficient ("B = .026 (.009)", "Beta_1 = -0.283 [0.202]")
+_PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
+# a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
+_SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
+            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])")
+_COEF_RE = re.compile(
+    r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
+)
+# a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
+_BARE_P_RE = re.compile(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
+_BARE_CI_RE = re.compile(
+    r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
+)
+_N_RE = re.compile(
+    r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
+    r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
+)
+_SE_RE = re.compile(r"(?<![A-Za-z])" + _SE_WORD + r"\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
+_SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
+_PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
+_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
+_VS_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
+_COUNT_RE = re.compile(
+    r"(?P<k>\d(?<![\d./]\d)\d*)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
+)
+_MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
+# r"\b(?:one|1)[- ](?:tailed|sided)\b" with re.I, spelled out (ı and İ match i, ſ matches s under re.I) so
+# that it opens with a character class: the regex engine skips ahead instead of trying every position
+_ONE_TAILED_RE = re.compile(
+    r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ](?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
+)
+_BREAK_RE = re.compile(r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n")
+_THRESHOLD_BEFORE = re.compile(
+    r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
+    r"considered|taken|as|to\s+be|a|an|the|value|level|\s|,)*$|"
+    r"(?:with|when|if|a|an|two-sided|two-tailed)\s*$",
+    re.I,
+)
+_THRESHOLD_AFTER = re.compile(
+    r"^\s*(?:\(\s*two[- ](?:sided|tailed)\s*\)\s*)?(?:was|were|is|are)\s+(?:considered|regarded|accepted|"
+    r"taken|defined|set|used|deemed|chosen)|^\s*(?:level|threshold)\b|^\s*(?:was|were)\s+(?:statistically\s+)?significant\b"
+    r"|^\s*(?:indicat|denot|defin)\w*\s+(?:statistical\s+)?significan",
+    re.I,
+)
+
+
+@dataclass
+class _Tok:
+    kind: str  # test, p, ci, n, se, desc
+    start: int
+    end: int
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# scanners
+def _scan_tests(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _TEST_RE.finditer(t):
+        ns, ne = m.span("name")
+        idx = _name_index(m.group("name"))
+        canon = _TEST_NAMES[idx][1]
+        name = m.group("name")
+        cmp_raw = (m.group("cmp") or "").strip()
+        has_df = m.group("df1") is not None or m.group("sdf1") is not None
+        if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
+            continue
+        loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
+        if loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df):
+            continue
+        if cmp_raw in ("", ",", "of", "was", "is", "were") and name.strip() in _SINGLE:
+            continue
+        if m.group("open") == "[" and canon not in ("t", "F", "chi2", "r", "Q", "H"):
+            continue
+        value_s = m.group("value")
+        try:
+            value = _num(value_s)
+        except ValueError:
+            continue
+        data: dict[str, Any] = {"test": canon, "test_text": name, "value": value, "has_df": has_df}
+        repaired: list[str] = []
+        if canon == "F" and name == "BF":
+            if m.group("df2") is None:
+                continue  # a Bayes factor, not F with a stray glyph
+            repaired.append("stray glyph 'B' before F")
+        if name.startswith("?"):
+            repaired.append(f"'{name}' read as χ2 (symbol lost)")
+        if canon == "b" or canon == "beta":
+            low = name.lower()
+            for word in ("marginal effect", "gamma", "γ", "estimate", "unstandardi", "standardi", "coef"):
+                if word in low:
+                    data["test_detail"] = {"coef": "coefficient", "γ": "gamma", "standardi": "standardized coefficient",
+                                           "unstandardi": "coefficient"}.get(word, word)
+                    break
+        if canon == "r" and ("partial" in name or name == "pr"):
+            data["test_detail"] = "partial"
+        if canon == "Q":
+            sub = name[1:].strip(" -").lower()
+            if sub:
+                data["test_detail"] = _Q_DETAIL.get(sub, sub)
+        cmp = {"p": "=", "!": "<", "≤": "<=", "≥": ">="}.get(cmp_raw, cmp_raw)
+        if cmp_raw in ("b", "N"):
+            cmp = "<" if cmp_raw == "b" else ">"
+        if cmp_raw in ("p", "!", "b", "N"):
+            repaired.append(f"comparator '{cmp_raw}' read as '{cmp}'")
+        if cmp not in ("=", "<", ">", "<=", ">="):
+            cmp = "="
+        data["comparison"] = cmp
+        if m.group("garb"):
+            value = -abs(value)
+            repaired.append(f"minus sign garbled into '{m.group('garb')}'")
+            data["value"] = value
+        spans: dict[str, tuple[int, int]] = {"test": (ns, ne), "value": m.span("value")}
+        for g_df, g_sdf, key in (("df1", "sdf1", "df1"), ("df2", "sdf2", "df2")):
+            g = g_df if m.group(g_df) is not None else g_sdf
+            if m.group(g) is not None:
+                raw = m.group(g).strip()
+                if re.search("[lI]", raw):
+                    repaired.append(f"'{raw}' in df read as a number")
+                data[key] = _df(raw)
+                s, e = m.span(g)
+                spans[key] = (s + (len(m.group(g)) - len(m.group(g).lstrip())), e)
+        if m.group("n") is not None:
+            data["n"] = int(m.group("n").replace(",", ""))
+            spans["n"] = m.span("n")
+        data["spans"] = spans
+        data["repaired"] = repaired
+        end = m.end()
+        if canon in ("t", "F", "z", "chi2", "r"):
+            pm = _BARE_P_RE.match(t, end)
+            if pm is not None:
+                data["p_comparison"] = pm.group("pcmp")
+                data["p_value"] = float(pm.group("pval"))
+                spans["p"] = pm.span("pval")
+                spans["p_full"] = (pm.start("pcmp"), pm.end())
+                repaired.append("p-value without its 'p' read after the statistic")
+                end = pm.end()
+        if canon in ("b", "beta"):
+            sm = _PAREN_SE_RE.match(t, end)
+            if sm is not None:
+                data["se"] = _num(sm.group("se"))
+                spans["se"] = sm.span("se")
+                end = sm.end()
+            elif m.group("sehdr"):
+                continue  # "B (SE) = .026" without its SE
+        if canon in _ESTIMATE_TESTS | {"b", "beta", "d", "g"} and "se" not in data:
+            bm = _BARE_CI_RE.match(t, end)
+            if bm and not _CI_RE.match(t, bm.start() + 1):
+                lo, hi = _num(bm.group("lo")), _num(bm.group("hi"))
+                if lo <= value <= hi:
+                    lvl = float(m.group("cilvl")) if m.group("cilvl") else None
+                    data["ci"] = (lvl, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
+                    end = bm.end()
+        toks.append(_Tok("test", m.start(), end, data))
+    return toks
+
+
+_DESC_LABEL = re.compile(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|SD|Mode|Md)\s*$")
+
+
+def _has_se_word(t: str) -> bool:
+    """Quick check (plain substring tests) that ``t`` may hold a standard error word (``_SE_WORD``)."""
+    return ("SE" in t or "rror" in t or "S.E" in t or "s.e." in t or " se " in t or " se=" in t or "(se" in t
+            or " se:" in t)
+
+
+def _scan_coef(t: str) -> list[_Tok]:
+    """Coefficients written as a bare number before their standard error ("Income: 0.0694, Standard error = 0.0390")."""
+    toks: list[_Tok] = []
+    if not _has_se_word(t):
+        return toks
+    for m in _COEF_RE.finditer(t):
+        if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start()):
+            continue  # "M = 3.07, SE = 0.023": a mean and its standard error, not a coefficient
+        s, e = m.span("v")
+        data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
+                                "has_df": False, "comparison": "=", "spans": {"value": (s, e)}, "repaired": []}
+        toks.append(_Tok("test", s, e, data))
+    return toks
+
+
+def _finditer_at(pattern: re.Pattern[str], t: str, starts: re.Pattern[str]) -> list[re.Match[str]]:
+    """``pattern.finditer(t)`` where every match begins at a match of ``starts`` (tried only there)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    match = pattern.match
+    for c in starts.finditer(t):
+        i = c.start()
+        if i < end:
+            continue
+        m = match(t, i)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+
+_ZERO_COMMA = re.compile(r"0,\d+")
+_P_SUB_SEP = re.compile(r"[\s_-]+")
+_NOT_NS_BEFORE = re.compile(r"saline|sodium|nervous|system", re.I)
+_DIGIT = re.compile(r"\d")
+
+
+def _p_value(m: re.Match[str]) -> float | None:
+    raw = m.group("pval")
+    if raw.startswith("0/"):
+        raw = "0." + raw[2:]
+    elif "," in raw and _ZERO_COMMA.fullmatch(raw):
+        raw = raw.replace(",", ".")
+    elif "," in raw or "/" in raw:
+        return None
+    try:
+        v = float(raw)
+    except ValueError:
+        return None
+    exp = m.group("exp") or m.group("exp2")
+    if exp is not None:
+        e = int(exp.replace(" ", ""))
+        if e > 0 and v * 10**e > 1:
+            e = -e  # a superscript minus lost in conversion
+        v = v * 10.0**e
+    if v > 1 or v < 0:
+        return None
+    return v
+
+
+def _scan_p(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _p_matches(t):
+        pname, psub, ptail, pcmp, pns = m.group("pname", "psub", "ptail", "pcmp", "pns")
+        data: dict[str, Any] = {}
+        if pns is not None:
+            data.update(p_comparison="ns", p_value=None)
+            vspan = m.span("pns")
+        else:
+            raw_cmp = "".join(pcmp.split())
+            if raw_cmp in ("<or=", ">or="):
+                cmp = "<=" if raw_cmp[0] == "<" else ">="
+            else:
+                cmp = _PCMP.get(raw_cmp, "=")
+            if raw_cmp in ("b", "!", "p", "N"):
+                data["repaired"] = [f"p comparator '{raw_cmp}' read as '{cmp}'"]
+            elif raw_cmp in ("of", "was", "is", "were") and "value" not in pname.lower():
+                continue
+            pv = _p_value(m)
+            if pv is None:
+                continue
+            data.update(p_comparison=cmp, p_value=pv)
+            vspan = (m.start("pval"), m.end())
+        if psub:
+            data["p_detail"] = _P_SUB_SEP.sub(" ", psub).strip()
+        if ptail in ("one", "1"):
+            data["one_tailed"] = True
+        s, e = m.span()
+        if _is_threshold(t, s, e):
+            continue
+        data["spans"] = {"p": (s, e), "p_value": vspan}
+        toks.append(_Tok("p", s, e, data))
+    taken = [(tk.start, tk.end) for tk in toks]
+    for m in _NS_RE.finditer(t) if ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t) else ():
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        before = t[max(0, m.start() - 40) : m.start()]
+        if _NOT_NS_BEFORE.search(before) or not _DIGIT.search(before):
+            continue
+        toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "ns", "p_value": None,
+                                                   "spans": {"p": m.span(), "p_value": m.span()}}))
+    for m in _SPSS_SIG_RE.finditer(t) if "Sig" in t else ():
+        if any(s <= m.start() < e for s, e in taken):
+            continue
+        pv = float(m.group("pval"))
+        if pv > 1:
+            continue
+        sdata: dict[str, Any] = {"p_comparison": _PCMP.get(m.group("pcmp"), "="), "p_value": pv,
+                                 "spans": {"p": m.span(), "p_value": m.span("pval")}}
+        if m.group("ptail") in ("1", "one"):
+            sdata["one_tailed"] = True
+        toks.append(_Tok("p", m.start(), m.end(), sdata))
+    for m in _SIGLEVEL_RE.finditer(t) if "ignifican" in t else ():  # the pattern opens with that word
+        v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
+        if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
+            toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
+                                                       "spans": {"p": m.span(), "p_value": m.span()}}))
+    return toks
+
+
+def _is_threshold(t: str, s: int, e: int) -> bool:
+    if _THRESHOLD_AFTER.match(t[e : e + 60]):
+        return True
+    before = t[max(0, s - 70) : s]
+    if not _threshold_word(before):  # nor then in the part of it after a sentence break (cut below)
+        return False
+    cut = max(before.rfind(". "), before.rfind("; "))
+    if cut >= 0:
+        before = before[cut + 2 :]
+    if _threshold_word(before) and _threshold_set(before):
+        return not _THRESHOLD_REACHED.search(before)
+    return False
+
+
+_THRESHOLD_WORD = re.compile(r"significan|alpha|α|level", re.I)  # cheap pre-check for _THRESHOLD_SET
+
+
+def _threshold_word(before: str) -> bool:
+    """``_THRESHOLD_WORD.search(before)``; plain substring tests for ASCII text (where re.I adds nothing)."""
+    if before.isascii():
+        low = before.lower()
+        return "significan" in low or "alpha" in low or "level" in low
+    return _THRESHOLD_WORD.search(before) is not None
+# "up to 4 words" as ``\w+(?:\s+\w+){0,3}\s*`` (the language of ``(?:\w+\s*){0,4}``, which splits a word into
+# pieces in every possible way and backtracks through all of them before it fails)
+_THRESHOLD_SET = re.compile(
+    r"(?:significan\w*|alpha|α|level)\s*(?:\w+(?:\s+\w+){0,3}\s*)?(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$",
+    re.I)
+# how a text that _THRESHOLD_SET matches ends, whitespace aside (its last word, lower-cased)
+_THRESHOLD_SET_ENDS = ("at", "of", "as", "to", ":", "=", "a", "an", "the")
+
+
+def _threshold_set(before: str) -> bool:
+    """``_THRESHOLD_SET.search(before)``, with a quick check of how an ASCII text ends (re.I adds nothing there)."""
+    if before.isascii() and not before.rstrip().lower().endswith(_THRESHOLD_SET_ENDS):
+        return False
+    return _THRESHOLD_SET.search(before) is not None
+
+
+_THRESHOLD_REACHED = re.compile(
+    r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
+
+
+def _ci_starts(t: str) -> list[int]:
+    """Where ``_CI_RE`` can match: at a CI name, or in the number (level) written just before it."""
+    names = _find_all(t, "C") + _find_all(t, "UI")
+    for word in ("onfidence", "redible", "redibility", "ncertainty"):
+        names += [i - 1 for i in _find_all(t, word) if i >= 1]
+    out: set[int] = set()
+    for q in names:
+        out.add(q)
+        j = _before_space(t, q)
+        if j >= 0 and t[j] == "%":
+            j = _before_space(t, j)
+        while j >= 0 and (t[j].isdecimal() or t[j] == "."):
+            out.add(j)
+            j -= 1
+    return sorted(out)
+
+
+def _scan_ci(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    for m in _matches_at(_CI_RE, t, _ci_starts(t)):
+        lo, hi = _num(m.group("lo")), _num(m.group("hi"))
+        lvl: float | None = None
+        if m.group("lvl"):
+            lvl = float(m.group("lvl"))
+        elif m.group("lvlf"):
+            lvl = float(m.group("lvlf")) * 100
+        if lvl is not None and not 50 <= lvl < 100:
+            continue
+        if lo > hi:
+            if re.match(r"-", m.group("hi")) and -hi >= lo:
+                continue
+            lo, hi = hi, lo  # written high first; kept, flagged by check
+        start = m.start("lvl") if m.group("lvl") else (m.start("lvlf") if m.group("lvlf") else m.start("ciname"))
+        toks.append(_Tok("ci", start, m.end(), {"ci": (lvl, lo, hi, m.start("lo"), m.end("hi")),
+                                               "swapped": _num(m.group("lo")) > _num(m.group("hi"))}))
+    return toks
+
+
+def _matches_at(pattern: re.Pattern[str], t: str, cands: list[int]) -> list[re.Match[str]]:
+    """``list(pattern.finditer(t))`` when every match starts at one of ``cands`` (sorted; tried only there)."""
+    out: list[re.Match[str]] = []
+    end = 0
+    match = pattern.match
+    for i in cands:
+        if i < end:
+            continue
+        m = match(t, i)
+        if m is not None:
+            out.append(m)
+            end = m.end()
+    return out
+
+
+def _before_space(t: str, q: int) -> int:
+    """Index of the last character before ``q`` that is not whitespace (``\\s``), or -1."""
+    j = q - 1
+    while j >= 0 and t[j].isspace():
+        j -= 1
+    return j
+
+
+def _n_starts(t: str) -> list[int]:
+    """Where ``_N_RE`` can match: an N or n, then whitespace, then "="."""
+    out = []
+    for q in _find_all(t, "="):
+        j = _before_space(t, q)
+        if j >= 0 and t[j] in "Nn":
+            out.append(j)
+    return out
+
+
+def _mean_starts(t: str) -> list[int]:
+    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":"."""
+    out = []
+    for q in _find_all(t, "=") + _find_all(t, ":"):
+        j = _before_space(t, q)
+        if j >= 0 and t[j] == "M":
+            out.append(j)
+        elif j >= 3 and t[j - 3 : j + 1] in ("mean", "Mean"):
+            out.append(j - 3)
+    out.sort()
+    return out
+
+
+def _pct_starts(t: str) -> list[int]:
+    """Where ``_PCT_RE`` can match: the first of a run of digits and points, then one optional space, then "%"."""
+    out = []
+    for q in _find_all(t, "%"):
+        for j in (q - 1, q - 2):
+            if j < 0 or (j == q - 2 and not t[q - 1].isspace()):
+                break
+            c = t[j]
+            if c.isdecimal() or c == ".":
+                while j > 0 and (t[j - 1].isdecimal() or t[j - 1] == "."):
+                    j -= 1
+                out.append(j)
+                break
+    return out
+
+
+def _run_before(t: str, q: int, points: bool) -> int:
+    """Start of the run of digits (and points, with ``points``) that ends, whitespace aside, just before ``q``; or -1."""
+    j = _before_space(t, q)
+    if j < 0 or not (t[j].isdecimal() or (points and t[j] == ".")):
+        return -1
+    while j > 0 and (t[j - 1].isdecimal() or (points and t[j - 1] == ".")):
+        j -= 1
+    return j
+
+
+def _vs_starts(t: str) -> list[int]:
+    """Where ``_VS_PCT_RE`` can match: its first number takes a whole run of digits and points (a digit or point
+    next to it would stop the match), which ends, whitespace aside, just before "vs", "versus" or "to"."""
+    out = {_run_before(t, q, True) for word in ("vs", "versus", "to") for q in _find_all(t, word)}
+    out.discard(-1)
+    return sorted(out)
+
+
+def _count_starts(t: str) -> list[int]:
+    """Where ``_COUNT_RE`` can match: its count takes a whole run of digits, which ends, whitespace aside, just
+    before "/", or before whitespace and "of" or "out"."""
+    out = {_run_before(t, q, False) for q in _find_all(t, "/")}
+    for word in ("of", "out"):
+        out.update(_run_before(t, q, False) for q in _find_all(t, word) if q > 0 and t[q - 1].isspace())
+    out.discard(-1)
+    return sorted(out)
+
+
+_UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZμµ%")  # _PM_RE's [a-zA-Zμµ%]
+
+
+def _pm_matches(t: str) -> list[re.Match[str]]:
+    """``list(_PM_RE.finditer(t))``, searched only around each "±", "+/-" or "+-".
+
+    A match is a number, whitespace, an optional unit of 1-5 letters (a whole run of letters: a letter before it
+    would stop the match), whitespace, the sign, whitespace and a number. Walking back from the sign over that
+    shape gives the first place a match with this sign can start (the run of digits and points of the number,
+    or the "+"/"-" and one space before it); walking forward gives where it must end: no match can start
+    between the last match and that place, so searching from there finds the same next match.
+    """
+    signs = sorted({*_find_all(t, "±"), *_find_all(t, "+/-"), *_find_all(t, "+-")})
+    out: list[re.Match[str]] = []
+    pos = 0
+    for q in signs:
+        if q < pos:
+            continue
+        j = _before_space(t, q)
+        k = j
+        while k >= 0 and t[k] in _UNIT_CHARS:
+            k -= 1
+        if k < j:  # a unit: at most 5 letters, then whitespace before it
+            if j - k > 5:
+                continue
+            j = _before_space(t, k + 1)
+        if j < 0 or not t[j].isdecimal():
+            continue
+        while j > 0 and (t[j - 1].isdecimal() or t[j - 1] == "."):
+            j -= 1
+        if j >= 1 and t[j - 1] in "+-":
+            j -= 1
+        elif j >= 2 and t[j - 1].isspace() and t[j - 2] in "+-":
+            j -= 2
+        e = q + (3 if t.startswith("+/-", q) else 2 if t[q] == "+" else 1)
+        while e < len(t) and t[e].isspace():
+            e += 1
+        while e < len(t) and (t[e].isdecimal() or t[e] == "."):
+            e += 1
+        m = _PM_RE.search(t, max(pos, j), e)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+    return out
+
+
+def _scan_misc(t: str) -> list[_Tok]:
+    toks: list[_Tok] = []
+    if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
+        return toks
+    for m in _matches_at(_N_RE, t, _n_starts(t)):
+        toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
+    for m in _SE_RE.finditer(t) if _has_se_word(t) else ():
+        toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
+    for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
+    for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
+        kind = "se" if m.group("k") == "SEM" else "sd"
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
+    for m in _pm_matches(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
+        toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
+        toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
+    for m in _MEDIAN_RE.finditer(t) if "edian" in t else ():
+        toks.append(_Tok("desc", m.start(), m.end(), {"kind": "median", "value": _num(m.group("v"))}))
+    for m in _matches_at(_PCT_RE, t, _pct_starts(t)):
+        v = float(m.group("v"))
+        if v <= 100:
+            toks.append(_Tok("desc", m.start(), m.end(), {"kind": "percent", "value": v}))
+    for m in _matches_at(_VS_PCT_RE, t, _vs_starts(t)) if "%" in t else ():
+        v = float(m.group("v"))
+        if v <= 100:
+            toks.append(_Tok("desc", m.start("v"), m.end("v"), {"kind": "percent", "value": v}))
+    for m in _matches_at(_COUNT_RE, t, _count_starts(t)) if ("/" in t or " of " in t) else ():
+        k, n = int(m.group("k")), int(m.group("n"))
+        if n > 0 and k <= n and not (1900 <= n <= 2100 and "/" in m.group(0)):
+            toks.append(_Tok("desc", m.start(), m.end(), {"kind": "count", "value": float(k), "total": n}))
+    return toks
+
+
+def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
+    """Every position of ``needle`` in ``hay`` (overlapping ones included)."""
+    out: list[int] = []
+    find = hay.find
+    i = find(needle)  # type: ignore[arg-type]
+    while i >= 0:
+        out.append(i)
+        i = find(needle, i + 1)  # type: ignore[arg-type]
+    return out

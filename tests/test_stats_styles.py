@@ -1,0 +1,104 @@
+"""Social-science prose styles (economics, political science, sociology, education, medicine) next to APA."""
+
+from __future__ import annotations
+
+import pytest
+
+from claimtrace.stats import analyze, compute_p
+
+
+def _one(text: str):
+    res = [r for r in analyze(text) if r.kind != "descriptives"]
+    assert len(res) == 1, [r.text for r in res]
+    return res[0]
+
+
+@pytest.mark.parametrize(("text", "test", "detail", "value", "se"), [
+    ("b = 0.23, SE = 0.05", "b", None, 0.23, 0.05),
+    ("coefficient = 0.23, standard error = 0.05", "b", "coefficient", 0.23, 0.05),
+    ("B (SE) = .026 (.009)", "b", None, 0.026, 0.009),
+    ("Coefficient (SE) = -.0004 (.001), p Value = .722", "b", "coefficient", -0.0004, 0.001),
+    ("Beta_1 = -0.283 [0.202]", "beta", None, -0.283, 0.202),
+    ("β = .44, SE = .09, p < .001", "beta", None, 0.44, 0.09),
+    ("Marginal effect = 0.034, SE = 0.024", "b", "marginal effect", 0.034, 0.024),
+    ("OLS estimate = 566.5, robust standard error = 209.0", "b", "estimate", 566.5, 209.0),
+    ("Development index: -1.61, Standard error = 0.83, p < 0.1", "b", "coefficient", -1.61, 0.83),
+    ("gamma (SE) = .87 (1.25)", "b", "gamma", 0.87, 1.25),
+])
+def test_coefficient_with_se(text: str, test: str, detail: str | None, value: float, se: float) -> None:
+    r = _one(text)
+    assert (r.test, r.test_detail, r.value, r.se) == (test, detail, value, se)
+    assert r.computed_p == pytest.approx(compute_p("z", value / se, None, None))
+
+
+def test_coefficient_se_recomputes_p_and_flags_an_inconsistent_p() -> None:
+    ok = _one("b = 0.23, SE = 0.05, p < .001")  # z = 4.6
+    assert ok.consistent is True and ok.significant is True
+    bad = _one("b = 0.23, SE = 0.05, p = .34")
+    assert bad.consistent is False and bad.decision_error is True
+    assert "p inconsistent with the coefficient and its SE" in bad.flags
+    # rounding: .026/.009 gives z 2.89 (p .004), but .0255/.0095 gives p .007: p = .006 is consistent
+    assert _one("B (SE) = .026 (.009), p = .006").consistent is True
+
+
+@pytest.mark.parametrize(("text", "level"), [
+    ("significant at the 1 percent level", 0.01), ("Significant at 5 percent.", 0.05),
+    ("significant at 10% level", 0.10), ("statistical significance at the...1%", 0.01),
+    ("significance at the 1%...levels", 0.01),
+])
+def test_significance_levels_are_p_comparisons(text: str, level: float) -> None:
+    r = _one(f"Income: 0.0694, Standard error = 0.0390, {text}")
+    assert (r.p_comparison, r.p_value) == ("<", level)
+
+
+def test_statistic_names_in_full() -> None:
+    t = _one("t-statistic = -2.49")
+    assert (t.test, t.value, t.df1) == ("t", -2.49, None)
+    f = _one("F-statistic = 4.1, p = .04")
+    assert (f.test, f.value) == ("F", 4.1)
+    w = _one("Wald χ2(2) = 7.1, p = .03")
+    assert (w.test, w.df1, w.consistent) == ("chi2", 2, True)
+    z = _one("z = -1.26, p = .21")
+    assert z.test == "z" and z.consistent is True
+
+
+def test_ratio_with_ci_header_and_ci_to_p() -> None:
+    r = _one("OR (95% CI) = 1.11 (1.01–1.21)")
+    assert (r.test, r.value, r.ci_level, r.ci_low, r.ci_high) == ("OR", 1.11, 95.0, 1.01, 1.21)
+    assert r.computed_p is not None and 0.01 < r.computed_p < 0.05  # CI -> SE -> z -> p (log scale)
+    assert r.significant is True
+    hr = _one("HR (95% CI) = 0.93 (0.80–1.08)")
+    assert hr.significant is False and hr.computed_p is not None and hr.computed_p > 0.05
+
+
+def test_ll_ul_confidence_interval() -> None:
+    res = analyze("Estimate = -0.08, se = 0.45, z = -0.18, 95% CI: LL = -0.96, UL = 0.80")
+    assert any(r.ci_low == -0.96 and r.ci_high == 0.80 for r in res)
+    assert any(r.test == "b" and r.se == 0.45 for r in res)
+
+
+def test_spss_output() -> None:
+    r = _one("Pearson Correlation = .151, Sig. (2-tailed) = .000")
+    assert (r.test, r.value, r.p_comparison, r.p_value) == ("r", 0.151, "=", 0.0)
+    assert r.significant is True
+    b, t = analyze("B = .39, Std error = .09, t = 4.20, Sig < .001")
+    assert (b.test, b.value, b.se) == ("b", 0.39, 0.09)
+    assert (t.test, t.value, t.p_comparison, t.p_value) == ("t", 4.20, "<", 0.001)
+
+
+def test_no_result_from_labels_years_or_tables() -> None:
+    assert analyze("Table 4, columns (1)-(6), 1996-2004, Model 3") == []
+    assert analyze("The coefficient estimates are in Table 2 (columns 3 and 4).") == []
+
+
+def test_p_without_its_letter_after_a_statistic() -> None:
+    r = _one("Dif. (%) = -8, t = -3.11, < 0.01")
+    assert (r.test, r.value, r.p_comparison, r.p_value) == ("t", -3.11, "<", 0.01)
+    assert analyze("t(20) = 2.50, = .02")[0].p_comparison is None  # "= .02" without "p" stays unread
+
+
+def test_meta_analytic_and_partial_correlations() -> None:
+    r = _one("rho-hat = -.32, 80% credibility interval: LL = -.46, UL = -.18")
+    assert (r.test, r.value, r.ci_level, r.ci_low, r.ci_high) == ("rho", -0.32, 80.0, -0.46, -0.18)
+    p = _one("pr = -.24, p < .05")
+    assert (p.test, p.test_detail, p.value) == ("r", "partial", -0.24)
