@@ -42,7 +42,7 @@ def export_cmd(
     results: Path = typer.Argument(..., help="A results folder written by claimtrace run."),
     fmt: str = typer.Option("csv", "--format", help="csv, parquet or jsonl."),
     table: list[str] = typer.Option([], "--table", help="Table(s) to export (default: all)."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for the files (default: RESULTS/export-FORMAT)."),
+    out: Path | None = typer.Option(None, "--out", help="A folder for the files (default: RESULTS/export-FORMAT)."),
     json_out: bool = typer.Option(False, "--json", help="Print the written files as JSON."),
 ) -> None:
     """Write the tables as flat files (one row per item) with codebook.csv describing every column."""

@@ -18,7 +18,7 @@ from claimtrace.cli.common import fail, print_json, stderr_console
 @app.command("run")
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
-    out: Path | None = typer.Option(None, "--out", help="The results folder (created; an existing one is resumed)."),
+    out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
     steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions."),
     config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step."),
     extractor: str = typer.Option("embedded", "--extractor", help="Traces extractor: embedded (offline) or llm."),
@@ -60,10 +60,15 @@ def run_cmd(
         fail("--llm-max-concurrent/--llm-tokens-per-minute go with --engine ray")
     if graph_method not in ("offline", "staged", "direct"):
         fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
-    if not dry_run and out is None:
-        fail("give --out RESULTS_DIR (or --dry-run)")
+    items = discover(corpus)  # bad input first: the corpus names the path
     if dry_run and out is not None:
         fail("--dry-run writes nothing; leave out --out")
+    if not dry_run:
+        if out is None:
+            fail("give --out RESULTS_DIR (or --dry-run)")
+        from claimtrace.cli.common import check_out_dir
+
+        check_out_dir(out)
     needs_llm = (("traces" in step_list and extractor == "llm") or ("graphs" in step_list and graph_method != "offline")
                  or ("conclusions" in step_list and conclude_method != "offline"))
     llm: dict[str, Any] | None = None
@@ -80,7 +85,6 @@ def run_cmd(
     rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
                      conclude_method=conclude_method, llm=llm, llm_model=model,
                      llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute)
-    items = discover(corpus)
     if dry_run:
         from claimtrace.corpus.estimate import estimate
 

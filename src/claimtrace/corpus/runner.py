@@ -79,8 +79,15 @@ def discover(corpus: str) -> list[CorpusItem]:
     if not p.is_file():
         raise InputError(corpus, "no such file or folder")
     if p.suffix.lower() in (".jsonl", ".txt", ".list", ".lst", ""):
-        return _read_list(p)
-    raise InputError(corpus, "give a folder, a glob, or a list file (.txt with one path a line, or .jsonl)")
+        try:
+            return _read_list(p)
+        except UnicodeDecodeError:
+            raise InputError(corpus, "a list file must be UTF-8 text (one path a line, or JSONL)") from None
+        except OSError as exc:
+            raise InputError(corpus, f"cannot read the list file ({exc.strerror or exc})") from None
+    if p.suffix.lower() in SUFFIXES:
+        return [CorpusItem(path=str(p))]  # a single paper: a corpus of one
+    raise InputError(corpus, "give a folder, a glob, a paper, or a list file (.txt with one path a line, or .jsonl)")
 
 
 def _read_list(p: Path) -> list[CorpusItem]:
