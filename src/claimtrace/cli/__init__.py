@@ -37,6 +37,7 @@ COMMAND_MODULES = [
     "parse", "stats", "llm", "retrieve", "train", "extract", "evaluate", "experiment", "graph", "conclude",
     "schema",
     "numbers", "meta",
+    "run", "query",  # corpus runs: claimtrace run / query / export
 ]
 
 
