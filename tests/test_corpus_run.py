@@ -274,5 +274,5 @@ def test_engine_ray_without_the_extra_is_a_one_line_error(tmp_path: Path) -> Non
     res = cli("run", str(REPO / "examples"), "--out", str(tmp_path / "o"), "--engine", "ray", env=env)
     assert res.returncode == 2, res.stderr
     assert res.stderr.strip().splitlines() == [(
-        "error: --engine ray needs the optional dependency 'ray': pip install 'claimtrace[ray]'")]
+        "error: --engine ray needs the optional dependency 'ray': pip install 'claimtrace-sci[ray]'")]
     assert "Traceback" not in res.stderr

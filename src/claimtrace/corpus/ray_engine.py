@@ -2,7 +2,7 @@
 
 Work is bounded: each actor has at most two chunks of papers in flight; results come back to the
 driver, which alone writes the store (same batches, same rows as the local engine). Ray is the
-``claimtrace[ray]`` extra.
+``claimtrace-sci[ray]`` extra.
 """
 
 from __future__ import annotations
