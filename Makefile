@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 SAMPLE := examples/PMC1090588.nxml
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test lint typecheck bench clean results results-fast
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,14 @@ test: $(VENV)/.installed-dev
 	$(BIN)/mypy
 	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
 	$(BIN)/python -m pytest -q
+
+# every result file and results page from committed inputs (needs ../shared; bench/reproduce.py --list)
+results-fast: $(VENV)/.installed
+	$(BIN)/python bench/reproduce.py --fast --compare
+
+# the same plus the slow steps (local LLM, long runs, the fine-tuned retriever)
+results: $(VENV)/.installed
+	$(BIN)/python bench/reproduce.py --slow --compare
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts

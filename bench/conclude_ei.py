@@ -7,7 +7,9 @@
 Runs the real CLI on the batch input that ei_eval.py builds, resumes with --out (the slow local LLM), then
 scores with the project's scorer. Adds what the scorer does not report: the majority-class baseline on the
 same items, the abstention rate and macro-F1 / accuracy on the items the method answers. Writes
-bench/results/conclude_ei_<method>[_<limit>].json.
+bench/results/conclude_ei_<method>[_<limit>].json with the per-item predictions, a 95% bootstrap interval
+for macro-F1 and a paired bootstrap interval for the difference to the majority baseline, and (whole split
+only) the score on the body-only prompts (the scorer without `--with-abstract`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from claimtrace.evaluate.uncertainty import bootstrap_ci, paired_bootstrap_diff
+from claimtrace.evaluate.uncertainty import macro_f1 as macro_f1_items
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO.parent / "shared" / "tools" / "ei_eval.py"
@@ -48,6 +54,7 @@ def main() -> None:
     args = ap.parse_args()
     if not TOOL.exists():
         sys.exit(f"scorer not found: {TOOL}")
+    run = Run(data=[TOOL, REPO.parent / "shared" / "data" / "evidence-inference" / args.split])
     out_dir = Path(args.out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     tag = f"conclude_ei_{args.method}" + (f"_{args.split}" if args.split != "validation" else "") + (f"_{args.limit}" if args.limit else "")
@@ -58,12 +65,14 @@ def main() -> None:
         rows = rows[: args.limit]
     inputs.write_text("\n".join(rows) + "\n", encoding="utf-8")
     out = out_dir / f"{tag}.jsonl"
-    cmd = [str(REPO / ".venv" / "bin" / "claimtrace"), "conclude", "--batch", str(inputs), "--out", str(out),
+    cmd = [sys.executable, "-m", "claimtrace", "conclude", "--batch", str(inputs), "--out", str(out),
            "--method", args.method]
     if args.llm_base_url:
         cmd += ["--llm-base-url", args.llm_base_url]
     if args.llm_model:
         cmd += ["--llm-model", args.llm_model]
+    if not args.llm_base_url:  # offline runs start afresh; LLM runs resume
+        out.unlink(missing_ok=True)
     t0 = time.time()
     subprocess.run(cmd, check=False, env={**os.environ})
     wall = time.time() - t0
@@ -95,8 +104,25 @@ def main() -> None:
         "errors": sum(1 for i in ids if (got.get(i) or {}).get("error")),
         "wall_s": round(wall, 1),
         "official_scorer": official,
-        "command": " ".join(cmd[1:]),
+        "command": " ".join(os.path.relpath(c, REPO) if c.startswith(str(REPO)) else c for c in cmd[3:]),
     }
+    codes = {lab: k for k, lab in enumerate(LABELS)}
+    g = [codes[gold[i]] for i in ids]
+    pr = [codes.get(pred[i] or "", -1) for i in ids]
+    maj = [codes[majority]] * len(ids)
+
+    def f1_stat(x: object, y: object) -> float:
+        return macro_f1_items(x, y, range(3))  # type: ignore[arg-type]
+
+    res["macro_f1_ci95"] = bootstrap_ci(pr, f1_stat, others=[g]).model_dump()
+    res["vs_majority_ci95"] = paired_bootstrap_diff(pr, maj, f1_stat, others=[g]).model_dump()
+    if not args.limit:
+        body = subprocess.run([sys.executable, str(TOOL), "score", args.split, "conclude", str(out)],
+                              check=True, capture_output=True, text=True).stdout
+        res["body_only_scorer"] = json.loads(body)
+    res["items_detail"] = [{"id": i, "gold": gold[i], "pred": pred[i]} for i in ids]
+    res["schema_version"] = "2"
+    res["provenance"] = run.finish()
     (out_dir / f"{tag}.json").write_text(json.dumps(res, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(res, indent=1))
 

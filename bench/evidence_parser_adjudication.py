@@ -1,8 +1,9 @@
-"""Hand adjudication of the disagreements between the deterministic and the LLM component parsers.
+"""Adjudication of the disagreements between the deterministic and the LLM component parsers.
 
 Reads bench/results/evidence_parser_agreement.json (written by bench/evidence_parser_agreement.py),
 lists every text where the two parsers differ on test family, sample size/df or confidence intervals,
-and joins the verdicts below, given by a person who read each text (index = position in the sample).
+and joins the verdicts below, given by an LLM agent (Claude, 2026-11-30), not checked by a person,
+who read each text (index = position in the sample).
 Writes bench/results/evidence_parser_adjudication.json and prints the counts.
 
     .venv/bin/python bench/evidence_parser_adjudication.py

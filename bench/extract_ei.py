@@ -2,7 +2,9 @@
 
 Inputs and scoring come from ../shared/tools/ei_eval.py (body-only gold spans; finding =
 "<intervention> vs <comparator>: <outcome>"). The baseline is the top-1 BM25 body sentence for the
-finding. Writes bench/results/extract_ei.json (hit@1 and mean evidence length in sentences per system).
+finding. Writes bench/results/extract_ei.json (hit@1 with its exact 95% interval, mean evidence length
+in sentences per system, each system against the baseline: paired bootstrap interval of the difference
+and exact McNemar test) and the per-item predictions to bench/results/extract_ei_items.jsonl.gz.
 
     .venv/bin/python bench/extract_ei.py [--split validation] [--configs fulltext-zeroshot rag-k5]
 """
@@ -10,11 +12,16 @@ finding. Writes bench/results/extract_ei.json (hit@1 and mean evidence length in
 from __future__ import annotations
 
 import argparse
+import gzip
+import importlib.util
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
@@ -26,6 +33,23 @@ def score(split: str, path: Path) -> dict[str, object]:
     res = subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "score", split, "extract", str(path)],
                          check=True, capture_output=True, text=True)
     return json.loads(res.stdout)
+
+
+def item_hits(split: str, path: Path) -> dict[str, dict[str, object]]:
+    """Per prompt: the evidence text and whether it hits a body gold span (the shared scorer's rule)."""
+    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
+    assert spec and spec.loader
+    ei = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ei)
+    rows = {str(r["id"]): r for r in (json.loads(x) for x in path.read_text().splitlines() if x.strip())}
+    out = {}
+    for p in ei.prompts(split, True):
+        tr = ((rows.get(p["prompt_id"]) or {}).get("traces") or [{}])[0] or {}
+        ev = tr.get("evidence") or {}
+        text = ev.get("text", "")
+        out[p["prompt_id"]] = {"evidence": text, "sentence_ids": ev.get("sentence_ids") or [],
+                               "hit": any(ei.overlaps(e["text"], text) for e in p["evidence"])}
+    return out
 
 
 def mean_len(path: Path) -> float:
@@ -70,33 +94,49 @@ def main() -> None:
     ap.add_argument("--similarity", nargs="+", default=["bm25"])
     ap.add_argument("--work", type=Path, default=OUT / "ei_runs")
     args = ap.parse_args()
+    run = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / args.split])
     args.work.mkdir(parents=True, exist_ok=True)
     manifest = args.work / f"ei_{args.split}_extract.jsonl"
     manifest.write_text(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", args.split, "extract"],
                                        check=True, capture_output=True, text=True).stdout)
     rows = []
+    items: dict[str, dict[str, dict[str, object]]] = {}
     base = args.work / f"bm25_top1_{args.split}.jsonl"
     t0 = time.perf_counter()
     bm25_baseline(manifest, base)
-    rows.append({"system": "BM25 top-1 sentence (baseline)", **score(args.split, base), "mean_evidence_sentences": mean_len(base),
+    name = "BM25 top-1 sentence (baseline)"
+    rows.append({"system": name, **score(args.split, base), "mean_evidence_sentences": mean_len(base),
                  "seconds": round(time.perf_counter() - t0, 1)})
+    items[name] = item_hits(args.split, base)
     for sim in args.similarity:
         for cfg in args.configs:
             out = args.work / f"embedded_{sim}_{cfg}_{args.split}.jsonl"
             out.unlink(missing_ok=True)
             t0 = time.perf_counter()
-            subprocess.run([str(REPO / ".venv" / "bin" / "claimtrace"), "extract", "--batch", str(manifest), "--out", str(out),
+            subprocess.run([sys.executable, "-m", "claimtrace", "extract", "--batch", str(manifest), "--out", str(out),
                             "--extractor", "embedded", "--config", cfg, "--similarity", sim], check=False,
                            stderr=subprocess.DEVNULL)
-            rows.append({"system": f"embedded ({sim}, {cfg})", **score(args.split, out), "mean_evidence_sentences": mean_len(out),
+            name = f"embedded ({sim}, {cfg})"
+            rows.append({"system": name, **score(args.split, out), "mean_evidence_sentences": mean_len(out),
                          "seconds": round(time.perf_counter() - t0, 1)})
+            items[name] = item_hits(args.split, out)
             print(json.dumps(rows[-1]), file=sys.stderr)
+    ids = sorted(items[rows[0]["system"]])
+    base_hits = [bool(items[rows[0]["system"]][i]["hit"]) for i in ids]
+    for r in rows:
+        hits = [bool(items[r["system"]][i]["hit"]) for i in ids]
+        r["evidence_hit@1_ci95"] = proportion_ci(sum(hits), len(hits)).model_dump()
+        if r is not rows[0]:
+            r["vs_baseline"] = {"difference_ci95": paired_bootstrap_diff(hits, base_hits).model_dump(),
+                                "mcnemar": mcnemar_exact(hits, base_hits).model_dump()}
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / "extract_ei.json"
-    old = json.loads(path.read_text()).get("rows", []) if path.exists() else []
-    names = {r["system"] for r in rows}
-    rows = [r for r in old if r["system"] not in names] + rows  # earlier runs of other systems are kept
-    path.write_text(json.dumps({"split": args.split, "rows": rows}, indent=1) + "\n")
+    path.write_text(json.dumps({"schema_version": "2", "split": args.split, "rows": rows,
+                                "items_file": "bench/results/extract_ei_items.jsonl.gz",
+                                "provenance": run.finish()}, indent=1) + "\n")
+    with gzip.GzipFile(OUT / "extract_ei_items.jsonl.gz", "wb", mtime=0) as fh:
+        for i in ids:
+            fh.write((json.dumps({"id": i, **{s: items[s][i] for s in items}}) + "\n").encode())
     print(json.dumps(rows, indent=1))
 
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from provenance import Run
+
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO.parent / "shared" / "tools" / "evidencebench_eval.py"
 WORK = REPO / "bench" / "results" / "ei_runs"
@@ -55,6 +57,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--max-sentences", type=int, nargs="+", default=[3, 5])
     args = ap.parse_args()
+    run = Run(data=[TOOL, REPO.parent / "shared" / "data" / "evidencebench"])
     WORK.mkdir(parents=True, exist_ok=True)
     manifest = WORK / "evidencebench_extract.jsonl"
     manifest.write_text(subprocess.run([sys.executable, str(TOOL), "inputs-extract"], check=True, capture_output=True,
@@ -66,10 +69,11 @@ def main() -> None:
     for m in args.max_sentences:
         out = WORK / f"evidencebench_embedded_max{m}.jsonl"
         out.unlink(missing_ok=True)
-        subprocess.run([str(REPO / ".venv" / "bin" / "claimtrace"), "extract", "--batch", str(manifest), "--out", str(out),
+        subprocess.run([sys.executable, "-m", "claimtrace", "extract", "--batch", str(manifest), "--out", str(out),
                         "--extractor", "embedded", "--max-evidence-sentences", str(m)], check=False, stderr=subprocess.DEVNULL)
         rows.append({"system": f"embedded (max {m} sentences)", **score(out), "mean_evidence_sentences": mean_len(out)})
-    (REPO / "bench" / "results" / "extract_evidencebench.json").write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+    (REPO / "bench" / "results" / "extract_evidencebench.json").write_text(json.dumps(
+        {"schema_version": "2", "rows": rows, "provenance": run.finish()}, indent=1) + "\n")
     print(json.dumps(rows, indent=1))
 
 

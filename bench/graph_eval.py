@@ -4,11 +4,13 @@ Methods: ``offline`` (patterns + statistics engine, no LLM), ``direct`` (one LLM
 ``staged`` (the five-stage LLM pipeline). The LLM methods use the configured LLM (e.g.
 ``CLAIMTRACE_LLM_BASE_URL=http://127.0.0.1:8089/v1`` with ``scripts/local-llm.sh start``).
 
-Writes bench/results/graph_eval_<method>.json and the predictions as
-bench/results/graph_pred_<method>.jsonl (re-score with ``claimtrace evaluate graph``), then
-rebuilds the table docs/results/graph.md from every result file present.
+Writes bench/results/graph_eval_<method>.json (with a 95% bootstrap interval over abstracts for
+macro-F1 and, for the LLM methods, a paired bootstrap interval of the difference to ``offline``) and the
+predictions as bench/results/graph_pred_<method>.jsonl, then rebuilds docs/results/graph.md
+(bench/results_pages.py). ``--rescore`` scores the committed predictions again without running the
+extractor (the LLM methods' predictions are committed; that is how their intervals were added).
 
-Usage: python bench/graph_eval.py --method offline [--gold PATH] [--ids 106,97] [--resume]
+Usage: python bench/graph_eval.py --method offline [--gold PATH] [--ids 106,97] [--resume] [--rescore]
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ import sys
 import time
 from pathlib import Path
 
-from claimtrace.graph import evaluate_graphs, extract_offline, load_labelstudio
-from claimtrace.graph.model import RELATION_TYPES, EmpiricalGraph
+from claimtrace.evaluate.uncertainty import bootstrap_ci, paired_bootstrap_diff
+from claimtrace.graph import evaluate_graphs, extract_offline, load_labelstudio, score_pair
+from claimtrace.graph.model import EmpiricalGraph
+from claimtrace.graph.scores import aggregate
+from provenance import Run
+from results_pages import write_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-TABLE = ROOT / "docs" / "results" / "graph.md"
 GOLD = ROOT.parent / "shared" / "data" / "empirigraph" / "gold_dev.json"
 METHODS = ("offline", "direct", "staged")
 
@@ -84,52 +89,23 @@ def run_method(method: str, golds: dict[str, EmpiricalGraph], timeout: float = 1
     return preds, info, errors
 
 
-def write_table() -> None:
-    """docs/results/graph.md from every bench/results/graph_eval_*.json."""
-    rows = []
-    for m in METHODS:
-        f = RESULTS / f"graph_eval_{m}.json"
-        if f.exists():
-            rows.append(json.loads(f.read_text()))
-    lines = [
-        "# Empirical relation graphs: extraction quality",
-        "",
-        "Structure-first evaluation (`claimtrace evaluate graph`) on the 5 EmpiriGraph-Psy gold abstracts",
-        "in `../shared/data/empirigraph/gold_dev.json` (44 gold edges: 19 directional, 2 correlational,",
-        "12 moderation, 11 hierarchy). Micro F1 pools the aligned/predicted/gold edge counts; macro F1 is",
-        "the mean of the per-type F1 over the relation types present. \"with status\" requires the status",
-        "(validated / null / hypothesized) to agree; \"no status\" ignores it. Produced by",
-        "`python bench/graph_eval.py --method METHOD`. Five abstracts are a development set: the numbers",
-        "are indicative only, and the offline patterns were written while looking at them.",
-        "",
-        "| method | abstracts | micro F1 | macro F1 | directional | correlational | moderation | hierarchy |"
-        " micro F1 (no status) | macro F1 (no status) | errors | seconds |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        s, ns = r["scores"], r["scores"]["no_status"]
-        per = [f"{s['per_type_counts'][t]['f1']:.3f}" for t in RELATION_TYPES]
-        ids = ", ".join(d["id"] for d in s["documents"]) if r["n_abstracts"] < 5 else "all 5"
-        lines.append(f"| {r['method']} | {ids} | {s['micro_f1']:.3f} | "
-                     f"{s['macro_f1']:.3f} | " + " | ".join(per) +
-                     f" | {ns['micro_f1']:.3f} | {ns['macro_f1']:.3f} | {len(r['errors'])} | {r['seconds']} |")
-    lines += ["", "Per-type counts (aligned / predicted / gold, with status):", ""]
-    for r in rows:
-        c = r["scores"]["per_type_counts"]
-        lines.append(f"- {r['method']}: " + "; ".join(
-            f"{t} {c[t]['matched']}/{c[t]['pred']}/{c[t]['gold']}" for t in RELATION_TYPES))
-    models = {r["method"]: r["model"] for r in rows if r.get("model")}
-    if models:
-        lines += ["", "LLM methods ran on: " + "; ".join(f"{m}: {d}" for m, d in models.items()) + "."]
-    if not any(r["method"] == "staged" for r in rows):
-        lines += ["", "The staged pipeline has no row yet: on the shared 2-core machine the local model ran at about",
-                  "0.65 generated tokens/s (the direct row: 5 calls, 2,493 prompt + 1,554 completion tokens, 2,385 s),",
-                  "and the five stages need about five times that. Run it with the local server up:",
-                  "`CLAIMTRACE_LLM_BASE_URL=http://127.0.0.1:8089/v1 python bench/graph_eval.py --method staged --resume`."]
-    lines += ["", "For reference, the EmpiriGraph-Psy paper reports macro-F1 0.736 for its staged pipeline with",
-              "large hosted models against 0.530 for direct prompting (210 abstracts).", ""]
-    TABLE.parent.mkdir(parents=True, exist_ok=True)
-    TABLE.write_text("\n".join(lines))
+def intervals(method: str, preds: dict[str, EmpiricalGraph], golds: dict[str, EmpiricalGraph]) -> dict:  # type: ignore[type-arg]
+    """Bootstrap intervals over abstracts: macro-F1 (with status) and, unless offline, its difference to offline."""
+    ids = list(golds)
+
+    def pairs(p: dict[str, EmpiricalGraph]) -> list:  # type: ignore[type-arg]
+        return [score_pair(p.get(g) or EmpiricalGraph(id=g), golds[g], use_status=True) for g in ids]
+
+    mine = pairs(preds)
+    out = {"macro_f1_ci95": bootstrap_ci(list(range(len(ids))),
+                                         lambda ix: aggregate(mine[int(i)] for i in ix).macro_f1).model_dump()}
+    off_file = RESULTS / "graph_pred_offline.jsonl"
+    if method != "offline" and off_file.exists():
+        both = mine + pairs(_done(off_file))
+        n = len(ids)
+        out["vs_offline_ci95"] = paired_bootstrap_diff(
+            list(range(n)), list(range(n, 2 * n)), lambda ix: aggregate(both[int(i)] for i in ix).macro_f1).model_dump()
+    return out
 
 
 def main() -> None:
@@ -142,31 +118,50 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per LLM request")
     ap.add_argument("--max-tokens", type=int, default=1024)
     ap.add_argument("--resume", action="store_true", help="keep the predictions already in the predictions file")
+    ap.add_argument("--rescore", action="store_true",
+                    help="score the committed predictions again (no extraction; keeps the recorded seconds/model)")
     args = ap.parse_args()
     if args.table_only:
-        write_table()
+        write_pages(["graph"])
         return
+    pred_file = RESULTS / f"graph_pred_{args.method}.jsonl"
+    run = Run(data=[args.gold, *([pred_file] if args.rescore else [])])
     golds = {g.id: g for g in load_labelstudio(args.gold)}
     if args.ids:
         wanted = [x.strip() for x in args.ids.split(",") if x.strip()]
         golds = {k: golds[k] for k in wanted}
     t0 = time.perf_counter()
     RESULTS.mkdir(parents=True, exist_ok=True)
-    preds, info, errors = run_method(args.method, golds, args.timeout, args.max_tokens, args.resume)
-    preds = {k: v for k, v in preds.items() if k in golds}
-    elapsed = time.perf_counter() - t0
+    result_file = RESULTS / f"graph_eval_{args.method}.json"
+    if args.rescore:
+        old = json.loads(result_file.read_text())
+        preds = {k: v for k, v in _done(pred_file).items() if k in golds}
+        info, errors, elapsed = {"llm": old.get("model"), "ledger": old.get("ledger")}, old["errors"], old["seconds"]
+    else:
+        preds, info, errors = run_method(args.method, golds, args.timeout, args.max_tokens, args.resume)
+        preds = {k: v for k, v in preds.items() if k in golds}
+        elapsed = round(time.perf_counter() - t0, 1)
     res = evaluate_graphs(preds, golds) if preds else None
+    gold_abs = args.gold.absolute()
+    gold_rel = "../" + gold_abs.relative_to(ROOT.parent).as_posix() if gold_abs.is_relative_to(ROOT.parent) else str(gold_abs)
     out = {
-        "bench": "graph_eval", "method": args.method, "gold": str(args.gold), "n_abstracts": len(golds),
-        "model": info.get("llm"), "seconds": round(elapsed, 1), "errors": errors, "ledger": info.get("ledger"),
+        "schema_version": "2", "bench": "graph_eval", "method": args.method, "gold": gold_rel,
+        "development_data": True, "n_abstracts": len(golds),
+        "model": info.get("llm"), "seconds": elapsed, "errors": errors, "ledger": info.get("ledger"),
         "scores": res.model_dump(mode="json") if res else None,
+        **(intervals(args.method, preds, golds) if preds else {}),
     }
-    (RESULTS / f"graph_eval_{args.method}.json").write_text(json.dumps(out, indent=2) + "\n")
+    if args.rescore:
+        out["provenance_note"] = ("predictions from the original run, re-scored by this command; the original run's "
+                                  "command, commit and load were not recorded (reconstructed: seconds, model and "
+                                  "ledger copied from the earlier result file)")
+    out["provenance"] = run.finish()
+    result_file.write_text(json.dumps(out, indent=2) + "\n")
     if res:
         print(json.dumps({"method": args.method, "micro_f1": res.micro_f1, "macro_f1": res.macro_f1,
                           "per_type": res.per_type, "no_status": {"micro_f1": res.no_status.micro_f1,
                                                                   "macro_f1": res.no_status.macro_f1}}))
-    write_table()
+    write_pages(["graph"])
 
 
 if __name__ == "__main__":

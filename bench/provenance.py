@@ -29,8 +29,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
-#: fields that name the run rather than the result; the reproduction check ignores them
-VOLATILE_KEYS = frozenset({"provenance"})
+#: fields that name the run rather than the result (timings, machine, where files were written); the
+#: reproduction check (bench/reproduce.py --compare) ignores them wherever they occur in a result file
+VOLATILE_KEYS = frozenset({
+    "provenance", "seconds", "wall_s", "extract_s", "parse_s", "extract_s_per_paper",
+    "parse_plus_extract_s_per_paper_mean", "extract_s_per_paper_pass_means",
+    "extract_s_per_paper_median_of_pass_means", "peak_rss_mb", "command", "items_file",
+})
 
 
 def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:

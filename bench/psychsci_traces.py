@@ -82,8 +82,8 @@ TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_without_i13_stats_t
 FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci.json")
 
 
-def report(path: Path = REPO / "docs" / "results" / "psychsci.md") -> None:
-    """Write the Markdown summary of the committed psychsci result files."""
+def report_lines() -> list[str]:
+    """The Markdown summary of the committed psychsci result files, as lines."""
     lines = ["# Psychological Science papers: claim traces and findings (DEVELOPMENT data)", "",
              "Written by `bench/psychsci_traces.py --report` from the result files named below. The 100 papers",
              "(`../shared/data/documents/psychsci`) are development data: the evidence selection and the findings",
@@ -114,8 +114,15 @@ def report(path: Path = REPO / "docs" / "results" / "psychsci.md") -> None:
             pc, rc = m["precision_ci95"], m["recall_ci95"]
             lines.append(f"| {d['label']} | {split} | {m['papers']} | {m['precision']} ({pc[0]}-{pc[1]}) | "
                          f"{m['recall']} ({rc[0]}-{rc[1]}) | {m['tp']}/{m['fp']}/{m['fn']} | `bench/results/{name}` |")
-    path.write_text("\n".join(lines) + "\n")
-    print(f"wrote {path}", file=sys.stderr)
+    return lines
+
+
+def report() -> None:
+    """Write docs/results/psychsci.md (through bench/results_pages.py, which adds the generated-page header)."""
+    from results_pages import write_pages
+
+    for path in write_pages(["psychsci"]):
+        print(f"wrote {path}", file=sys.stderr)
 
 
 def main() -> None:

@@ -4,12 +4,14 @@ Runs `claimtrace retrieve --batch` on the inputs of ../shared/tools/ei_eval.py a
 with the same tool (body spans only; `--with-abstract` for the whole-article variant).
 
     .venv/bin/python bench/retrieval_ei.py [--retrievers bm25,dense,hybrid,finetuned:DIR] [--limit N]
-Writes bench/results/retrieval_ei.json (merging with earlier rows) and prints the table.
+Writes bench/results/retrieval_ei.json (merging with earlier rows; each row keeps its per-prompt hit@1 and
+its own provenance block) and prints the table.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib.util
 import json
 import os
@@ -18,9 +20,11 @@ import sys
 import time
 from pathlib import Path
 
+from provenance import Run
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
-CLI = [str(REPO / ".venv" / "bin" / "claimtrace")]
+CLI = [sys.executable, "-m", "claimtrace"]
 RESULTS = REPO / "bench" / "results" / "retrieval_ei.json"
 
 
@@ -32,23 +36,26 @@ def run(cmd: list[str], **kw: object) -> str:
     return str(res.stdout)
 
 
-def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict[str, float]:
-    """ei_eval.py score on a retrieve batch output; with `ids`, only those prompts (the scorer's own definitions)."""
-    if ids is None:
-        args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
-        if with_abstract:
-            args.append("--with-abstract")
-        return json.loads(run(args))
+def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict:  # type: ignore[type-arg]
+    """ei_eval.py score on a retrieve batch output (with `ids`, only those prompts; the scorer's own definitions),
+    plus the per-prompt hit@1 (`hit@1_by_prompt`) for paired comparisons."""
     spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
     ev = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(ev)  # type: ignore[union-attr]
-    want = set(ids)
-    ps = {p["prompt_id"]: p for p in ev.prompts("validation", not with_abstract) if p["prompt_id"] in want}
+    want = set(ids) if ids is not None else None
+    ps = {p["prompt_id"]: p for p in ev.prompts("validation", not with_abstract) if want is None or p["prompt_id"] in want}
     rows = {str(r["id"]): r for r in (json.loads(x) for x in out.read_text().splitlines() if x.strip())}
-    res: dict[str, float] = {"items": len(ps), "missing_rows": len(set(ps) - set(rows))}
+    res: dict = {"items": len(ps), "missing_rows": len(set(ps) - set(rows))}  # type: ignore[type-arg]
     for k in (1, 3, 5):
-        res[f"hit@{k}"] = sum(any(ev.overlaps(e["text"], h["text"]) for e in p["evidence"]
-                                  for h in (rows.get(i) or {}).get("hits", [])[:k]) for i, p in ps.items()) / len(ps)
+        by = {i: int(any(ev.overlaps(e["text"], h["text"]) for e in p["evidence"]
+                         for h in (rows.get(i) or {}).get("hits", [])[:k])) for i, p in ps.items()}
+        res[f"hit@{k}"] = sum(by.values()) / len(ps)
+        if k == 1:
+            res["hit@1_by_prompt"] = by
+    if ids is None:  # the whole split: the official scorer's figures must agree with the per-prompt ones
+        args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
+        official = json.loads(run([*args, "--with-abstract"] if with_abstract else args))
+        assert all(abs(official[f"hit@{k}"] - res[f"hit@{k}"]) < 1e-12 for k in (1, 3, 5)), official
     return res
 
 
@@ -64,6 +71,7 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/claimtrace-bench-ei")
     ap.add_argument("--resume", action="store_true", help="keep an earlier output in --work and resume it")
     a = ap.parse_args()
+    prov = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / "validation"])
     rr_label = a.rerank.split(":")[0] + ("-m" + str(a.m) if a.rerank != "none" else "")
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -98,7 +106,8 @@ def main() -> None:
                        "rerank": rr_label, "rerank_spec": a.rerank, "unit": unit, "prompts": s["items"], "missing": s["missing_rows"],
                        "hit@1": s["hit@1"], "hit@3": s["hit@3"], "hit@5": s["hit@5"], "seconds": round(secs, 1),
                        "model": retriever if label != retriever else None,
-                       "subset": f"first {len(lines)} prompts" if a.limit else None}
+                       "subset": f"first {len(lines)} prompts" if a.limit else None,
+                       "hit@1_by_prompt": s["hit@1_by_prompt"], "provenance": copy.deepcopy(prov.finish())}
                 print(json.dumps(row), flush=True)
                 rows["rows"] = [r for r in rows["rows"] if not (
                     r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == rr_label

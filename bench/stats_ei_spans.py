@@ -2,7 +2,8 @@
 
 Writes bench/results/stats_ei_spans.json (share of spans with at least one result, by kind) and
 bench/results/stats_ei_sample.md: a seeded random sample of 50 distinct spans with our parse, for the
-hand check recorded in bench/results/stats_ei_handcheck.json.
+check (by an LLM agent (Claude, 2026-11-30), not checked by a person) recorded in
+bench/results/stats_ei_handcheck.json.
 """
 
 from __future__ import annotations

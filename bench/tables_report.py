@@ -19,8 +19,8 @@ def _prov(d: dict[str, Any]) -> str:
             f"load {m['load_average_at_start'][0]} → {m['load_average_at_end'][0]}{loaded}")
 
 
-def main() -> None:
-    """Render the Markdown page."""
+def lines() -> list[str]:
+    """The Markdown page's lines, from the committed result files."""
     ei = json.loads((RES / "tables_ei.json").read_text())
     pdf = json.loads((RES / "pdf_tables.json").read_text())
     cov = ei["coverage"]
@@ -82,8 +82,15 @@ def main() -> None:
         for style, r in styles.items():
             out.append(f"| {reader} | {style} | {r['tables_found']}/{r['tables']} | {r['cell_precision']} | "
                        f"{r['cell_recall']} | {r['gold_cells']} | {r['median_seconds']} |")
-    OUT.write_text("\n".join(out) + "\n", encoding="utf-8")
-    print(f"wrote {OUT}")
+    return out
+
+
+def main() -> None:
+    """Render the Markdown page."""
+    from results_pages import write_pages  # the page carries the generated-page header
+
+    for path in write_pages(["tables"]):
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":

@@ -25,9 +25,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from claimtrace.evaluate.datasets import _abstract_end, same_statement
-from claimtrace.evaluate.embedder import default_embedder
 from claimtrace.evaluate.hypothesis import Rating, calibrate
 from claimtrace.evaluate.plots import plot_tau_curve
+from claimtrace.retrieval.embeddings import default_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 EI = ROOT.parent / "shared" / "data" / "evidence-inference" / "train"

@@ -13,8 +13,15 @@ import argparse
 import json
 from pathlib import Path
 
+from claimtrace.evaluate.metrics import binary_prf
 from claimtrace.extract.findings import FINDINGS_WEIGHTS, finding_features
-from claimtrace.extract.textclf import fit_linear_text_model, prf
+from claimtrace.extract.textclf import fit_linear_text_model
+
+
+def prf(pred: list[int], gold: list[int]) -> dict[str, float | int]:
+    """P/R/F1 of binary predictions, rounded, with the counts and n (the model card's form)."""
+    return {**binary_prf(pred, gold).rounded(), "n": len(gold)}
+
 
 REPO = Path(__file__).resolve().parents[1]
 

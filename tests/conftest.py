@@ -1,31 +1,50 @@
-"""Shared fixtures: paths to the real data in ../shared/data."""
+"""Shared fixtures: paths to the real data in the shared-data folder, and the small fixtures in tests/.
+
+The shared-data root is configured in one place: ``CLAIMTRACE_SHARED`` (default ``../shared`` next to
+the repository); its ``data/`` folder holds the corpora. A test that needs it asks :func:`shared_path`,
+which skips with a clear message where the data is absent, except in CI (``CI=true``): there a missing
+shared-data folder is an error, so a broken mount cannot turn a red suite green by skipping.
+"""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared" / "data"
+SHARED_ROOT = Path(os.environ.get("CLAIMTRACE_SHARED") or REPO.parent / "shared").expanduser()
+SHARED = SHARED_ROOT / "data"
 SAMPLE = REPO / "examples" / "PMC1821024.nxml"
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+def in_ci() -> bool:
+    """True when running in CI (``CI`` set to true/1/yes, as CI services do)."""
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def require_shared(p: Path) -> Path:
+    """``p`` when it exists; otherwise skip the test (an error in CI) with a clear message."""
+    if not p.exists():
+        msg = f"shared data not available: {p} (set CLAIMTRACE_SHARED to the shared-data root)"
+        if in_ci():
+            pytest.fail(f"CI=true and {msg}", pytrace=False)
+        pytest.skip(msg)
+    return p
 
 
 def shared_path(*parts: str) -> Path:
-    """A path under ../shared/data; skips the test with a clear message where the data is absent."""
-    p = SHARED.joinpath(*parts)
-    if not p.exists():
-        pytest.skip(f"shared data not available: {p}")
-    return p
+    """A path under the shared data folder (``$CLAIMTRACE_SHARED/data``); see :func:`require_shared`."""
+    return require_shared(SHARED.joinpath(*parts))
 
 
 @pytest.fixture
 def shared() -> Path:
-    """The ../shared/data folder."""
-    if not SHARED.exists():
-        pytest.skip(f"shared data not available: {SHARED}")
-    return SHARED
+    """The shared data folder (``$CLAIMTRACE_SHARED/data``)."""
+    return require_shared(SHARED)
 
 
 @pytest.fixture(scope="session")

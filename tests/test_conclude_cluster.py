@@ -38,7 +38,7 @@ def test_auto_choice_by_number_of_units() -> None:
 def test_forced_umap_without_the_extra_is_a_clear_error() -> None:
     if umap_available():
         pytest.skip("umap-learn is installed here")
-    with pytest.raises(MissingExtraError, match=r"claimtrace\[umap\]"):
+    with pytest.raises(MissingExtraError, match=r"claimtrace-sci\[umap\]"):
         choose_method(100, "umap")
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from claimtrace.evaluate.diagnostics import PaperOutcome, relevant_sentence_proportion, transitions
-from claimtrace.evaluate.embedder import default_embedder
 from claimtrace.evaluate.hypothesis import (
     HypothesisSims,
     calibrate_from_scores,
@@ -20,7 +19,8 @@ from claimtrace.evaluate.hypothesis import (
     sentences_of,
     tau_grid,
 )
-from claimtrace.evaluate.metrics import micro, prf
+from claimtrace.evaluate.metrics import binary_prf, micro, prf, prf_from_sizes
+from claimtrace.retrieval.embeddings import default_embedder
 from conftest import shared_path
 
 
@@ -28,8 +28,21 @@ def test_prf_counts_and_zero_denominators() -> None:
     s = prf(3, 1, 2)
     assert (s.precision, s.recall) == (0.75, 0.6)
     assert s.f1 == pytest.approx(2 * 0.75 * 0.6 / 1.35)
+    # the one empty-set rule: nothing predicted and nothing to find is perfect; any other zero denominator is 0
     z = prf(0, 0, 0)
-    assert (z.precision, z.recall, z.f1) == (0.0, 0.0, 0.0)
+    assert (z.precision, z.recall, z.f1) == (1.0, 1.0, 1.0)
+    nothing_predicted = prf(0, 0, 2)
+    assert (nothing_predicted.precision, nothing_predicted.recall, nothing_predicted.f1) == (0.0, 0.0, 0.0)
+    nothing_to_find = prf(0, 3, 0)
+    assert (nothing_to_find.precision, nothing_to_find.recall, nothing_to_find.f1) == (0.0, 0.0, 0.0)
+    assert (s.pred, s.gold) == (4, 5)
+
+
+def test_binary_and_size_forms_agree_with_counts() -> None:
+    b = binary_prf([1, 1, 0, 0, 1], [1, 0, 1, 0, 1])
+    assert (b.tp, b.fp, b.fn) == (2, 1, 1)
+    assert b == prf_from_sizes(2, 3, 3) == prf(2, 1, 1)
+    assert b.rounded(2) == {"precision": 0.67, "recall": 0.67, "f1": 0.67, "tp": 2, "fp": 1, "fn": 1}
 
 
 def test_micro_sums_counts_not_scores() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from claimtrace.documents import load_document
+from claimtrace.evaluate.metrics import binary_prf
 from claimtrace.extract.findings import detect_findings, findings_model, score_sentences
 from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_model, hypothesis_score
-from claimtrace.extract.textclf import prf
 from conftest import SAMPLE, shared_path
 
 
@@ -19,11 +19,11 @@ def test_findings_detector_on_held_out_test_split() -> None:
         for (p, _), y in zip(score_sentences(r["sentences"]), r["labels"], strict=True):
             pred.append(int(p >= thr))
             gold.append(int(y))
-    m = prf(pred, gold)
-    assert m["f1"] > 0.7, m
+    m = binary_prf(pred, gold)
+    assert m.f1 > 0.7, m
     # better than always taking the last sentence
     last = [int(i == len(r["sentences"]) - 1) for r in rows for i in range(len(r["sentences"]))]
-    assert m["f1"] > prf(last, gold)["f1"]
+    assert m.f1 > binary_prf(last, gold).f1
 
 
 def test_detect_findings_on_sample_paper_says_why() -> None:
@@ -45,8 +45,8 @@ def test_hypothesis_classifier_on_held_out_genia() -> None:
     held = rows[int(len(rows) * 0.75):][:800]
     thr = hypothesis_model().threshold
     pred = [int(hypothesis_score(r["text"]) >= thr) for r in held]
-    m = prf(pred, [int(r["class"] == "hypothesis") for r in held])
-    assert m["precision"] > 0.5 and m["recall"] > 0.6, m
+    m = binary_prf(pred, [int(r["class"] == "hypothesis") for r in held])
+    assert m.precision > 0.5 and m.recall > 0.6, m
 
 
 def test_explicit_hypothesis_cues() -> None:

@@ -6,9 +6,10 @@ import random
 
 import pytest
 
+from claimtrace.evaluate.metrics import prf_from_sizes as prf
 from claimtrace.graph import EmpiricalGraph, align_graphs, evaluate_graphs, load_labelstudio, score_pair
-from claimtrace.graph.align import aggregate, prf
 from claimtrace.graph.model import RELATION_TYPES, STATUSES
+from claimtrace.graph.scores import aggregate
 from conftest import shared_path
 
 
@@ -53,7 +54,7 @@ def test_greedy_misled_by_structure() -> None:
     # 3 is optimal (e.g. h->a->c->d onto the chain, or the hub onto q plus c->d onto the chain)
     assert best.matched == exhaustive.matched == 3
     assert greedy.matched < best.matched
-    assert score_pair(pred, gold).overall.matched == 3  # the returned mapping realises the optimum
+    assert score_pair(pred, gold).overall.tp == 3  # the returned mapping realises the optimum
 
 
 def test_mapping_is_injective() -> None:
@@ -84,8 +85,8 @@ def test_multi_typed_pair_status_and_undirected_correlation() -> None:
                  [("m", "sc", "directional", "validated"), ("sc", "s", "correlational", "validated")])
     with_status = score_pair(pred, gold, use_status=True)
     no_status = score_pair(pred, gold, use_status=False)
-    assert with_status.overall.matched == 1  # the correlation's status differs
-    assert no_status.overall.matched == 2  # correlational matched in the other direction
+    assert with_status.overall.tp == 1  # the correlation's status differs
+    assert no_status.overall.tp == 2  # correlational matched in the other direction
     assert with_status.per_type["moderation"].recall == 0.0
     assert no_status.per_type["correlational"].f1 == 1.0
     assert with_status.overall.precision == pytest.approx(1 / 2)

@@ -9,8 +9,8 @@ import pytest
 
 from claimtrace.errors import InputError
 from claimtrace.graph import EmpiricalGraph, load_graphs, load_labelstudio, parse_relation_label
-from claimtrace.graph.align import annotator_agreement
 from claimtrace.graph.labelstudio import annotator_graphs
+from claimtrace.graph.scores import annotator_agreement
 from conftest import shared_path
 
 

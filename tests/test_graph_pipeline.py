@@ -106,9 +106,9 @@ def test_direct_baseline(gold97, tmp_path: Path) -> None:
         assert len(srv.chat_requests) == 1
     assert g.method == "direct" and list(g.stages) == ["direct"]
     res = evaluate_graphs({"97": g}, {"97": gold97})
-    assert res.per_type_counts["directional"].matched == 1
-    assert res.no_status.per_type_counts["moderation"].matched == 1
-    assert res.per_type_counts["moderation"].matched == 0  # hypothesized vs validated
+    assert res.per_type_counts["directional"].tp == 1
+    assert res.no_status.per_type_counts["moderation"].tp == 1
+    assert res.per_type_counts["moderation"].tp == 0  # hypothesized vs validated
 
 
 def test_invalid_answers_raise_typed_error(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from claimtrace.schema_version import SCHEMA_VERSION
 from conftest import REPO
 from llm_fault_server import FaultServer
 
@@ -36,7 +37,7 @@ def test_doctor_reports_a_working_endpoint_and_one_that_is_down(tmp_path: Path) 
         assert len(srv.chat_requests) == 2  # one tiny completion per doctor run against the live endpoint
     assert up.returncode == 0, up.stderr
     rep = json.loads(up.stdout)
-    assert rep["schema_version"] == "1" and rep["ok"] is True
+    assert rep["schema_version"] == SCHEMA_VERSION and rep["ok"] is True
     (ep,) = rep["llm"]["endpoints"]
     assert ep["answers"] and ep["model"] == "fake-model" and ep["model_listed"] is True
     assert ep["models_listed"] == ["fake-model", "other"] and ep["reply"] == "OK"

@@ -176,5 +176,5 @@ def test_in_process_backend_without_the_extra_is_a_clear_error(tmp_path: Path, m
     gguf.write_bytes(b"GGUF")
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as if llama-cpp-python were not installed
     with LLMClient(load_settings(model=str(gguf), cache_dir=tmp_path, env={})) as client, \
-            pytest.raises(MissingExtraError, match=r"pip install 'claimtrace\[llama\]'"):
+            pytest.raises(MissingExtraError, match=r"pip install 'claimtrace-sci\[llama\]'"):
         client.structured("statistic_fields", {"sentence": "t(1) = 2, p = .3"}, OneField)

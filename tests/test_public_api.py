@@ -45,8 +45,8 @@ def _model_names() -> dict[str, object]:
     from claimtrace.evaluate.evidence import EvidenceScore
     from claimtrace.evaluate.metrics import PRF
     from claimtrace.extract.model import ClaimTrace
-    from claimtrace.graph.align import GraphEvaluation
     from claimtrace.graph.model import EmpiricalGraph
+    from claimtrace.graph.scores import GraphEvaluation
     from claimtrace.llm import LLMClient
     from claimtrace.retrieval.units import Hit
     from claimtrace.stats.model import DocumentStat

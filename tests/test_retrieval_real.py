@@ -101,6 +101,21 @@ def test_embedding_cache_hit(tmp_path: Path, embedder: OnnxMiniLM) -> None:
     assert np.allclose(a, b)
 
 
+def test_embedding_memo_answers_without_the_disk(tmp_path: Path, embedder: OnnxMiniLM) -> None:
+    # the one embedder cache: the metrics re-encode the same gold texts often, and the memo answers them
+    cache = EmbeddingCache(tmp_path / "emb.sqlite")
+    ce = CachedEmbedder(embedder, cache, memory_items=10)
+    texts = ["mortality fell", "pain scores were lower"]
+    a = ce.encode(texts)
+    cache.clear()  # the disk no longer has them: only the memo can answer
+    b = ce.encode(list(reversed(texts)))
+    assert (ce.misses, ce.hits) == (2, 2)
+    assert np.allclose(a, b[::-1])
+    assert ce.encode([]).shape == (0, 384)
+    ce.encode([f"sentence {i}" for i in range(12)])  # more than memory_items: the memo starts again
+    assert len(ce._memory) <= 12
+
+
 def test_dense_and_hybrid_rank_the_result_high(ei_doc_path: Path, embedder: OnnxMiniLM, tmp_path: Path) -> None:
     units = document_units(load_document(ei_doc_path), "paragraph")
     dense = DenseRetriever(CachedEmbedder(embedder, EmbeddingCache(tmp_path / "e.sqlite")))

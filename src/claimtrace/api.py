@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from claimtrace.evaluate.evidence import EvidenceScore
     from claimtrace.evaluate.metrics import PRF
     from claimtrace.extract.model import ClaimTrace
-    from claimtrace.graph.align import GraphEvaluation
     from claimtrace.graph.model import EmpiricalGraph
+    from claimtrace.graph.scores import GraphEvaluation
     from claimtrace.llm import LLMClient
     from claimtrace.retrieval.units import Hit
     from claimtrace.stats.model import DocumentStat
@@ -119,8 +119,8 @@ def conclude(papers: Sequence[PaperLike], *, intervention: str, comparator: str,
 
 def evaluate_hypotheses(pairs: Sequence[tuple[str | None, str | None]], *, tau: float | None = None) -> PRF:
     """Hypothesis P/R/F1 over (predicted, gold) text pairs: sentences match at cosine >= tau (local MiniLM)."""
-    from claimtrace.evaluate.embedder import default_embedder
     from claimtrace.evaluate.hypothesis import DEFAULT_TAU, score_hypotheses
+    from claimtrace.retrieval.embeddings import default_embedder
 
     return score_hypotheses(pairs, default_embedder(), DEFAULT_TAU if tau is None else tau)
 
@@ -143,6 +143,6 @@ def evaluate_retrieval(hits: Sequence[Sequence[Hit]], gold_units: Sequence[Seque
 
 def evaluate_graphs(preds: dict[str, EmpiricalGraph], golds: dict[str, EmpiricalGraph]) -> GraphEvaluation:
     """Predicted graphs against gold graphs with the same ids (structure-first alignment, micro/macro F1)."""
-    from claimtrace.graph.align import evaluate_graphs as run
+    from claimtrace.graph.scores import evaluate_graphs as run
 
     return run(preds, golds)

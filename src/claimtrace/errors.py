@@ -21,5 +21,5 @@ class MissingExtraError(ClaimtraceError):
 
     def __init__(self, feature: str, extra: str, package: str) -> None:
         super().__init__(
-            f"{feature} needs the optional dependency '{package}': pip install 'claimtrace[{extra}]'"
+            f"{feature} needs the optional dependency '{package}': pip install 'claimtrace-sci[{extra}]'"
         )

@@ -36,6 +36,8 @@ def _root(
 COMMAND_MODULES = [
     "parse", "stats", "llm", "retrieve", "train", "extract", "evaluate", "experiment", "graph", "conclude",
     "schema",
+    "numbers", "meta",
+    "run", "query",  # corpus runs: claimtrace run / query / export
 ]
 
 

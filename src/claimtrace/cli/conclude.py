@@ -32,6 +32,8 @@ def conclude(
     clustering: str = typer.Option("auto", "--clustering", help="URCA/RAPTOR clustering: auto, none, pca or umap."),
     forest_plot: Path | None = typer.Option(None, "--forest-plot", help="Write a forest-plot PNG of the parsed estimates."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    with_numbers: bool = typer.Option(
+        False, "--with-numbers", help="Add the per-arm numbers and effect sizes (claimtrace numbers, offline) to each conclusion."),
     batch: Path | None = typer.Option(
         None, "--batch", help='JSONL manifest: {"id", "doc" (a path or a list), "intervention", "comparator", "outcome", "higher_is_better"?} per line.'),
     out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
@@ -44,7 +46,7 @@ def conclude(
 ) -> None:
     """Conclude what a study (one or more papers) found for an intervention vs comparator on an outcome."""
     from claimtrace.conclude.forest import forest_plot as draw
-    from claimtrace.conclude.pipeline import announce_method, forest_rows, parse_polarity
+    from claimtrace.conclude.pipeline import add_numbers, announce_method, forest_rows, parse_polarity
     from claimtrace.conclude.pipeline import conclude as run
 
     if method is not None and method not in METHODS:
@@ -89,6 +91,8 @@ def conclude(
                 raise InputError(batch, f"item {item['id']}: missing {', '.join(missing)}")
             item_hib = parse_polarity(item["higher_is_better"]) if "higher_is_better" in item else hib
             res = run(q, docs, higher_is_better=item_hib, **opts)  # type: ignore[arg-type]
+            if with_numbers:
+                add_numbers(res, docs)
             results.append((item["id"], res))
             return res.record()
 
@@ -114,6 +118,8 @@ def conclude(
         fail(f"missing {', '.join(missing)}")
     res = run({"intervention": intervention or "", "comparator": comparator or "", "outcome": outcome or ""},
               papers, higher_is_better=hib, **opts)
+    if with_numbers:
+        add_numbers(res, papers)
     if json_out:
         print_json(res)
     else:
@@ -148,5 +154,9 @@ def print_report(res: ConcludeResult) -> None:
         con.print(f"  quote {i} ({esc(where)}): {esc(qt.text)}")
     for qt in res.unlocated_quotes:
         con.print(f"  [yellow]not found in the papers (not used):[/yellow] {esc(qt.text)}")
+    if res.numbers is not None:
+        n = res.numbers
+        effects = "; ".join(f"{e.measure} {e.value:.3g} ({e.ci_low:.3g} to {e.ci_high:.3g})" for e in n.effects)
+        con.print(f"  numbers:    {n.outcome_type}; " + (effects or "effect not computable (" + ", ".join(n.not_reported) + " not reported)"))
     for w in res.warnings:
         con.print(f"  [dim]warning: {esc(w)}[/dim]")

@@ -12,8 +12,7 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 def _stage_text(value: Any) -> str | None:
@@ -66,9 +65,9 @@ def hypothesis_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
 ) -> None:
     """Hypothesis P/R/F1: predicted sentences match at cosine ≥ τ to the gold hypothesis/sentences."""
-    from claimtrace.evaluate.embedder import default_embedder
     from claimtrace.evaluate.hypothesis import DEFAULT_TAU, hypothesis_sims
     from claimtrace.evaluate.metrics import micro
+    from claimtrace.retrieval.embeddings import default_embedder
 
     tau = DEFAULT_TAU if threshold is None else threshold
     if not 0.0 <= tau <= 1.0:
@@ -127,8 +126,8 @@ def calibrate_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
 ) -> None:
     """Grid-search τ over [0.10, 1.00] (step 0.01) on rated pairs; ratings 2-3 count as correct."""
-    from claimtrace.evaluate.embedder import default_embedder
     from claimtrace.evaluate.hypothesis import calibrate, read_ratings
+    from claimtrace.retrieval.embeddings import default_embedder
 
     rated = read_ratings(ratings)
     res = calibrate(rated, default_embedder(model))

@@ -11,6 +11,7 @@ import typer
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @evaluate_app.command("retrieval")
@@ -96,7 +97,7 @@ def evaluate_retrieval(
         rows.append(scores_for(hits, it.get("gold_units") or [], it.get("gold_texts") or [], ks))
     missing = sum(1 for it in items if it["id"] not in hits_by_id)
     metrics = aggregate(rows)
-    result: dict[str, Any] = {"schema_version": "1.0", "queries": len(items), "missing": missing, "errors": len(errors),
+    result: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "queries": len(items), "missing": missing, "errors": len(errors),
               "metrics": metrics}
     if json_out:
         print_json(result)

@@ -12,6 +12,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli.common import check_out_dir, fail, only_with, print_json
+from claimtrace.schema_version import SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ def experiment_data_cmd(
         sys.stdout.write(text)
         return
     out.write_text(text, encoding="utf-8")
-    info = {"schema_version": "1.0", "items": len(rows), "out": str(out),
+    info = {"schema_version": SCHEMA_VERSION, "items": len(rows), "out": str(out),
             "with_evidence_units": sum(1 for r in rows if r.get("evidence_units"))}
     if json_out:
         print_json(info)

@@ -179,8 +179,8 @@ def evaluate_graph_cmd(
     time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per alignment before the best found is used."),
 ) -> None:
     """Score predicted graphs against gold by structure-first alignment (micro/macro F1, per type)."""
-    from claimtrace.graph.align import evaluate_graphs
     from claimtrace.graph.model import load_graphs
+    from claimtrace.graph.scores import evaluate_graphs
 
     golds = load_graphs(gold)
     preds = load_graphs(pred)

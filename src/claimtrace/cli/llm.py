@@ -16,8 +16,8 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import print_json, stdout_console
 from claimtrace.errors import ClaimtraceError
 from claimtrace.llm.settings import LLMSettings
+from claimtrace.schema_version import SCHEMA_VERSION
 
-SCHEMA_VERSION = "1"
 PING_TIMEOUT_S = 120.0
 
 

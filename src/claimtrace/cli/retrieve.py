@@ -12,16 +12,15 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, only_with, print_json, stdout_console
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
-
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @app.command()
 def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
-    unit: str = typer.Option("paragraph", "--unit", help="paragraph or sentence (one kind; see --units)."),
-    units: str | None = typer.Option(None, "--units", help="Unit kinds, comma-separated: paragraphs, sentences, table-rows (overrides --unit)."),
+    units: str = typer.Option("paragraphs", "--units", "--unit",
+                              help="Unit kinds, comma-separated: paragraphs, sentences, table-rows."),
     retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
     rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
@@ -44,12 +43,8 @@ def retrieve(
     from claimtrace.retrieval.pipeline import RetrievalPipeline
     from claimtrace.retrieval.units import parse_units
 
-    if unit not in ("paragraph", "sentence"):
-        fail(f"--unit must be paragraph or sentence, got {unit!r}")
-    if units is not None and unit != "paragraph":
-        fail("give --unit or --units, not both")
     try:
-        kinds = parse_units(units) if units is not None else parse_units(unit)
+        kinds = parse_units(units)
     except ClaimtraceError as exc:
         fail(f"--units: {exc}")
     if task not in ("hypothesis", "evidence"):

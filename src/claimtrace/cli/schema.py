@@ -22,6 +22,10 @@ SCHEMAS: dict[str, tuple[str, str]] = {
     "claim-trace": ("claimtrace.extract.model", "ClaimTrace"),
     "graph": ("claimtrace.graph.model", "EmpiricalGraph"),
     "conclusion": ("claimtrace.conclude.model", "ConcludeResult"),
+    "numbers": ("claimtrace.numbers.model", "NumbersResult"),
+    "meta": ("claimtrace.numbers.model", "MetaResult"),
+    "corpus-run": ("claimtrace.corpus.runner", "RunSummary"),  # `run --json`; the tables: codebook.json of export
+    "corpus-estimate": ("claimtrace.corpus.estimate", "Estimate"),  # `run --dry-run --json`
 }
 
 

@@ -9,6 +9,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli.common import check_out_dir, fail, print_json
+from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @app.command("train-retriever")
@@ -43,7 +44,7 @@ def train_retriever_cmd(
                       max_seq_length=max_seq_length, eval_every=eval_every, patience=patience,
                       max_minutes=max_minutes, max_examples=max_examples)
     report = train_retriever(examples, target, cfg)
-    report = {"schema_version": "1.0", "out": str(target), **report}
+    report = {"schema_version": SCHEMA_VERSION, "out": str(target), **report}
     if json_out:
         print_json(report)
     else:
@@ -75,7 +76,7 @@ def retriever_data_cmd(
     if not examples:
         fail(f"{path}: no training examples could be built")
     write_jsonl(examples, out)
-    counts = {"schema_version": "1.0", "out": str(out), "examples": len(examples)}
+    counts = {"schema_version": SCHEMA_VERSION, "out": str(out), "examples": len(examples)}
     if json_out:
         print_json(counts)
     else:

@@ -54,7 +54,7 @@ def choose_method(n_units: int, requested: ClusterChoice = "auto", has_umap: boo
     if n_units <= PCA_MAX_UNITS:
         return "pca-gmm", f"{n_units} units (<= {PCA_MAX_UNITS}): too few for UMAP, PCA + GMM"
     if not has:
-        return "pca-gmm", f"{n_units} units but umap-learn is not installed (pip install 'claimtrace[umap]'): PCA + GMM"
+        return "pca-gmm", f"{n_units} units but umap-learn is not installed (pip install 'claimtrace-sci[umap]'): PCA + GMM"
     return "umap-gmm", f"{n_units} units: UMAP + GMM as published"
 
 

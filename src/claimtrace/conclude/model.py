@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.numbers.model import NumbersResult
+from claimtrace.schema_version import SCHEMA_VERSION
 
 EI_LABELS = ("significantly increased", "significantly decreased", "no significant difference")
 INSUFFICIENT = "insufficient evidence"
@@ -101,6 +102,7 @@ class ConcludeResult(_Model):
     estimates: list[Estimate] = Field(default_factory=list)
     llm_invocations: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    numbers: NumbersResult | None = Field(None, description="conclude --with-numbers: the extracted per-arm numbers and effect")
 
     def record(self) -> dict[str, Any]:
         """The batch line fields: label, conclusion, rationale, quotes (+ provenance)."""
@@ -119,7 +121,7 @@ class ConcludeResult(_Model):
             "clustering": data["clustering"],
             "estimates": data["estimates"],
             "warnings": data["warnings"],
-        }
+        } | ({"numbers": data["numbers"]} if self.numbers is not None else {})
 
 
 def conclusion_for(label: str, higher_is_better: bool | None) -> Conclusion:

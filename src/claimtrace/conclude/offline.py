@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from claimtrace.conclude.model import INSUFFICIENT, Estimate, Question
 from claimtrace.conclude.papers import Paper, Passage
+from claimtrace.cues import DECREASE, IMPROVE, INCREASE, NULL_STATEMENT, SIGNIFICANCE, p_significance
 from claimtrace.stats import StatResult, analyze
 from claimtrace.stats.model import RATIO_TESTS
 
@@ -32,28 +33,6 @@ _STOP = frozenset(
 )
 _GENERIC_CONTROL = ("placebo", "control", "controls", "usual", "standard", "sham", "conventional", "no treatment")
 
-_NEG = r"(?:no|not|non|nor|without|neither|failed to|did not|does not|do not|was not|were not|cannot|could not)"
-_NS = re.compile(
-    r"\b(?:" + _NEG + r")\b[^.;:]{0,50}?\b(?:significant(?:ly)?|statistically|differ(?:ence|ences|ent|ed)?|"
-    r"chang(?:e|ed|es)|effect|affect(?:ed)?|reach(?:ed)?\s+significance)\b"
-    r"|\b(?:non-?|in)significant(?:ly)?\b|\bn\.\s?s\.|\bns\b|\bnot\s+significant"
-    r"|\b(?:similar|comparable|equivalent|unchanged|unaffected|did not differ|no differences?)\b"
-    r"|\bno\s+(?:statistically\s+)?(?:significant\s+)?(?:difference|change|effect|association)",
-    re.I,
-)
-_SIG = re.compile(r"\bsignifican(?:t|tly|ce)\b|\bstatistically\b", re.I)
-_UP = re.compile(
-    r"\b(?:higher|greater|more|increas(?:e|ed|es|ing)|larger|longer|rise|rose|raised|elevated|faster|exceed(?:ed|s)?|"
-    r"augment(?:ed)?|gain(?:ed)?|prolong(?:ed)?|enhanc(?:ed|ement)|boost(?:ed)?|superior|excess)\b",
-    re.I,
-)
-_DOWN = re.compile(
-    r"\b(?:lower|less|fewer|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing|tion|tions)|smaller|shorter|declin(?:e|ed)|"
-    r"drop(?:ped)?|slower|fell|lowered|diminish(?:ed)?|attenuat(?:ed|ion)|inferior|loss|suppress(?:ed|ion)|"
-    r"prevent(?:ed|s)?|lesser)\b",
-    re.I,
-)
-_IMPROVE = re.compile(r"\bimprov(?:ed|ement|ements|es)\b", re.I)
 _REF = re.compile(r"\b(?:than|compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|relative\s+to|"
                   r"over|against|as\s+opposed\s+to)\s+\(?(?:[\w/+-]+\s+){0,3}$",
                   re.I)
@@ -165,12 +144,7 @@ def _stat_significance(results: Sequence[StatResult], text: str) -> tuple[bool |
                 this = not (lo <= null <= hi)
                 how.append(f"CI {lo:g} to {hi:g} {'excludes' if this else 'includes'} {null:g}")
         if this is None and r.p_value is not None and r.p_comparison is not None:
-            if r.p_comparison in ("<", "<=") and r.p_value <= 0.05:
-                this = True
-            elif r.p_comparison in ("=",):
-                this = r.p_value <= 0.05
-            elif (r.p_comparison in (">", ">=") and r.p_value >= 0.05) or r.p_comparison == "ns":
-                this = False
+            this = p_significance(r.p_comparison, r.p_value)
             if this is not None:
                 how.append(f"p {r.p_comparison} {r.p_value:g}")
         if this is None and r.significant is not None and r.kind == "test":
@@ -230,7 +204,7 @@ def _direction_word(text: str, skip: set[str]) -> tuple[int, int, str] | None:
     "greater reduction" / "decrease ... was greater" combine magnitude and change (-1). Plain direction
     words that belong to the outcome's own name ("weight loss", "increased optimism") are skipped.
     """
-    sig = _SIG.search(text)
+    sig = SIGNIFICANCE.search(text)
     anchor = sig.start() if sig else 0
     mags = list(_MAGNITUDE.finditer(text))
     changes = list(_CHANGE.finditer(text))
@@ -242,14 +216,14 @@ def _direction_word(text: str, skip: set[str]) -> tuple[int, int, str] | None:
                 msign = 1 if m.group(0).lower() in ("greater", "more", "larger", "higher", "bigger") else -1
                 csign = 1 if c.group("up") else -1
                 pairs.append((msign * csign, m.start(), f"{m.group(0)} ~ {c.group(0)}"))
-    hits = [(1, m.start(), m.group(0)) for m in _UP.finditer(text)]
-    hits += [(-1, m.start(), m.group(0)) for m in _DOWN.finditer(text)]
+    hits = [(1, m.start(), m.group(0)) for m in INCREASE.finditer(text)]
+    hits += [(-1, m.start(), m.group(0)) for m in DECREASE.finditer(text)]
     hits = [h for h in hits if _stem(h[2].lower()) not in skip]
     paired = {p[1] for p in pairs} | {c.start() for c in changes if pairs}
     hits = [h for h in hits if h[1] not in paired]
     cands = pairs + hits
     if not cands:
-        weak = [(1, m.start(), m.group(0)) for m in _IMPROVE.finditer(text) if _stem(m.group(0).lower()) not in skip]
+        weak = [(1, m.start(), m.group(0)) for m in IMPROVE.finditer(text) if _stem(m.group(0).lower()) not in skip]
         return weak[0] if weak else None
     if sig:
         return min(cands, key=lambda h: abs(h[1] - anchor))
@@ -292,8 +266,8 @@ def read_sentence(q: Question, arms: Arms, passage: Passage, alpha: float = 0.05
     results = analyze(text, alpha=alpha)
     sig, ests, how = _stat_significance(results, text)
     rd.estimates, rd.how = ests, how
-    ns_word = _NS.search(text)
-    sig_word = _SIG.search(text)
+    ns_word = NULL_STATEMENT.search(text)
+    sig_word = SIGNIFICANCE.search(text)
     within = _WITHIN.search(text)
     between = _BETWEEN.search(text)
     if within and not between:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +33,8 @@ from claimtrace.retrieval.base import Retriever
 
 if TYPE_CHECKING:
     from claimtrace.llm import LLMClient
+
+logger = logging.getLogger(__name__)
 
 OFFLINE_K = 20
 
@@ -137,16 +139,36 @@ def announce_method(method: str | None, llm_ready: bool) -> str:
     if method:
         return method
     chosen = "urca" if llm_ready else "offline"
-    print(f"conclude: method {chosen} ({'an LLM is configured' if llm_ready else 'no LLM configured'})",
-          file=sys.stderr)
+    logger.info("conclude: method %s (%s)", chosen, "an LLM is configured" if llm_ready else "no LLM configured")
     return chosen
 
 
+def add_numbers(res: ConcludeResult, papers: Sequence[str]) -> None:
+    """``--with-numbers``: the per-arm numbers and effect sizes for the question (offline), from the first
+    paper of the study that gives an effect (else the first paper's result, with its abstentions)."""
+    from claimtrace.documents import load_document
+    from claimtrace.numbers.extract import extract_numbers
+
+    q = res.question
+    for path in papers:
+        got = extract_numbers(load_document(path), q.intervention, q.comparator, q.outcome)
+        if res.numbers is None or (got.effects and not res.numbers.effects):
+            res.numbers = got
+        if got.effects:
+            break
+
+
 def forest_rows(results: Sequence[tuple[str, ConcludeResult]]) -> list[ForestRow]:
-    """One forest-plot row per result that has a parsed estimate with a CI (ratios or differences, the commoner)."""
+    """One forest-plot row per result that has a parsed estimate with a CI (ratios or differences, the commoner);
+    with ``--with-numbers`` also a row for the effect computed from the extracted numbers (OR or SMD)."""
     rows = [ForestRow(label=name, value=r.estimates[0].value, ci_low=r.estimates[0].ci_low,
                       ci_high=r.estimates[0].ci_high, ratio=r.estimates[0].ratio)
             for name, r in results if r.estimates]
+    for name, r in results:
+        eff = next((e for e in (r.numbers.effects if r.numbers else []) if e.measure in ("OR", "SMD")), None)
+        if eff is not None:
+            rows.append(ForestRow(label=f"{name} (extracted numbers, {eff.measure})", value=eff.value,
+                                  ci_low=eff.ci_low, ci_high=eff.ci_high, ratio=eff.log_scale))
     n_ratio = sum(r.ratio for r in rows)
     keep_ratio = n_ratio * 2 >= len(rows) and n_ratio > 0
     return [r for r in rows if r.ratio == keep_ratio]

@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 Scope = Literal["body", "abstract", "table"]
 SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]

@@ -7,7 +7,6 @@ from claimtrace.evaluate.diagnostics import (
     relevant_sentence_proportion,
     transitions,
 )
-from claimtrace.evaluate.embedder import CachedEmbedder, Embedder, default_embedder
 from claimtrace.evaluate.evidence import (
     ComponentParser,
     EvidenceComponents,
@@ -31,6 +30,7 @@ from claimtrace.evaluate.hypothesis import (
     tau_grid,
 )
 from claimtrace.evaluate.metrics import PRF, micro, prf
+from claimtrace.retrieval.embeddings import CachedEmbedder, Embedder, default_embedder
 
 __all__ = [
     "DEFAULT_TAU",

@@ -1,8 +1,8 @@
 """Deterministic evidence-component parser: statistics patterns plus variable and relationship cues.
 
 Test family, degrees of freedom, sample sizes and confidence intervals come from the statistics
-engine (``claimtrace.stats``) when it is installed, and from the patterns below in every case (the
-union, de-duplicated). Variables are noun-phrase chunks left once statistics, numbers, function words
+engine (``claimtrace.stats``) and from the patterns below (the union, de-duplicated); significance and
+direction cues come from ``claimtrace.cues``. Variables are noun-phrase chunks left once statistics, numbers, function words
 and comparison cues are removed; relationships are one per sentence carrying a direction or a
 significance cue. The parser is an approximation of the published GPT-4 parse; docs/evaluation.md
 reports how often it agrees with the LLM parser.
@@ -11,10 +11,11 @@ reports how often it agrees with the LLM parser.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from claimtrace.cues import DECREASE_LOOSE, INCREASE_LOOSE, stated_direction, stated_significance
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.evaluate.evidence import EvidenceComponents, Interval, Relationship
+from claimtrace.stats import StatResult, parse
 
 _NUM = r"-?(?:\d+(?:\.\d+)?|\.\d+)"
 _DASHES = str.maketrans({"\u2212": "-", "\u2013": "-", "\u2014": "-", "\u2010": "-", "\u2011": "-",
@@ -53,20 +54,6 @@ _DF_T = re.compile(r"\b(?:t|r|χ2|χ²|chi2|X2)\s*\(\s*(\d+(?:\.\d+)?)\s*(?:,\s*
 _DF_F = re.compile(r"\bF\s*\(\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\)")
 _DF_WORD = re.compile(r"\b(?:df|d\.f\.)\s*=\s*(\d+(?:\.\d+)?)", re.I)
 
-_P = re.compile(r"\bp\s*(?:-?value)?\s*(<=|>=|≤|≥|<|>|=)\s*(0?\.\d+|\d(?:\.\d+)?(?:\s*[x×]\s*10\s*-\s*\d+)?|\d\.?\d*e-\d+)", re.I)
-_NULL = re.compile(
-    r"no (?:statistically )?significant|not (?:statistically )?significant|non-?significant|\bn\.?s\.?\b(?=[\s,;)])"
-    r"|did not (?:significantly )?(?:differ|change|improve|increase|decrease|reduce|affect|alter)"
-    r"|no (?:\w+ )?differences?|were similar|was similar|comparable|did not reach|no effect|not differ", re.I)
-_SIG = re.compile(r"(?<!non-)(?<!non)(?<!not )\bsignificant(?:ly)?\b", re.I)
-_NULL_DIR = re.compile(r"no (?:statistically )?significant (?:difference|change|effect|association|relationship|correlation)"
-                       r"|did not (?:significantly )?(?:differ|change|affect|alter)|no differences?|not differ"
-                       r"|were similar|was similar|comparable|no effect|not significantly different", re.I)
-_UP = re.compile(r"\b(?:increas\w*|higher|greater|more|improv\w*|elevat\w*|rais\w*|longer|larger|better|superior"
-                 r"|gain\w*|enhanc\w*|exceed\w*|positive(?:ly)? (?:associat|correlat)\w*|rise|rose|accelerat\w*)\b", re.I)
-_DOWN = re.compile(r"\b(?:decreas\w*|lower|less|fewer|reduc\w*|declin\w*|shorter|smaller|worse|inferior|drop\w*"
-                   r"|diminish\w*|attenuat\w*|negative(?:ly)? (?:associat|correlat)\w*|fell|fall|decline)\b", re.I)
-
 _STOP = frozenset(["a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "within", "into", "onto", "over", "under", "between", "among", "against", "than", "then", "as", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "not", "no", "nor", "this", "that", "these", "those", "there", "their", "its", "it", "they", "them", "he", "she", "his", "her", "our", "we", "us", "you", "your", "which", "who", "whom", "whose", "what", "when", "where", "while", "whereas", "during", "after", "before", "since", "until", "per", "via", "vs", "versus", "compared", "comparison", "compare", "comparing", "significantly", "significant", "significance", "statistically", "statistical", "difference", "differences", "different", "differ", "differed", "higher", "lower", "greater", "less", "more", "fewer", "increase", "increased", "increases", "increasing", "decrease", "decreased", "decreases", "decreasing", "reduced", "reduction", "reduce", "reduces", "improved", "improvement", "improve", "improves", "better", "worse", "similar", "comparable", "both", "either", "each", "all", "any", "some", "also", "only", "likely", "unlikely", "mean", "means", "median", "p", "ci", "respectively", "found", "showed", "show", "shows", "observed", "noted", "reported", "seen", "revealed", "demonstrated", "indicated", "associated", "association", "effect", "effects", "relative", "respect", "regard", "although", "however", "moreover", "furthermore", "overall", "total", "both", "patients", "group", "groups", "subjects", "participants", "study", "trial", "value", "values", "level", "levels", "rate", "rates", "number", "same", "other", "those", "one", "two", "three", "four", "five", "six", "vs.", "i.e", "e.g", "et", "al", "odds", "ratio", "ratios", "regression", "logistic", "linear", "analysis", "analyses", "model", "models", "confidence", "interval", "intervals", "hazard", "test", "tests"])
 _WORD = re.compile(r"[A-Za-zα-ωΑ-Ω][A-Za-z0-9α-ωΑ-Ω'/+\-]*")
 _PAREN_STATS = re.compile(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]")
@@ -76,20 +63,9 @@ def _f(x: str) -> float:
     return float(x.replace(",", ""))
 
 
-def _stats_records(text: str) -> list[Any]:
-    """StatResult records from the statistics engine, or [] where it is not installed."""
-    try:
-        from claimtrace import stats
-    except ImportError:
-        return []
-    fn = getattr(stats, "parse", None) or getattr(stats, "extract", None) or getattr(stats, "analyze", None)
-    if fn is None:
-        return []
-    try:
-        res = fn(text)
-    except Exception:  # the engine is optional here: its failure must not break scoring
-        return []
-    return list(getattr(res, "results", res) or [])
+def _stats_records(text: str) -> list[StatResult]:
+    """The statistics engine's records of ``text``."""
+    return parse(text)
 
 
 def intervals_of(text: str) -> list[Interval]:
@@ -107,9 +83,9 @@ def intervals_of(text: str) -> list[Interval]:
             if iv.low <= iv.high or iv.low < 0 or iv.high < 0:
                 out.append(iv)
     for r in _stats_records(text):
-        low, high = getattr(r, "ci_low", None), getattr(r, "ci_high", None)
+        low, high = r.ci_low, r.ci_high
         if low is not None and high is not None:
-            lvl = getattr(r, "ci_level", None)
+            lvl = r.ci_level
             lvl = float(lvl) * 100 if lvl is not None and float(lvl) <= 1 else lvl
             iv = Interval(level=float(lvl) if lvl is not None else None, low=float(low), high=float(high))
             if not any(abs(iv.low - o.low) < 1e-9 and abs(iv.high - o.high) < 1e-9 for o in out):
@@ -122,7 +98,7 @@ def families_of(text: str) -> list[str]:
     t = text.translate(_DASHES)
     fams = [name for name, pat in _FAMILIES if pat.search(t)]
     for r in _stats_records(text):
-        test = str(getattr(r, "test", "") or "").lower()
+        test = (r.test or "").lower()
         fam = _FAMILY_OF_TEST.get(test)
         if fam and fam not in fams:
             fams.append(fam)
@@ -149,7 +125,7 @@ def sizes_of(text: str) -> list[str]:
     for m in _N.finditer(t):
         add(f"N={int(_f(m.group(1)))}")
     for r in _stats_records(text):
-        df1, df2, n = getattr(r, "df1", None), getattr(r, "df2", None), getattr(r, "n", None)
+        df1, df2, n = r.df1, r.df2, r.n
         if df1 is not None and df2 is not None:
             add(f"df={_num(str(df1))},{_num(str(df2))}")
         elif df1 is not None:
@@ -175,7 +151,7 @@ def variables_of(text: str) -> list[str]:
         for tok in [*re.findall(r"\S+", clause), ""]:
             w = tok.strip("'’")
             is_word = bool(_WORD.fullmatch(w)) and w.lower() not in _STOP and len(w) > 1 \
-                and not _UP.fullmatch(w) and not _DOWN.fullmatch(w)
+                and not INCREASE_LOOSE.fullmatch(w) and not DECREASE_LOOSE.fullmatch(w)
             if is_word:
                 chunk.append(w)
                 continue
@@ -189,44 +165,13 @@ def variables_of(text: str) -> list[str]:
     return out
 
 
-def _significance(s: str) -> bool | None:
-    if _NULL.search(s):
-        return False
-    ps = []
-    for m in _P.finditer(s):
-        op, val = m.group(1), m.group(2)
-        try:
-            v = float(re.sub(r"\s*[x×]\s*10\s*-\s*", "e-", val))
-        except ValueError:
-            continue
-        ps.append((op, v))
-    if any(op in ("<", "<=", "≤") and v <= 0.05 for op, v in ps) or any(op == "=" and v < 0.05 for op, v in ps):
-        return True
-    if ps:
-        return False
-    return True if _SIG.search(s) else None
-
-
-def _direction(s: str) -> str | None:
-    if _NULL_DIR.search(s):
-        return "none"
-    up, down = _UP.search(s), _DOWN.search(s)
-    if up and down:
-        return "increase" if up.start() < down.start() else "decrease"
-    if up:
-        return "increase"
-    if down:
-        return "decrease"
-    return None
-
-
 def relationships_of(text: str) -> list[Relationship]:
     """One relationship per sentence with a direction or significance cue."""
     t = text.translate(_DASHES)
     out: list[Relationship] = []
     for a, b in split_sentences(t):
         s = t[a:b]
-        d, sig = _direction(s), _significance(s)
+        d, sig = stated_direction(s), stated_significance(s)
         if d is None and sig is None:
             continue
         out.append(Relationship(direction=d, significant=sig, variables=variables_of(s)))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import re
-import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claimtrace.batch import read_jsonl
-from claimtrace.errors import InputError
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.textmatch import norm, same_statement
+
+logger = logging.getLogger(__name__)
 
 
 class EvalItem(BaseModel):
@@ -61,22 +64,6 @@ def read_dataset(path: str | Path, limit: int | None = None) -> list[EvalItem]:
 
 # ---- Evidence Inference ----------------------------------------------------------------------
 
-def _norm(s: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[\u2212\u2013\u2014]", "-", s or "")).strip().lower()
-
-
-def same_statement(gold: str, text: str) -> bool:
-    """The Evidence-Inference hit rule: one contains the other's first 60 normalised characters, or
-    ≥ 60% of the shorter one's tokens occur in the longer one."""
-    g, t = _norm(gold), _norm(text)
-    if not g or not t:
-        return False
-    if g[:60] in t or t[:60] in g:
-        return True
-    a, b = set(re.findall(r"[a-z0-9.]+", g)), set(re.findall(r"[a-z0-9.]+", t))
-    return len(a & b) / (min(len(a), len(b)) or 1) >= 0.6
-
-
 def _abstract_end(txt: str) -> int:
     for m in re.finditer(r"^([A-Z][A-Z0-9 .,&/\-]+):\s*$", txt, re.M):
         if not m.group(1).startswith(("ABSTRACT", "TITLE")):
@@ -94,7 +81,7 @@ def gold_units(doc: Any, spans: Sequence[str]) -> list[str]:
     units: list[str] = []
     for par in getattr(doc, "paragraphs", []):
         for span in spans:
-            if _norm(span)[:60] in _norm(par.text) or (
+            if norm(span)[:60] in norm(par.text) or (
                     same_statement(span, par.text) and len(par.text) < 4 * len(span)):
                 if par.id not in units:
                     units.append(par.id)
@@ -151,12 +138,13 @@ def convert_evidence_inference(split_dir: str | Path, *, body_only: bool = True,
 
 
 def _load(path: Path) -> Any:
-    try:
-        from claimtrace.documents import load_document
+    """The article as a Document, or None (with a warning) when it cannot be read; a bug still raises."""
+    from claimtrace.documents import load_document
 
+    try:
         return load_document(path)
-    except Exception as exc:  # no reader for the format yet, or an unreadable article
-        print(f"warning: {path.name}: no units ({exc})", file=sys.stderr)
+    except ClaimtraceError as exc:  # an unreadable or unsupported article
+        logger.warning("%s: no units (%s)", path.name, exc)
         return None
 
 

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from claimtrace.evaluate.embedder import Embedder
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU, sentences_of
+from claimtrace.retrieval.embeddings import Embedder
 
 BUCKETS = ("gains", "keeps", "loses", "misses")
 

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.errors import InputError
-from claimtrace.evaluate.embedder import Embedder
 from claimtrace.evaluate.metrics import PRF, micro, prf
+from claimtrace.retrieval.embeddings import Embedder
 
 #: Default τ for the local MiniLM embedder (see docs/evaluation.md, "Choosing τ").
 DEFAULT_TAU = 0.75

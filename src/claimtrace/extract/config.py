@@ -9,9 +9,11 @@ for reasoning first (chain of thought).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from claimtrace.errors import ClaimtraceError
+from claimtrace.presets import preset_data
+from claimtrace.retrieval.selectors import PRESETS as SELECTORS
 
 ContextMode = Literal["fulltext", "rag", "oracle"]
 
@@ -31,26 +33,20 @@ class ContextConfig:
     description: str = ""
 
 
-PRESETS: dict[str, ContextConfig] = {
-    c.name: c
-    for c in (
-        ContextConfig("fulltext-zeroshot", "fulltext", selector="fulltext", description="the whole body; zero-shot prompt"),
-        ContextConfig("fulltext-cot", "fulltext", cot=True, selector="fulltext", description="the whole body; reason first, then answer"),
-        ContextConfig("rag-k5", "rag", k=5, selector="top5", description="top-5 paragraphs by hybrid retrieval"),
-        ContextConfig("rag-k10", "rag", k=10, selector="top10", description="top-10 paragraphs by hybrid retrieval"),
-        ContextConfig("rag-k20", "rag", k=20, selector="top20", description="top-20 paragraphs by hybrid retrieval"),
-        ContextConfig("rag-rerank", "rag", k=5, candidates=30, reranker="default", selector="rerank30to5",
-                      description="top-30 paragraphs by hybrid retrieval, reranked to 5"),
-        ContextConfig("finetuned-rerank", "rag", k=5, candidates=30, reranker="default", retriever="finetuned",
-                      selector="rerank30to5",
-                      description="top-30 paragraphs by the fine-tuned retriever (evidence task), reranked to 5"),
-        ContextConfig("oracle", "oracle", selector="oracle", description="the gold paragraphs (needs gold in the batch manifest)"),
-    )
-}
+def _context(name: str, raw: dict[str, Any]) -> ContextConfig:
+    """A context configuration from the presets file: k and M (candidates) come from its selector."""
+    sel = SELECTORS[raw["selector"]]
+    k = sel.k if sel.preset in ("topk", "rerank", "uniform") else None
+    candidates = sel.m if sel.preset == "rerank" else None
+    return ContextConfig(name=name, k=k, candidates=candidates, **raw)
 
-# what measured best for the embedded extractor on EI validation (see docs/results/extract.md)
-EMBEDDED_DEFAULT = "fulltext-zeroshot"
-LLM_DEFAULT = "rag-k10"
+
+#: the named context configurations (``resources/presets.yaml``, section ``contexts``)
+PRESETS: dict[str, ContextConfig] = {name: _context(name, raw) for name, raw in preset_data()["contexts"].items()}
+
+# what measured best for each extractor on EI validation (see docs/results/extract.md)
+EMBEDDED_DEFAULT: str = preset_data()["defaults"]["embedded"]
+LLM_DEFAULT: str = preset_data()["defaults"]["llm"]
 
 
 def get_preset(name: str) -> ContextConfig:

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
 
 FindingSource = Literal["user", "detected", "manifest"]
 LocateMethod = Literal["exact", "normalised", "fuzzy", "extracted", "user"]

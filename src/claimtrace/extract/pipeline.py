@@ -20,7 +20,7 @@ from claimtrace.extract.embedded import EmbeddedExtractor, StageOutput
 from claimtrace.extract.findings import detect_findings
 from claimtrace.extract.locate import locate_quote, normalise
 from claimtrace.extract.model import ClaimTrace, Evidence, Finding, Flag, TraceSpan
-from claimtrace.extract.statistics import engine_available, row_statistics_records, span_statistics
+from claimtrace.extract.statistics import row_statistics_records, span_statistics
 
 DEFAULT_MAX_EVIDENCE_SENTENCES = 3
 
@@ -143,7 +143,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
         if summary is not None and summary.inconsistent:
             flags.append(Flag(code="inconsistent_statistics", stage="evidence",
                               message=f"{summary.inconsistent} of {summary.checked} checked results are inconsistent"))
-        if engine_available() and not records and not any(f.code == "no_statistics" for f in flags):
+        if not records and not any(f.code == "no_statistics" for f in flags):
             flags.append(Flag(code="no_statistics", stage="evidence",
                               message="the statistics engine parsed no result in the evidence span"))
     elif not any(f.stage == "evidence" and f.code != "context_truncated" for f in flags):

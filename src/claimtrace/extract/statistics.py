@@ -10,22 +10,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from claimtrace.cues import P_MENTION, RESULT_WORDS
 from claimtrace.documents.model import Document
 from claimtrace.extract.model import StatisticsSummary
 
-_P = re.compile(r"\b[pP]\s*(?:-?value)?\s*[<=>≤≥]\s*[0-9.]|\b[pP]\s*[<=>≤≥]\s*\.\d|\bP\s*=\s*0\.|\bn\.?s\.?\b|NS\b")
 _CI = re.compile(r"\b(9[059]\s*%\s*(CI|C\.I\.|confidence interval)|CI\s*[:=]?\s*[\[(]?-?\d)", re.I)
 _TEST = re.compile(r"(\b[tFzZrQUWH]\s*\(\s*\d[\d.,\s]*\)\s*[=<>]|\b(χ2|χ²|chi2|chi-square|chi2)\s*\(?\d*|"
                    r"\b(OR|RR|HR|aOR|aHR|IRR|RD|MD|SMD|β|beta)\s*[=:,]?\s*-?\d|\b[rRdg]\s*=\s*-?0?\.\d)")
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
-_TEXTUAL = re.compile(r"\b(significant(ly)?|did not differ|no differences?|not differ|comparable|similar between|"
-                      r"statistically|was associated|were associated|increased|decreased|reduced|higher|lower)\b", re.I)
 
 
 def stat_strength(text: str) -> float:
     """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words)."""
     s = 0.0
-    if _P.search(text):
+    if P_MENTION.search(text):
         s += 0.5
     if _CI.search(text):
         s += 0.3
@@ -33,18 +31,9 @@ def stat_strength(text: str) -> float:
         s += 0.3
     if _DESC.search(text):
         s += 0.25
-    if _TEXTUAL.search(text):
+    if RESULT_WORDS.search(text):
         s += 0.15
     return min(s, 1.0)
-
-
-def engine_available() -> bool:
-    """Whether the statistics engine is installed (it ships with claimtrace)."""
-    try:
-        import claimtrace.stats  # noqa: F401
-    except ImportError:  # pragma: no cover
-        return False
-    return True
 
 
 def span_statistics(doc: Document, start: int, end: int, *, alpha: float = 0.05) -> tuple[list[dict[str, Any]], StatisticsSummary]:

@@ -130,15 +130,3 @@ def fit_linear_text_model(
     vocab = {str(t): (float(vec.idf_[i]), float(coef[i])) for i, t in enumerate(terms) if abs(coef[i]) > 1e-6}
     feats = {k: float(coef[len(terms) + j]) for j, k in enumerate(names)}
     return LinearTextModel(name=name, vocabulary=vocab, features=feats, intercept=float(clf.intercept_[0]))
-
-
-def prf(pred: Sequence[int], gold: Sequence[int]) -> dict[str, float]:
-    """Precision, recall and F1 of binary predictions."""
-    tp = sum(1 for p, g in zip(pred, gold, strict=True) if p and g)
-    fp = sum(1 for p, g in zip(pred, gold, strict=True) if p and not g)
-    fn = sum(1 for p, g in zip(pred, gold, strict=True) if g and not p)
-    pr = tp / (tp + fp) if tp + fp else 0.0
-    rc = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * pr * rc / (pr + rc) if pr + rc else 0.0
-    return {"precision": round(pr, 4), "recall": round(rc, 4), "f1": round(f1, 4),
-            "tp": tp, "fp": fp, "fn": fn, "n": len(gold)}

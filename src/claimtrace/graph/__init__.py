@@ -1,14 +1,6 @@
 """Empirical relation graphs: model, Label Studio loader, offline and LLM extractors, evaluation."""
 
-from claimtrace.graph.align import (
-    AlignResult,
-    GraphEvaluation,
-    align_graphs,
-    annotator_agreement,
-    evaluate_graphs,
-    label_similarity,
-    score_pair,
-)
+from claimtrace.graph.align import AlignResult, align_graphs, label_similarity
 from claimtrace.graph.labelstudio import load_labelstudio, parse_relation_label
 from claimtrace.graph.model import (
     GRAPH_SCHEMA_VERSION,
@@ -22,6 +14,7 @@ from claimtrace.graph.model import (
     normalise_name,
 )
 from claimtrace.graph.offline import extract_offline
+from claimtrace.graph.scores import GraphEvaluation, annotator_agreement, evaluate_graphs, score_pair
 
 __all__ = [
     "GRAPH_SCHEMA_VERSION",

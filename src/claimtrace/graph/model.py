@@ -21,7 +21,9 @@ from typing import Any, Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-GRAPH_SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION
+
+GRAPH_SCHEMA_VERSION = SCHEMA_VERSION  # the one schema version (claimtrace.schema_version)
 
 RelationType = Literal["directional", "correlational", "moderation", "hierarchy"]
 Status = Literal["validated", "null", "hypothesized"]

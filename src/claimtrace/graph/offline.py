@@ -14,16 +14,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from claimtrace.cues import NS_ABBREV, RELATION_NEGATION, p_significance
 from claimtrace.documents import split_sentences
 from claimtrace.graph.model import EmpiricalGraph, RelationType, Status, find_mention
 
 # ---- status cues ----------------------------------------------------------------------------
-_NULL = re.compile(
-    r"\b(?:no\s+(?:significant\s+|reliable\s+|clear\s+)?(?:differences?|effects?|relationships?|relations?|"
-    r"associations?|support|evidence|correlations?|interactions?|changes?|factors?)|"
-    r"(?:did|does|do|was|were|is|are|could|can)\s+not|n[o']t\s+(?:significantly\s+)?(?:related|associated|predict|"
-    r"differ|correlat|moderat|mediat)\w*|independent\s+of|unrelated\s+to|failed\s+to|non-?significant|"
-    r"neither\b|nor\b|no\s+longer|not\s+significant)", re.I)
 _HYPO = re.compile(
     r"\b(?:hypothesi[sz]ed|hypothesis|hypotheses|we\s+(?:predict|expect|propose|argue|test)\w*|(?:is|are|was|were)\s+"
     r"expected|expect(?:ed)?\s+that|purpose|aims?\b|aimed|objective|goal|to\s+(?:determine|examine|test|investigate|"
@@ -34,11 +29,10 @@ _VALID = re.compile(
     r"(?:we\s+)?found|significant(?:ly)?|demonstrated|revealed|showed|indicated|predicted|was\s+associated|"
     r"were\s+associated|related|correlated|moderated|mediated|interact(?:ed)?|higher|lower|better|worse|"
     r"increased|decreased|reduced|improved|positive(?:ly)?|negative(?:ly)?)\b", re.I)
-_NS = re.compile(r"\bn\.?s\.?(?=[\s,;)])", re.I)
 
 
 def p_values(text: str) -> list[tuple[str, float]]:
-    """(comparator, p) pairs reported in a piece of text (the statistics engine; a p pattern without it)."""
+    """(comparator, p) pairs the statistics engine reads in a piece of text ("ns" as p = 1)."""
     from claimtrace.stats import parse
 
     found: list[tuple[str, float]] = []
@@ -54,12 +48,11 @@ def clause_status(clause: str, alpha: float = 0.05) -> Status:
     """The status a clause gives a relation: statistics first, then negation, hypothesis, finding cues."""
     ps = p_values(clause)
     if ps:
-        sig = [p for c, p in ps if (c in ("<", "≤", "<=") and p <= alpha) or (c == "=" and p < alpha)]
         # several results in one clause: any significant one validates the relation
-        return "validated" if sig else "null"
-    if _NS.search(clause):
+        return "validated" if any(p_significance(c, p, alpha) for c, p in ps) else "null"
+    if NS_ABBREV.search(clause):
         return "null"
-    if _NULL.search(clause):
+    if RELATION_NEGATION.search(clause):
         return "null"
     if _HYPO.search(clause) and not re.search(r"\b(?:results?|found|showed|indicated|revealed)\b", clause, re.I):
         return "hypothesized"

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from claimtrace.llm.cache import SQLiteStore
 from claimtrace.llm.settings import ModelPrice, load_settings
 from claimtrace.llm.types import LLMFailure
+from claimtrace.schema_version import SCHEMA_VERSION
 
 LEDGER_FILENAME = "llm-ledger.sqlite3"
 
@@ -70,7 +71,7 @@ class ModelUsage(BaseModel):
 class LedgerSummary(ModelUsage):
     """Totals for one run (``calls`` counts requests to a model; ``cache_hits`` answers from the cache)."""
 
-    schema_version: str = "1"
+    schema_version: str = SCHEMA_VERSION
     run_id: str
     by_model: dict[str, ModelUsage] = Field(default_factory=dict)
 

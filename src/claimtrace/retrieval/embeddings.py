@@ -217,26 +217,39 @@ class EmbeddingCache:
 
 
 class CachedEmbedder:
-    """Wraps an Embedder so that vectors already computed for a text come from the disk cache."""
+    """Wraps an Embedder: vectors already computed come from memory (this process) or the disk cache.
 
-    def __init__(self, inner: Embedder, cache: EmbeddingCache | None = None) -> None:
+    The one embedder cache of the project: retrieval, reranking and the evaluation metrics (which encode
+    the same gold texts again and again) all go through it. ``memory_items`` bounds the in-memory memo
+    (cleared when full); the SQLite cache on disk keeps every vector across processes.
+    """
+
+    def __init__(self, inner: Embedder, cache: EmbeddingCache | None = None, *, memory_items: int = 200_000) -> None:
         self.inner = inner
         self.cache = cache or EmbeddingCache()
         self.model_id = inner.model_id
         self.dim = inner.dim
+        self.memory_items = memory_items
+        self._memory: dict[str, np.ndarray] = {}
         self.hits = 0
         self.misses = 0
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Embed texts, computing only those not in the cache."""
+        """Embed texts, computing only those in neither the memo nor the disk cache."""
         keys = [text_key(t) for t in texts]
-        found = self.cache.get(self.model_id, sorted(set(keys)))
+        found = {k: self._memory[k] for k in keys if k in self._memory}
+        rest = sorted({k for k in keys if k not in found})
+        if rest:
+            found.update(self.cache.get(self.model_id, rest))
         missing = sorted({k: i for i, k in enumerate(keys) if k not in found}.items(), key=lambda kv: kv[1])
         if missing:
             vecs = self.inner.encode([texts[i] for _, i in missing])
             new = {k: vecs[j] for j, (k, _) in enumerate(missing)}
             self.cache.put(self.model_id, new)
             found.update(new)
+        if len(self._memory) + len(found) > self.memory_items:
+            self._memory.clear()
+        self._memory.update(found)
         self.hits += len(keys) - len(missing)
         self.misses += len(missing)
         if not texts:
@@ -259,3 +272,9 @@ def get_embedder(spec: str | None = None, *, cache: bool = True) -> Embedder:
     else:
         inner = SentenceTransformerEmbedder(spec.removeprefix("st:"))
     return CachedEmbedder(inner) if cache else inner
+
+
+@lru_cache(maxsize=4)
+def default_embedder(spec: str | None = None) -> Embedder:
+    """The cached embedder for a spec (None: the default MiniLM), built once per process and shared."""
+    return get_embedder(spec)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import random
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,6 +27,8 @@ from claimtrace.retrieval.base import rank
 from claimtrace.retrieval.embeddings import CachedEmbedder, Embedder, EmbeddingCache, get_embedder
 from claimtrace.retrieval.training_data import Task, TrainingExample
 from claimtrace.retrieval.units import Unit, document_units
+
+logger = logging.getLogger(__name__)
 
 TASKS: tuple[Task, ...] = ("hypothesis", "evidence")
 DEFAULT_TAU = 0.89
@@ -135,7 +137,7 @@ def mine_triplets(examples: Sequence[TrainingExample], *, tau: float = DEFAULT_T
                                [units[pos].text, units[neg].text, *pool]))
             stats["triplets"] += 1
             if progress and done % 100 == 0:
-                print(f"mined {done}/{len(examples)} ({time.time() - t0:.0f}s)", file=sys.stderr)
+                logger.info("mined %d/%d (%.0fs)", done, len(examples), time.time() - t0)
     return out, stats
 
 
@@ -255,7 +257,7 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
     torch = _torch()
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
-    say = log or (lambda msg: print(msg, file=sys.stderr))
+    say = log or logger.info
     unknown = sorted({e.task for e in examples} - set(cfg.tasks))
     if unknown:
         raise ClaimtraceError(f"training data has tasks {unknown} not in {list(cfg.tasks)}")

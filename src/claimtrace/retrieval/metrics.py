@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from claimtrace.retrieval.training_data import overlaps
+from claimtrace.textmatch import same_statement
 
 
 def relevance(hits: Sequence[dict[str, Any]], gold_ids: Sequence[str] = (), gold_texts: Sequence[str] = ()) -> list[list[int]]:
@@ -20,7 +20,7 @@ def relevance(hits: Sequence[dict[str, Any]], gold_ids: Sequence[str] = (), gold
                 uid = str(h.get("unit_id", ""))
                 if uid == g:
                     m.append(j)
-            elif overlaps(g, str(h.get("text", ""))):
+            elif same_statement(g, str(h.get("text", ""))):
                 m.append(j)
         out.append(m)
     return out

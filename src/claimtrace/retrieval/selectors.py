@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from claimtrace.errors import ClaimtraceError
+from claimtrace.presets import preset_data
 from claimtrace.retrieval.base import Retriever, search
 from claimtrace.retrieval.rerank import NoReranker, Reranker
 from claimtrace.retrieval.units import Hit, Unit, make_hits
@@ -33,15 +34,8 @@ class SelectorConfig(BaseModel):
     n_max: int = 40
 
 
-PRESETS: dict[str, SelectorConfig] = {
-    "fulltext": SelectorConfig(preset="fulltext"),
-    "top5": SelectorConfig(preset="topk", k=5),
-    "top10": SelectorConfig(preset="topk", k=10),
-    "top20": SelectorConfig(preset="topk", k=20),
-    "rerank30to5": SelectorConfig(preset="rerank", m=30, k=5),
-    "oracle": SelectorConfig(preset="oracle"),
-    "uniform": SelectorConfig(preset="uniform", k=10, beta=2.0, n_max=40),
-}
+#: the named selector presets (``resources/presets.yaml``, section ``selectors``)
+PRESETS: dict[str, SelectorConfig] = {name: SelectorConfig.model_validate(v) for name, v in preset_data()["selectors"].items()}
 
 
 def uniform_quota(k: int, n_sources: int, beta: float = 2.0, n_max: int = 40) -> int:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.units import Unit, UnitKind, document_units
+from claimtrace.textmatch import contains, same_statement
 
 Task = Literal["hypothesis", "evidence"]
 
@@ -65,44 +66,12 @@ def write_jsonl(examples: Sequence[TrainingExample], path: str | Path) -> None:
 
 # ---- matching gold text to units (the Evidence-Inference scorer's notion of overlap) -------------------
 
-def norm(s: str) -> str:
-    """Whitespace- and dash-normalised, lower-cased text."""
-    return re.sub(r"\s+", " ", re.sub(r"[\u2212\u2013\u2014]", "-", s or "")).strip().lower()
-
-
-def _tokens(s: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9.]+", norm(s)))
-
-
-def overlaps(gold: str, text: str) -> bool:
-    """True when two texts state the same thing: one holds the other's first 60 characters, or >= 60%
-    of the shorter one's tokens occur in the longer one."""
-    g, t = norm(gold), norm(text)
-    if not g or not t:
-        return False
-    if g[:60] in t or t[:60] in g:
-        return True
-    a, b = _tokens(g), _tokens(t)
-    return len(a & b) / (min(len(a), len(b)) or 1) >= 0.6
-
-
-def contains(container: str, gold: str) -> float:
-    """How much of a gold text a unit holds: 1.0 when it holds its first 60 characters, else token coverage."""
-    c, g = norm(container), norm(gold)
-    if not c or not g:
-        return 0.0
-    if g[:60] in c:
-        return 1.0
-    gt = _tokens(g)
-    return len(gt & _tokens(c)) / (len(gt) or 1)
-
-
 def match_units(units: Sequence[Unit], gold: str, unit: UnitKind) -> list[str]:
     """Ids of the units holding a gold span: paragraphs that contain it, sentences that overlap it."""
     if unit == "paragraph":
         scored = [(contains(u.text, gold), u.id) for u in units]
         return [i for s, i in sorted(scored, key=lambda x: -x[0]) if s >= 0.8][:1]
-    return [u.id for u in units if overlaps(gold, u.text)]
+    return [u.id for u in units if same_statement(gold, u.text)]
 
 
 # ---- Evidence Inference ---------------------------------------------------------------------------

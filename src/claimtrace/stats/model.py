@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = "1.0"
+from claimtrace.schema_version import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported: the one schema version
 
 PComparison = Literal["=", "<", ">", "<=", ">=", "ns"]
 ResultKind = Literal["test", "estimate", "p", "descriptives"]

@@ -18,9 +18,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.model import Document, Table, TableCell
+from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.stats.check import compute_p
 
-SCHEMA_VERSION = "1.0"
 #: degrees of freedom assumed for the highest p when a table gives no N: p is recomputed with the normal
 #: distribution, and any p between that and t(20)'s counts as consistent (small-sample models use t)
 UNKNOWN_DF = 20

@@ -59,7 +59,7 @@ def sniff_format(data: bytes, path: str = "") -> SourceFormat:
             return "tei"
         if re.search(rb"<!doctype html|<html[\s>]", lower):  # HTML5 pages may hold an <article>
             return "html"
-        if re.search(rb"<article[\s>]|jats|nlm//dtd|<pmc-articleset", lower):
+        if re.search(rb"<article[\s>]|jats|nlm//dtd|<pmc-articleset", lower) or re.match(rb"<(abstract|sec)[\s>]", stripped):
             return "jats"
         if re.search(rb"<html[\s>]|<!doctype html|<body[\s>]|<head[\s>]|<p[\s>]|<div[\s>]", lower):
             return "html"

@@ -64,7 +64,7 @@ def _prolog(data: bytes) -> bytes:
     return data
 
 
-def safe_parser() -> etree.XMLParser:
+def safe_parser(*, recover: bool = False) -> etree.XMLParser:
     """An lxml parser that never resolves entities, loads DTDs or touches the network."""
     return etree.XMLParser(
         resolve_entities=False,
@@ -74,15 +74,15 @@ def safe_parser() -> etree.XMLParser:
         huge_tree=False,
         remove_comments=True,
         remove_pis=True,
-        recover=False,
+        recover=recover,
     )
 
 
-def parse_xml(data: bytes, path: str) -> etree._Element:
+def parse_xml(data: bytes, path: str, *, recover: bool = False) -> etree._Element:
     """Parse XML bytes safely; malformed XML and entity declarations raise InputError (one line)."""
     check_entities(data, path)
     try:
-        root = etree.fromstring(data, parser=safe_parser())
+        root = etree.fromstring(data, parser=safe_parser(recover=recover))
     except etree.XMLSyntaxError as exc:
         msg = re.sub(r"\s*\(<string>, line \d+\)$", "", " ".join(str(exc).split()))
         raise InputError(path, f"malformed XML: {msg}") from None

@@ -265,6 +265,26 @@ class _Ctx:
         return _Ctx(self.builder, chain, kind)
 
 
+_FRAGMENT_START = re.compile(rb"^\s*(<\?xml[^>]*\?>\s*)?<(abstract|sec)[\s>]")
+
+
+def is_fragment(data: bytes) -> bool:
+    """True for a JATS fragment: top-level ``<abstract>`` and/or ``<sec>`` elements, no ``<article>``."""
+    return bool(_FRAGMENT_START.match(data[:512]))
+
+
+def wrap_fragment(data: bytes) -> bytes:
+    """Wrap a JATS fragment (abstract + result sections, as in Yun et al.'s rct-numeric set) in an article."""
+    if not is_fragment(data):
+        return data
+    data = re.sub(rb"^\s*<\?xml[^>]*\?>", b"", data)
+    end = data.find(b"</abstract>")
+    abstract, rest = (data[: end + 11], data[end + 11 :]) if end >= 0 else (b"", data)
+    return (b'<article xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:mml="http://www.w3.org/1998/Math/MathML">'
+            b"<front><article-meta>" + abstract + b"</article-meta></front><body>" + rest
+            + b"</body></article>")
+
+
 @dataclass
 class JatsReader:
     """Reader for JATS / NLM XML (PubMed Central)."""
@@ -273,7 +293,8 @@ class JatsReader:
 
     def read(self, data: bytes, path: str) -> Document:
         """Parse JATS bytes into a Document."""
-        root = parse_xml(data, path)
+        fragment = is_fragment(data)  # cut-out sections may be unbalanced: parse those leniently
+        root = parse_xml(wrap_fragment(data), path, recover=fragment)
         article = root if local(root.tag) == "article" else next(root.iter("article"), None)
         if article is None:
             raise InputError(path, f"not a JATS article (root element <{local(root.tag)}>)")
@@ -297,6 +318,8 @@ class JatsReader:
             if not b._abstract:
                 raise InputError(path, "no text found in this JATS article (no body and no abstract)")
             b.warnings.append("the article has no body text (abstract only)")
+        if fragment:
+            b.warnings.append("a JATS fragment (abstract and sections without <article>), read leniently")
         return b.build()
 
     # ---- front matter ---------------------------------------------------------------------

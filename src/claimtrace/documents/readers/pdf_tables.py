@@ -135,7 +135,7 @@ def _camelot(data: bytes, pages: list[int], *, flavor: str) -> list[tuple[int, B
     try:
         import camelot
     except ImportError:
-        raise ClaimtraceError("PDF table reader camelot needs the 'pdf-tables' extra: pip install 'claimtrace[pdf-tables]'") from None
+        raise ClaimtraceError("PDF table reader camelot needs the 'pdf-tables' extra: pip install 'claimtrace-sci[pdf-tables]'") from None
     out: list[tuple[int, BBox, list[list[str | None]]]] = []
     with tempfile.NamedTemporaryFile(suffix=".pdf") as fh:
         fh.write(data)

@@ -1,0 +1,321 @@
+"""Corpus-run throughput: parse,stats,traces (embedded extractor) over >= 1,000 real papers.
+
+In one run, on the same corpus: the local engine with 1 and 2 workers, and the Ray engine with 2
+workers on a local cluster (``ray start --head`` on 127.0.0.1, connected by address). Records papers
+per minute (wall clock, start-up included), peak memory per worker, the 2-vs-1 speed-up, Ray's
+overhead ratio, and checks that the three runs wrote the same rows. The machine's load is recorded
+before and after each timed run; a run with load above the cores is flagged ``loaded`` and its
+timings are upper bounds, not the speed.
+
+Also: ``--part storage`` times pyarrow vs DuckDB writing and reading the run's tables (the store's
+library choice), and ``--part llm`` measures LLM calls and tokens per paper with the LLM extractor on a
+small sample (the real local LLM), for the 1M-paper extrapolation. ``--part report`` writes the
+throughput and extrapolation sections of docs/corpus.md from the result files.
+
+Usage: ``python bench/corpus.py [--part throughput|storage|llm|report] [--limit N] [--repeats N]``
+-> ``bench/results/corpus_throughput.json``, ``corpus_storage.json``, ``corpus_llm.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from provenance import Run  # noqa: E402
+
+SHARED = REPO.parent / "shared" / "data"
+RESULTS = REPO / "bench" / "results"
+SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".tei"}
+VOLATILE = {"batch_id", "worker", "finished_at", "seconds"}
+
+
+def corpus_files() -> list[Path]:
+    """EI train + validation JATS, every paper under documents/, and the EvidenceBench papers."""
+    files = sorted(SHARED.glob("evidence-inference/*/articles/*.nxml"))
+    files += sorted(p for p in (SHARED / "documents").rglob("*") if p.is_file() and p.suffix.lower() in SUFFIXES)
+    files += sorted((SHARED / "evidencebench" / "papers").glob("*.md"))
+    return files
+
+
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _rows(out: Path, table: str) -> list[str]:
+    from claimtrace.corpus.store import Store
+
+    rows = Store(out, create=False).read(table).to_pylist()
+    return sorted(json.dumps({k: v for k, v in r.items() if k not in VOLATILE}, sort_keys=True, default=str)
+                  for r in rows)
+
+
+def _run_cli(listfile: Path, out: Path, extra: list[str], env: dict[str, str]) -> dict[str, Any]:
+    shutil.rmtree(out, ignore_errors=True)
+    cmd = [sys.executable, "-m", "claimtrace", "run", str(listfile), "--out", str(out), "--json", *extra]
+    load0 = _load()
+    t0 = time.perf_counter()
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO)
+    wall = time.perf_counter() - t0
+    if res.returncode != 0:
+        raise SystemExit(f"run failed: {res.stderr[-2000:]}")
+    s = json.loads(res.stdout)
+    load1 = _load()
+    cores = os.cpu_count() or 1
+    return {"command": " ".join(["claimtrace", "run", "CORPUS", "--out", "OUT", *extra]),
+            "papers": s["papers"], "computed": s["computed"], "failed": s["failed"],
+            "seconds": round(wall, 2), "papers_per_minute": round(60 * s["computed"] / wall, 1),
+            "worker_peak_rss_mb": s["worker_peak_rss_mb"],
+            "load_before": load0, "load_after": load1, "loaded": max(load0, load1) > cores}
+
+
+def throughput(limit: int | None, repeats: int) -> None:
+    files = corpus_files()[:limit] if limit else corpus_files()
+    run = Run(data=[SHARED / "evidence-inference" / "train" / "articles",
+                    SHARED / "evidence-inference" / "validation" / "articles",
+                    SHARED / "documents", SHARED / "evidencebench" / "papers"])
+    work = Path(tempfile.mkdtemp(prefix="corpus-bench-", dir="/tmp"))
+    listfile = work / "corpus.txt"
+    listfile.write_text("".join(f"{f}\n" for f in files))
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "RAY_AUTH_MODE": "disabled"}
+    port = _free_port()
+    ray_tmp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+    ray_bin = shutil.which("ray", path=str(Path(sys.executable).parent)) or "ray"
+    head = subprocess.Popen([ray_bin, "start", "--head", "--block", "--node-ip-address", "127.0.0.1", "--port", str(port),
+                             "--num-cpus", "2", "--include-dashboard", "false", "--disable-usage-stats",
+                             "--temp-dir", ray_tmp], env=env, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    configs = {"local_1": ["--workers", "1"], "local_2": ["--workers", "2"],
+               "ray_2": ["--workers", "2", "--engine", "ray", "--ray-address", f"127.0.0.1:{port}"]}
+    runs: dict[str, list[dict[str, Any]]] = {k: [] for k in configs}
+    try:
+        time.sleep(10)
+        for rep in range(repeats):
+            for name, extra in configs.items():
+                r = _run_cli(listfile, work / name, extra, env)
+                r["repeat"] = rep
+                runs[name].append(r)
+                print(f"{name} #{rep}: {r['papers_per_minute']} papers/min, load {r['load_before']}->{r['load_after']}",
+                      file=sys.stderr)
+        same = {t: _rows(work / "local_1", t) == _rows(work / "local_2", t) == _rows(work / "ray_2", t)
+                for t in ("papers", "traces", "statistics", "errors")}
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            head.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)  # whatever of the cluster is left
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+    med = {k: statistics.median(r["papers_per_minute"] for r in v) for k, v in runs.items()}
+    peak = {k: max(max(r["worker_peak_rss_mb"].values(), default=0) for r in v) for k, v in runs.items()}
+    loaded = any(r["loaded"] for v in runs.values() for r in v)
+    result = {
+        "schema_version": "1",
+        "corpus": {"papers": len(files), "what": "EI train+validation JATS (.nxml), every paper under documents/ "
+                   "(JATS, TEI, PDF), EvidenceBench Markdown papers"},
+        "steps": "parse,stats,traces", "extractor": "embedded", "repeats": repeats,
+        "runs": runs,
+        "papers_per_minute_median": med,
+        "worker_peak_rss_mb_max": peak,
+        "speedup_2_vs_1": round(med["local_2"] / med["local_1"], 3),
+        "ray_overhead_ratio": round(med["local_2"] / med["ray_2"], 3),
+        "targets": {"speedup_2_vs_1": ">= 1.7", "ray_overhead_ratio": "<= 1.15 (Ray within 15% of local)"},
+        "same_rows_in_all_runs": same,
+        "loaded": loaded,
+        "note": ("timings from a loaded machine are upper bounds, not the speed" if loaded else
+                 "load stayed at or below the cores"),
+        "provenance": run.finish(),
+    }
+    shutil.rmtree(work, ignore_errors=True)
+    (RESULTS / "corpus_throughput.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps({k: result[k] for k in ("papers_per_minute_median", "speedup_2_vs_1", "ray_overhead_ratio",
+                                              "same_rows_in_all_runs", "loaded")}, indent=2))
+
+
+def storage(limit: int | None) -> None:
+    """pyarrow vs DuckDB: write the traces and statistics rows of a run as Parquet, read them back, query."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    from claimtrace.corpus.runner import discover, run_corpus
+    from claimtrace.corpus.store import Store
+    from claimtrace.corpus.work import RunSettings
+
+    files = corpus_files()[: limit or 200]
+    run = Run(data=[SHARED / "evidence-inference" / "train" / "articles"])
+    work = Path(tempfile.mkdtemp(prefix="corpus-storage-", dir="/tmp"))
+    (work / "c.txt").write_text("".join(f"{f}\n" for f in files))
+    run_corpus(discover(str(work / "c.txt")), work / "r", RunSettings(), workers=2)
+    out: dict[str, Any] = {}
+    for table in ("statistics", "traces"):
+        data = Store(work / "r", create=False).read(table)
+        t_pa, t_dd, r_pa, r_dd, q_dd = [], [], [], [], []
+        for i in range(5):
+            p1, p2 = work / f"pa{i}.parquet", work / f"dd{i}.parquet"
+            t0 = time.perf_counter()
+            pq.write_table(data, p1, compression="zstd")
+            t_pa.append(time.perf_counter() - t0)
+            con = duckdb.connect()
+            con.register("t", data)
+            t0 = time.perf_counter()
+            con.execute(f"COPY t TO '{p2}' (FORMAT parquet, COMPRESSION zstd)")
+            t_dd.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            pq.read_table(p1)
+            r_pa.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            con.sql(f"SELECT * FROM read_parquet('{p1}')").to_arrow_table()
+            r_dd.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            con.sql(f"SELECT paper_id, count(*) FROM read_parquet('{p1}') GROUP BY 1").fetchall()
+            q_dd.append(time.perf_counter() - t0)
+            con.close()
+        out[table] = {"rows": data.num_rows,
+                      "write_ms_median": {"pyarrow": round(1000 * statistics.median(t_pa), 2),
+                                          "duckdb": round(1000 * statistics.median(t_dd), 2)},
+                      "read_ms_median": {"pyarrow": round(1000 * statistics.median(r_pa), 2),
+                                         "duckdb": round(1000 * statistics.median(r_dd), 2)},
+                      "group_by_ms_median_duckdb": round(1000 * statistics.median(q_dd), 2),
+                      "file_bytes": {"pyarrow": (work / "pa0.parquet").stat().st_size,
+                                     "duckdb": (work / "dd0.parquet").stat().st_size}}
+    shutil.rmtree(work, ignore_errors=True)
+    result = {"schema_version": "1", "papers": len(files), "repeats": 5, "tables": out, "provenance": run.finish()}
+    (RESULTS / "corpus_storage.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(out, indent=2))
+
+
+def llm_sample(n: int, base_url: str, model: str | None) -> None:
+    """LLM calls and tokens per paper with the LLM extractor (real local LLM) on n EI validation papers."""
+    from claimtrace.corpus.estimate import estimate
+    from claimtrace.corpus.work import CorpusItem, RunSettings
+    from claimtrace.llm.settings import load_settings
+
+    files = sorted(SHARED.glob("evidence-inference/validation/articles/*.nxml"))[:n]
+    run = Run(data=files)
+    settings = load_settings(base_url=base_url, model=model)
+    rs = RunSettings(steps=["parse", "traces"], extractor="llm", llm=settings.model_dump(mode="json"),
+                     llm_model=settings.for_task("extraction").model)
+    est = estimate([CorpusItem(path=str(f)) for f in files], rs, sample=n)
+    result = {"schema_version": "1", "papers": n, "endpoint": base_url, "model": rs.llm_model,
+              "steps": "parse,traces", "extractor": "llm (default configuration)",
+              "llm_calls_per_paper": est.llm_calls_per_paper, "llm_tokens_per_paper": est.llm_tokens_per_paper,
+              "seconds_per_paper_median": est.seconds_per_paper_median, "failed": est.failed_in_sample,
+              "provenance": run.finish()}
+    (RESULTS / "corpus_llm.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+
+
+def report(price_in: float, price_out: float) -> None:
+    """Write the throughput and extrapolation sections of docs/corpus.md from the result files."""
+    tp = json.loads((RESULTS / "corpus_throughput.json").read_text())
+    st = json.loads((RESULTS / "corpus_storage.json").read_text()) if (RESULTS / "corpus_storage.json").exists() else None
+    llm = json.loads((RESULTS / "corpus_llm.json").read_text()) if (RESULTS / "corpus_llm.json").exists() else None
+    m = tp["papers_per_minute_median"]
+    lines = [f"Written by `python bench/corpus.py --part report` from `bench/results/corpus_throughput.json` "
+             f"(command `{tp['provenance']['command']}`, commit `{tp['provenance']['commit']}`).", "",
+             f"Corpus: {tp['corpus']['papers']} real papers ({tp['corpus']['what']}); steps {tp['steps']}, "
+             f"{tp['extractor']} extractor; {tp['repeats']} repeat(s) of each configuration, in one run.", "",
+             "| engine | workers | papers/min (median, wall clock incl. start-up) | peak RSS per worker (MiB) | loaded |",
+             "|---|---|---|---|---|"]
+    for k, label, w in (("local_1", "local", 1), ("local_2", "local", 2), ("ray_2", "ray (local cluster)", 2)):
+        loaded = any(r["loaded"] for r in tp["runs"][k])
+        lines.append(f"| {label} | {w} | {m[k]} | {tp['worker_peak_rss_mb_max'][k]} | {'yes' if loaded else 'no'} |")
+    lines += ["", f"- 2 workers vs 1: **{tp['speedup_2_vs_1']}x** (target >= 1.7); Ray overhead "
+              f"(local 2 / Ray 2 papers per minute): **{tp['ray_overhead_ratio']}** (target <= 1.15).",
+              "- Same rows in all three runs (ignoring batch ids, worker names and times): "
+              + ", ".join(f"{t} {'yes' if v else 'NO'}" for t, v in tp["same_rows_in_all_runs"].items()) + ".",
+              f"- Machine: {tp['provenance']['machine']['cores']} cores; load (1 min) "
+              f"{tp['provenance']['machine']['load_average_at_start'][0]} at start, "
+              f"{tp['provenance']['machine']['load_average_at_end'][0]} at end. "
+              + ("**The machine was loaded (other jobs shared its cores): these timings are upper bounds, "
+                 "not the speed, and the speed-up and overhead ratios are not a valid measurement of the "
+                 "targets.** Re-run `python bench/corpus.py` on an idle machine." if tp["loaded"] else
+                 "Load stayed within the cores."),
+              "- No confidence interval: with the repeats above each ratio is a single (or median) measurement.",
+              ""]
+    if st is not None:
+        sm = st["provenance"]["machine"]
+        lines += [f"Storage library (bench/results/corpus_storage.json, medians of 5; load "
+                  f"{sm['load_average_at_start'][0]} -> {sm['load_average_at_end'][0]} on {sm['cores']} cores"
+                  + (", loaded: relative, not absolute, figures" if sm["loaded"] else "") + "):", ""]
+        for t, v in st["tables"].items():
+            lines.append(f"- `{t}` ({v['rows']} rows from {st['papers']} papers): write pyarrow "
+                         f"{v['write_ms_median']['pyarrow']} ms vs DuckDB {v['write_ms_median']['duckdb']} ms; "
+                         f"read pyarrow {v['read_ms_median']['pyarrow']} ms vs DuckDB {v['read_ms_median']['duckdb']} ms; "
+                         f"a GROUP BY in DuckDB {v['group_by_ms_median_duckdb']} ms.")
+        lines.append("")
+    # extrapolation to 1M papers
+    ppm1 = m["local_1"]
+    core_hours = 1_000_000 / ppm1 / 60
+    import math
+
+    lines += ["### 1 million papers", "",
+              f"- Offline (embedded extractor): at the measured {ppm1} papers/min of one worker, 1M papers are "
+              f"{core_hours:,.1f} core-hours: **{max(1, math.ceil(core_hours / 24))} core(s) for 24 h**, plus a "
+              "driver, assuming linear scaling (tested here only up to 2 workers, and not validly: see above)"
+              + (" and papers like these (mostly JATS; PDFs parse far slower). The measurement was loaded, so "
+                 "this is an upper bound on the cores needed." if tp["loaded"] else ".")]
+    if llm is not None:
+        calls, toks = llm["llm_calls_per_paper"], llm["llm_tokens_per_paper"]
+        cost = toks / 1e6 * (price_in * 0.9 + price_out * 0.1)
+        model = llm["model"] or "the local LLM server's default model (Qwen2.5-Coder-1.5B, scripts/local-llm.sh)"
+        lines += [f"- With an LLM (LLM extractor, default configuration, measured on {llm['papers']} paper(s) with {model} in "
+                  f"`bench/results/corpus_llm.json`): {calls:.1f} calls and {toks:,.0f} tokens per paper; "
+                  f"at a stated ${price_in}/M input and ${price_out}/M output tokens (assuming 90% of tokens are "
+                  f"input), **${cost:.4f} per paper, ${cost * 1e6:,.0f} per million papers**, "
+                  f"{toks * 1e6 / 1e9:,.1f} billion tokens. A sample of {llm['papers']} is far too small for a "
+                  "confidence interval: calls per paper vary with the number of findings per abstract."]
+    else:
+        lines.append("- With an LLM: not measured yet (`python bench/corpus.py --part llm`).")
+    text = "\n".join(lines) + "\n"
+    doc = REPO / "docs" / "corpus.md"
+    body = doc.read_text()
+    start, end = "<!-- throughput:start -->", "<!-- throughput:end -->"
+    i, j = body.index(start) + len(start), body.index(end)
+    doc.write_text(body[:i] + "\n" + text + body[j:])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--part", default="throughput", choices=["throughput", "storage", "llm", "report"])
+    ap.add_argument("--limit", type=int, default=None, help="only the first N papers (development)")
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--llm-papers", type=int, default=2)
+    ap.add_argument("--llm-base-url", default="http://127.0.0.1:8089/v1")
+    ap.add_argument("--llm-model", default=None)
+    ap.add_argument("--price-in", type=float, default=0.15, help="stated $ per million input tokens")
+    ap.add_argument("--price-out", type=float, default=0.60, help="stated $ per million output tokens")
+    a = ap.parse_args()
+    if a.part == "throughput":
+        throughput(a.limit, a.repeats)
+    elif a.part == "storage":
+        storage(a.limit)
+    elif a.part == "llm":
+        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model)
+    else:
+        report(a.price_in, a.price_out)
+
+
+if __name__ == "__main__":
+    main()

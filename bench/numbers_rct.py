@@ -1,0 +1,230 @@
+"""Numbers for meta-analysis on rct-numeric (Yun et al. 2024): exact match per field and per item, computable share, MAE.
+
+    python bench/numbers_rct.py                          # offline, all dev items -> bench/results/numbers_rct_offline.json
+    python bench/numbers_rct.py --extractor llm --limit 20   # local LLM, resumable (rows cached in bench/results/numbers_rct_llm_rows.jsonl)
+
+Definitions follow Yun et al.'s evaluation code (see claimtrace.numbers.scoring). CIs: exact
+(Clopper-Pearson) for accuracies and shares, bootstrap (2000 resamples, percentile) for MAEs.
+Speed: seconds per ICO (median over items of the extraction call; documents are read once per article
+and their reading time is included in the first item of each article).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from provenance import REPO, Run
+
+DATA = REPO.parent / "shared" / "data" / "rct-numeric"
+GPT4 = {"binary": 0.655, "continuous": 0.487}  # Yun et al. 2024, exact match, all fields of an item
+
+
+def _ci(k: int, n: int) -> list[float] | None:
+    from statsmodels.stats.proportion import proportion_confint
+
+    if n == 0:
+        return None
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="beta")
+    return [round(float(lo), 4), round(float(hi), 4)]
+
+
+def _boot_mae(errs: list[float], seed: int = 0) -> list[float] | None:
+    import numpy as np
+
+    if not errs:
+        return None
+    rng = np.random.default_rng(seed)
+    a = np.asarray(errs)
+    means = a[rng.integers(0, len(a), size=(2000, len(a)))].mean(axis=1)
+    return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Metrics per outcome type from scored rows."""
+    out: dict[str, Any] = {}
+    for kind in ("binary", "continuous"):
+        rs = [r for r in rows if r["outcome_type"] == kind]
+        n = len(rs)
+        if not n:
+            continue
+        per_field = {}
+        for f in rs[0]["correct"]:
+            k = sum(r["correct"][f] for r in rs)
+            per_field[f] = {"accuracy": round(k / n, 4), "ci95": _ci(k, n)}
+        k_all = sum(r["all_correct"] for r in rs)
+        k_comp = sum(r["estimate"] is not None for r in rs)
+        errs = [abs(r["estimate"] - r["reference_estimate"]) for r in rs
+                if r["estimate"] is not None and r["reference_estimate"] is not None]
+        k_type = sum(r["predicted_type"] == kind for r in rs)
+        out[kind] = {
+            "n": n,
+            "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n)},
+            "gpt4_published": GPT4[kind],
+            "per_field": per_field,
+            "outcome_type_accuracy": {"accuracy": round(k_type / n, 4), "ci95": _ci(k_type, n)},
+            "computable_share": {"share": round(k_comp / n, 4), "ci95": _ci(k_comp, n)},
+            "mae_" + ("log_or" if kind == "binary" else "smd"): {
+                "n": len(errs), "mae": round(statistics.fmean(errs), 4) if errs else None, "ci95": _boot_mae(errs)},
+        }
+    return out
+
+
+DOC = REPO / "docs" / "numbers.md"
+START, END = "<!-- numbers-rct:start (written by bench/numbers_rct.py --write-docs) -->", "<!-- numbers-rct:end -->"
+
+
+def _fmt(m: dict[str, Any], key: str = "accuracy") -> str:
+    lo, hi = m["ci95"]
+    return f"{m[key]:.3f} [{lo:.3f}, {hi:.3f}]"
+
+
+def write_docs() -> None:
+    """Rewrite the results section of docs/numbers.md from the committed result files."""
+    res_dir = REPO / "bench" / "results"
+    lines = ["| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
+             "|---|---|---|---|---|---|---|"]
+    speed = []
+    for name in ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json"):
+        f = res_dir / name
+        if not f.exists():
+            continue
+        r = json.loads(f.read_text())
+        run_name = f"{r['extractor']}, {r['selection']}" + (
+            f" ({r['items']} of {r['items_planned']} done)" if r["items"] < r.get("items_planned", r["items"]) else "")
+        for kind, m in r["metrics"].items():
+            mae = m.get("mae_log_or") or m.get("mae_smd")
+            mae_s = (f"{mae['mae']:.3f} ({mae['n']}) [{mae['ci95'][0]:.3f}, {mae['ci95'][1]:.3f}]"
+                     if mae and mae["mae"] is not None else "— (0)")
+            lines.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
+                         f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {mae_s} |")
+        if r["extractor"] == "offline" and r["selection"] == "all items":
+            sp = r["speed_seconds_per_ico"]
+            mach = r["provenance"]["machine"]
+            speed.append(f"Speed, offline: median {sp['median']} s per ICO over {sp['n']} ICOs on {mach['cores']} cores "
+                         f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
+                         f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
+                         + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ")."))
+            fields = ["", "Per field (offline, all items), exact match [95% CI]:", "",
+                      "| type | field | accuracy |", "|---|---|---|"]
+            for kind, m in r["metrics"].items():
+                for fname, fm in m["per_field"].items():
+                    fields.append(f"| {kind} | {fname} | {_fmt(fm)} |")
+            speed.extend(fields)
+    block = "\n".join([START, "", *lines, "", *speed, "", END])
+    text = DOC.read_text()
+    a, b = text.index(START), text.index(END) + len(END)
+    DOC.write_text(text[:a] + block + text[b:])
+    print(f"wrote {DOC}", file=sys.stderr)
+
+
+def main() -> None:
+    """Run the benchmark and write the JSON result."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write-docs", action="store_true", help="only rewrite docs/numbers.md from bench/results")
+    ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
+    ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--summarise-only", action="store_true",
+                    help="with --extractor llm: summarise the rows already done, run nothing new")
+    args = ap.parse_args()
+    if args.write_docs:
+        write_docs()
+        return
+    dev = DATA / "dev.json"
+    if not dev.exists():
+        sys.exit(f"error: {dev} not found (../shared/data/rct-numeric is needed)")
+    from claimtrace.documents import load_document
+    from claimtrace.numbers.extract import extract_numbers
+    from claimtrace.numbers.scoring import score_item
+    from claimtrace.numbers.tables import read_tables
+
+    items = json.loads(dev.read_text())
+    if args.limit:
+        step = max(1, len(items) // args.limit)
+        items = items[::step][: args.limit]
+    xmls = sorted({DATA / "xml" / f"PMC{it['pmcid']}.xml" for it in items})
+    run = Run(data=[dev, *xmls])
+    rows_path = REPO / "bench" / "results" / f"numbers_rct_{args.extractor}_rows.jsonl"
+    done: dict[str, dict[str, Any]] = {}
+    if args.extractor == "llm" and rows_path.exists():
+        for line in rows_path.read_text().splitlines():
+            r = json.loads(line)
+            done[str(r["id"])] = r
+    client = None
+    if args.extractor == "llm" and not args.summarise_only:
+        from claimtrace.llm import LLMClient, load_settings
+
+        client = LLMClient(load_settings())
+    cache: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    times: list[float] = []
+    fh = rows_path.open("a") if args.extractor == "llm" else None
+    for it in items:
+        if str(it["id"]) in done:
+            rows.append(done[str(it["id"])])
+            if "seconds" in done[str(it["id"])]:
+                times.append(done[str(it["id"])]["seconds"])
+            continue
+        if args.summarise_only:
+            continue
+        path = DATA / "xml" / f"PMC{it['pmcid']}.xml"
+        t0 = time.perf_counter()
+        if str(path) not in cache:
+            cache[str(path)] = (load_document(path), read_tables(path))
+        doc, tables = cache[str(path)]
+        if client is not None:
+            from claimtrace.numbers.llm import extract_numbers_llm
+
+            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client,
+                                      tables=tables)
+        else:
+            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"], tables=tables)
+        times.append(time.perf_counter() - t0)
+        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags,
+               "seconds": round(times[-1], 3)}
+        rows.append(row)
+        if fh is not None:
+            fh.write(json.dumps(row) + "\n")
+            fh.flush()
+            _write(args, rows, times, xmls, run, len(items), final=False)  # an interrupted run keeps its summary
+    if fh is not None:
+        fh.close()
+    _write(args, rows, times, xmls, run, len(items), final=True)
+
+
+def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[float], xmls: list[Path], run: Run,
+           planned: int, *, final: bool) -> None:
+    result = {
+        "schema_version": "1",
+        "benchmark": "rct-numeric dev (Yun et al. 2024 annotations), exact match with their definitions",
+        "extractor": args.extractor,
+        "selection": f"{args.limit} items evenly spaced over dev.json" if args.limit else "all items",
+        "items": len(rows),
+        "items_planned": planned,
+        "speed_note": "the LLM rows' time includes waiting for the shared local server" if args.extractor == "llm" else "",
+        "articles": len(xmls),
+        "note": "development data: the offline rules were written while looking at this set",
+        "metrics": summarise(rows),
+        "speed_seconds_per_ico": {"median": round(statistics.median(times), 4) if times else None,
+                                  "n": len(times)},
+        "rows": [{k: r[k] for k in ("id", "outcome_type", "all_correct", "correct", "flags")} for r in rows],
+        "provenance": run.finish(),
+    }
+    suffix = f"_{args.limit}" if args.limit else ""
+    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{args.extractor}{suffix}.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    if not final:
+        return
+    print(json.dumps(result["metrics"], indent=1)[:3000], file=sys.stderr)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

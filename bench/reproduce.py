@@ -1,0 +1,184 @@
+"""Regenerate every result file in bench/results/ and every results page in docs/results/ from committed inputs.
+
+    python bench/reproduce.py --list          # every step, with what it needs and whether it is slow
+    python bench/reproduce.py --fast          # the fast steps (no local LLM, each well under 10 min) + pages
+    python bench/reproduce.py                 # the same (slow steps are skipped unless --slow)
+    python bench/reproduce.py --slow          # also the slow steps (local LLM, long runs, the fine-tuned model)
+    python bench/reproduce.py --pages-only    # only rewrite docs/results/*.md from the committed results
+    python bench/reproduce.py --compare       # after a run: which result files differ from git HEAD,
+                                              # ignoring the fields that name the run (timings, machine)
+
+`make results-fast` = `--fast --compare`; `make results` = `--slow --compare`. The steps need the shared
+data beside the repository (`../shared`); without it the command stops with a one-line error. The pages
+are a deterministic function of the result files (tests/test_results_pages.py checks the committed pages
+against them), so when `--compare` reports no result differences the pages are byte-identical except
+for timing and machine figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from provenance import VOLATILE_KEYS
+
+REPO = Path(__file__).resolve().parents[1]
+RES = REPO / "bench" / "results"
+SHARED = REPO.parent / "shared"
+
+#: keys whose values name the run (timings, machine, where files were written), not the result
+VOLATILE = VOLATILE_KEYS
+
+
+@dataclass
+class Step:
+    """One benchmark command and the result files it writes."""
+
+    name: str
+    args: list[str]
+    outputs: list[str]
+    slow: str = ""  # why the step is slow (empty: fast)
+    needs: list[str] = field(default_factory=list)  # what the step needs beyond ../shared
+
+    def command(self) -> list[str]:
+        """The argv, run with this interpreter from the repository root."""
+        return [sys.executable, *self.args]
+
+
+LLM = "the local LLM (`scripts/local-llm.sh start`; hours on 2 CPU cores)"
+STEPS: list[Step] = [
+    Step("extract-ei", ["bench/extract_ei.py"], ["extract_ei.json", "extract_ei_items.jsonl.gz"]),
+    Step("conclude-ei", ["bench/conclude_ei.py"], ["conclude_ei_offline.json"]),
+    Step("conclude-ei-train", ["bench/conclude_ei.py", "--split", "train", "--limit", "400"],
+         ["conclude_ei_offline_train_400.json"]),
+    Step("conclude-ei-10", ["bench/conclude_ei.py", "--limit", "10"], ["conclude_ei_offline_10.json"]),
+    Step("conclude-ei-6", ["bench/conclude_ei.py", "--limit", "6"], ["conclude_ei_offline_6.json"]),
+    Step("graph-offline", ["bench/graph_eval.py", "--method", "offline"],
+         ["graph_eval_offline.json", "graph_pred_offline.jsonl"]),
+    Step("graph-direct-rescore", ["bench/graph_eval.py", "--method", "direct", "--rescore"], ["graph_eval_direct.json"]),
+    Step("graph-staged-rescore", ["bench/graph_eval.py", "--method", "staged", "--rescore"], ["graph_eval_staged.json"]),
+    Step("extract-docs", ["bench/extract_docs.py"], ["extract_docs.json"]),
+    Step("extract-evidencebench", ["bench/extract_evidencebench.py"], ["extract_evidencebench.json"]),
+    # slow steps: kept as committed unless --slow
+    Step("retrieval-ei", ["bench/retrieval_ei.py"], ["retrieval_ei.json"],
+         slow="embeds every EI validation article (over 10 min cold on 2 cores)",
+         needs=["the fine-tuned retriever folder for the `finetuned` rows (not in the repository)"]),
+    Step("retrieval-evidencebench", ["bench/retrieval_evidencebench.py"], ["retrieval_evidencebench.json"],
+         slow="embeds every EvidenceBench paper", needs=["the fine-tuned retriever folder for the `finetuned` row"]),
+    Step("retrieval-speed", ["bench/retrieval_speed.py"], ["retrieval_speed.json"],
+         slow="a timing run: only meaningful on an idle machine"),
+    Step("extract-ei-llm", ["bench/extract_ei_llm.py", "--n", "10", "--config", "rag-k5", "--stage2-only"],
+         ["extract_ei_llm.json"], slow="local LLM", needs=[LLM]),
+    Step("conclude-ei-llm", ["bench/conclude_ei.py", "--method", "abstracts", "--limit", "10",
+                             "--llm-base-url", "http://127.0.0.1:8089/v1"],
+         ["conclude_ei_abstracts_10.json"], slow="local LLM", needs=[LLM]),
+    Step("conclude-ei-llm-rag", ["bench/conclude_ei.py", "--method", "rag", "--limit", "10",
+                                 "--llm-base-url", "http://127.0.0.1:8089/v1"],
+         ["conclude_ei_rag_10.json"], slow="local LLM", needs=[LLM]),
+    Step("conclude-ei-llm-urca", ["bench/conclude_ei.py", "--method", "urca", "--limit", "6",
+                                  "--llm-base-url", "http://127.0.0.1:8089/v1"],
+         ["conclude_ei_urca_6.json"], slow="local LLM", needs=[LLM]),
+    Step("graph-direct", ["bench/graph_eval.py", "--method", "direct", "--resume"], ["graph_eval_direct.json"],
+         slow="local LLM", needs=[LLM]),
+    Step("graph-staged", ["bench/graph_eval.py", "--method", "staged", "--resume"], ["graph_eval_staged.json"],
+         slow="local LLM", needs=[LLM]),
+    *[Step(f"experiment-{name}", ["-m", "claimtrace", "experiment", f"bench/experiments/{name}.yaml"], [],
+           slow="the experiment runner over every configuration (local LLM rows; hours)",
+           needs=[LLM, "the fine-tuned retriever folder (rerank rows)",
+                  "out/*.jsonl from `claimtrace experiment-data` (see the YAML file)"])
+      for name in ("ei-validation", "ei-validation-rerankers", "ei-hypotheses", "ei-hypotheses-heldout",
+                   "ei-hypotheses-test")],
+]
+
+
+def _strip(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _strip(v) for k, v in x.items() if k not in VOLATILE}
+    if isinstance(x, list):
+        return [_strip(v) for v in x]
+    return x
+
+
+def stable_view(path: Path, text: str | None = None) -> Any:
+    """A result file without the fields that name the run (JSON), or its lines (JSON lines)."""
+    raw = path.read_text(encoding="utf-8") if text is None else text
+    if path.suffix == ".json":
+        return _strip(json.loads(raw))
+    return raw
+
+
+def compare(outputs: list[str]) -> list[str]:
+    """Result files whose stable content differs from the committed (git HEAD) version."""
+    diffs = []
+    for name in outputs:
+        path = RES / name
+        if path.suffix == ".gz" or not path.exists():
+            continue
+        rel = path.relative_to(REPO).as_posix()
+        old = subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=REPO, capture_output=True, text=True)
+        if old.returncode != 0:
+            diffs.append(f"{rel}: not in git HEAD")
+        elif stable_view(path, old.stdout) != stable_view(path):
+            diffs.append(f"{rel}: differs from git HEAD beyond timings and machine fields")
+    return diffs
+
+
+def main() -> None:
+    """Run the steps, then write the pages."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--fast", action="store_true", help="fast steps only (the default unless --slow)")
+    ap.add_argument("--slow", action="store_true", help="also run the slow steps")
+    ap.add_argument("--only", nargs="+", metavar="STEP", help="run only these steps")
+    ap.add_argument("--pages-only", action="store_true")
+    ap.add_argument("--compare", action="store_true", help="report result files that differ from git HEAD")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    if args.fast and args.slow:
+        sys.exit("--fast and --slow exclude each other")
+    if args.list:
+        for s in STEPS:
+            tag = f"SLOW ({s.slow})" if s.slow else "fast"
+            need = f"; needs {', '.join(s.needs)}" if s.needs else ""
+            print(f"{s.name:24} {tag}{need}\n    python {' '.join(s.args)} -> {', '.join(s.outputs)}")
+        return
+    sys.path.insert(0, str(REPO / "bench"))
+    from results_pages import write_pages
+
+    if not args.pages_only:
+        if not (SHARED / "data").is_dir():
+            sys.exit(f"the shared data is not at {SHARED} (needed to regenerate the results)")
+        known = {s.name for s in STEPS}
+        if args.only and not set(args.only) <= known:
+            sys.exit(f"unknown step(s): {', '.join(sorted(set(args.only) - known))}")
+        steps = [s for s in STEPS if (s.name in args.only if args.only else (args.slow or not s.slow))]
+        failed, differ = [], []
+        for s in steps:
+            print(f"== {s.name}: python {' '.join(s.args)}", file=sys.stderr, flush=True)
+            t0 = time.perf_counter()
+            rc = subprocess.run(s.command(), cwd=REPO, stdout=subprocess.DEVNULL).returncode
+            print(f"   rc={rc}, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+            if rc:
+                failed.append(s.name)
+            elif args.compare:
+                differ += compare(s.outputs)
+        skipped = [s.name for s in STEPS if s not in steps]
+        if skipped:
+            print(f"skipped (slow; committed results kept): {', '.join(skipped)}", file=sys.stderr)
+        if differ:
+            print("\n".join(differ), file=sys.stderr)
+        if failed:
+            print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    for path in write_pages():
+        print(f"wrote {path.relative_to(REPO)}", file=sys.stderr)
+    if not args.pages_only and (failed or differ):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

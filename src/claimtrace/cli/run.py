@@ -1,0 +1,139 @@
+"""``claimtrace run``: a corpus of papers -> a resumable, queryable results folder (local pool or Ray)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from claimtrace.cli import app
+from claimtrace.cli import llm_options as lo
+from claimtrace.cli.common import fail, print_json, stderr_console
+
+
+@app.command("run")
+def run_cmd(
+    corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
+    out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
+    steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions."),
+    config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step."),
+    extractor: str = typer.Option("embedded", "--extractor", help="Traces extractor: embedded (offline) or llm."),
+    graph_method: str = typer.Option("offline", "--graph-method", help="graphs step: offline, staged or direct."),
+    conclude_method: str = typer.Option("offline", "--conclude-method", help="conclusions step: offline or an LLM method."),
+    workers: int | None = typer.Option(None, "--workers", min=1, help="Worker processes (default: the cores)."),
+    engine: str = typer.Option("local", "--engine", help="local (process pool) or ray."),
+    ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster address (with --engine ray), e.g. 127.0.0.1:6379."),
+    batch_size: int = typer.Option(32, "--batch-size", min=1, help="Papers per committed batch."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Estimate time and LLM tokens from a sample; write nothing."),
+    sample: int = typer.Option(10, "--sample", min=1, help="With --dry-run: papers in the sample."),
+    json_out: bool = typer.Option(False, "--json", help="Print the summary (or the estimate) as JSON."),
+    llm_max_concurrent: int | None = typer.Option(None, "--llm-max-concurrent", min=1, help="With --engine ray: requests in flight per LLM endpoint, across the cluster."),
+    llm_tokens_per_minute: int | None = typer.Option(None, "--llm-tokens-per-minute", min=1, help="With --engine ray: tokens per minute per LLM endpoint, across the cluster."),
+    llm_base_url: str | None = lo.LLM_BASE_URL,
+    llm_model: str | None = lo.LLM_MODEL,
+    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
+    llm_settings: Path | None = lo.LLM_SETTINGS,
+    offline: bool = lo.OFFLINE,
+    no_cache: bool = lo.NO_CACHE,
+) -> None:
+    """Run parse, stats, traces (and graphs, conclusions) over a corpus into Parquet tables."""
+    from claimtrace.corpus.runner import ENGINES, discover, run_corpus
+    from claimtrace.corpus.work import RunSettings, all_steps_valid
+    from claimtrace.extract.config import PRESETS
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("claimtrace.corpus").setLevel(logging.INFO)
+    step_list = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()])
+    if config is not None and config not in PRESETS:
+        fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
+    if extractor not in ("embedded", "llm"):
+        fail(f"unknown --extractor {extractor!r}; choose embedded or llm")
+    if engine not in ENGINES:
+        fail(f"unknown --engine {engine!r}; choose local or ray")
+    if ray_address and engine != "ray":
+        fail("--ray-address goes with --engine ray")
+    if (llm_max_concurrent or llm_tokens_per_minute) and engine != "ray":
+        fail("--llm-max-concurrent/--llm-tokens-per-minute go with --engine ray")
+    if graph_method not in ("offline", "staged", "direct"):
+        fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
+    items = discover(corpus)  # bad input first: the corpus names the path
+    if dry_run and out is not None:
+        fail("--dry-run writes nothing; leave out --out")
+    if not dry_run:
+        if out is None:
+            fail("give --out RESULTS_DIR (or --dry-run)")
+        from claimtrace.cli.common import check_out_dir
+
+        check_out_dir(out)
+    needs_llm = (("traces" in step_list and extractor == "llm") or ("graphs" in step_list and graph_method != "offline")
+                 or ("conclusions" in step_list and conclude_method != "offline"))
+    llm: dict[str, Any] | None = None
+    model = None
+    if needs_llm:
+        if offline:
+            fail("an LLM step was asked for together with --offline")
+        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+        if not settings.configured():
+            fail("an LLM step needs an LLM: give --llm-base-url/--llm-model or CLAIMTRACE_LLM_*")
+        lo.announce(settings, task="extraction")
+        llm = settings.model_dump(mode="json")
+        model = settings.for_task("extraction").model
+    rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
+                     conclude_method=conclude_method, llm=llm, llm_model=model,
+                     llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute)
+    if dry_run:
+        from claimtrace.corpus.estimate import estimate
+
+        logging.disable(logging.INFO)  # libraries' debug lines while the sample runs
+        est = estimate(items, rs, sample=sample, workers=workers or os.cpu_count() or 1)
+        if json_out:
+            print_json(est)
+        else:
+            print(est.report(), file=sys.stderr)
+        return
+    assert out is not None
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    prog = Progress(TextColumn("papers"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[failed]} failed"), TextColumn("{task.fields[rate]}/min"),
+                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                    console=stderr_console(), transient=False, disable=not sys.stderr.isatty())
+    state: dict[str, Any] = {}
+
+    def on_progress(done: int, total: int, failed: int) -> None:
+        import time
+
+        if "task" not in state:
+            state["task"] = prog.add_task("papers", total=total, failed=0, rate="-")
+            state["t0"] = time.perf_counter()
+        elapsed = max(time.perf_counter() - state["t0"], 1e-9)
+        rate = 60 * done / elapsed
+        prog.update(state["task"], completed=done, failed=failed, rate=f"{rate:.0f}" if done else "-")
+        if done and not sys.stderr.isatty() and (done == total or time.perf_counter() - state.get("logged", 0) > 30):
+            state["logged"] = time.perf_counter()  # no live bar in a log file: a line every 30 s instead
+            eta = (total - done) * elapsed / done if done else float("nan")
+            logging.getLogger("claimtrace.corpus").info(
+                "papers %d/%d, %d failed, %.0f/min, ETA %.0f s", done, total, failed, rate, eta)
+
+    with prog:
+        summary = run_corpus(items, out, rs, workers=workers, engine=engine, ray_address=ray_address,
+                             batch_size=batch_size, corpus_name=corpus, on_progress=on_progress)
+    print(f"{summary.papers} papers: {summary.skipped} already done, {summary.computed} processed "
+          f"({summary.ok} ok, {summary.failed} failed) in {summary.seconds:.1f} s"
+          + (f", {summary.papers_per_minute:.0f} papers/min" if summary.papers_per_minute else "")
+          + f"; results in {out}", file=sys.stderr)
+    if summary.failed:
+        print(f"failures are listed in {out}/errors (claimtrace query {out} \"select * from errors\")", file=sys.stderr)
+    if json_out:
+        print_json(summary)

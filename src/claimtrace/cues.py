@@ -1,0 +1,155 @@
+"""Significance, direction and negation cues: the one home of the wording patterns that every layer reads.
+
+The offline conclusion method (``claimtrace.conclude.offline``), the deterministic evidence-component
+parser (``claimtrace.evaluate.components``), the offline graph extractor (``claimtrace.graph.offline``) and
+the evidence shortlist score (``claimtrace.extract.statistics``) all read these. Where a reader needs a
+looser or a stricter form of a cue, both forms stand here side by side under names that say what each
+is for, so a change to the wording is made in one place.
+
+One rule for what a reported p says (:func:`p_significance`): ``p < a`` / ``p <= a`` / ``p = a`` with
+``a <= alpha`` is significant; ``p > a`` / ``p >= a`` with ``a >= alpha`` and "n.s." are not; anything
+else (``p < .10``) says nothing either way.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ---- negation and null results ----------------------------------------------------------------
+
+#: negation words that can turn a later significance or difference word into a null statement
+NEGATION = r"(?:no|not|non|nor|without|neither|failed to|did not|does not|do not|was not|were not|cannot|could not)"
+
+#: "n.s." / "ns" written after a comparison (not the word "ns" inside a name)
+NS_ABBREV = re.compile(r"\bn\.?s\.?(?=[\s,;)])", re.I)
+
+#: a statement of no effect, broadly: negated significance or difference ("did not reach significance",
+#: "no difference"), "non-significant", "n. s.", "similar", "comparable", "unchanged" (the conclusion method)
+NULL_STATEMENT = re.compile(
+    r"\b(?:" + NEGATION + r")\b[^.;:]{0,50}?\b(?:significant(?:ly)?|statistically|differ(?:ence|ences|ent|ed)?|"
+    r"chang(?:e|ed|es)|effect|affect(?:ed)?|reach(?:ed)?\s+significance)\b"
+    r"|\b(?:non-?|in)significant(?:ly)?\b|\bn\.\s?s\.|\bns\b|\bnot\s+significant"
+    r"|\b(?:similar|comparable|equivalent|unchanged|unaffected|did not differ|no differences?)\b"
+    r"|\bno\s+(?:statistically\s+)?(?:significant\s+)?(?:difference|change|effect|association)",
+    re.I,
+)
+
+#: a null result stated next to the words it negates (the evidence-component parser's significance cue)
+NULL_RESULT = re.compile(
+    r"no (?:statistically )?significant|not (?:statistically )?significant|non-?significant"
+    r"|did not (?:significantly )?(?:differ|change|improve|increase|decrease|reduce|affect|alter)"
+    r"|no (?:\w+ )?differences?|were similar|was similar|comparable|did not reach|no effect|not differ", re.I)
+
+#: a null result that also says there is no direction ("no significant difference", "were similar")
+NO_DIFFERENCE = re.compile(
+    r"no (?:statistically )?significant (?:difference|change|effect|association|relationship|correlation)"
+    r"|did not (?:significantly )?(?:differ|change|affect|alter)|no differences?|not differ"
+    r"|were similar|was similar|comparable|no effect|not significantly different", re.I)
+
+#: a relation denied or not supported ("no support for", "independent of", "did not predict")
+RELATION_NEGATION = re.compile(
+    r"\b(?:no\s+(?:significant\s+|reliable\s+|clear\s+)?(?:differences?|effects?|relationships?|relations?|"
+    r"associations?|support|evidence|correlations?|interactions?|changes?|factors?)|"
+    r"(?:did|does|do|was|were|is|are|could|can)\s+not|n[o']t\s+(?:significantly\s+)?(?:related|associated|predict|"
+    r"differ|correlat|moderat|mediat)\w*|independent\s+of|unrelated\s+to|failed\s+to|non-?significant|"
+    r"neither\b|nor\b|no\s+longer|not\s+significant)", re.I)
+
+# ---- significance --------------------------------------------------------------------------------
+
+#: "significant(ly)", "significance", "statistically" (read after the null cues have been ruled out)
+SIGNIFICANCE = re.compile(r"\bsignifican(?:t|tly|ce)\b|\bstatistically\b", re.I)
+
+#: "significant(ly)" not preceded by "non", "non-" or "not " (read on its own)
+SIGNIFICANT_UNNEGATED = re.compile(r"(?<!non-)(?<!non)(?<!not )\bsignificant(?:ly)?\b", re.I)
+
+#: a reported p-value: comparator and number ("p < .001", "P = 0.03", "p-value = 2 x 10-5")
+P_VALUE = re.compile(r"\bp\s*(?:-?value)?\s*(<=|>=|≤|≥|<|>|=)\s*(0?\.\d+|\d(?:\.\d+)?(?:\s*[x×]\s*10\s*-\s*\d+)?"
+                     r"|\d\.?\d*e-\d+)", re.I)
+
+#: any mention of a p-value or "n.s." (a fast shortlist cue, no number needed)
+P_MENTION = re.compile(r"\b[pP]\s*(?:-?value)?\s*[<=>≤≥]\s*[0-9.]|\b[pP]\s*[<=>≤≥]\s*\.\d|\bP\s*=\s*0\.|\bn\.?s\.?\b|NS\b")
+
+#: words that report a result (significance, a difference or its absence, an association, a direction)
+RESULT_WORDS = re.compile(r"\b(significant(ly)?|did not differ|no differences?|not differ|comparable|similar between|"
+                          r"statistically|was associated|were associated|increased|decreased|reduced|higher|lower)\b",
+                          re.I)
+
+# ---- direction -----------------------------------------------------------------------------------
+
+#: an increase, whole words (the conclusion method, which orients them by the arm that is the subject)
+INCREASE = re.compile(
+    r"\b(?:higher|greater|more|increas(?:e|ed|es|ing)|larger|longer|rise|rose|raised|elevated|faster|exceed(?:ed|s)?|"
+    r"augment(?:ed)?|gain(?:ed)?|prolong(?:ed)?|enhanc(?:ed|ement)|boost(?:ed)?|superior|excess)\b",
+    re.I,
+)
+#: a decrease, whole words (the conclusion method)
+DECREASE = re.compile(
+    r"\b(?:lower|less|fewer|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing|tion|tions)|smaller|shorter|declin(?:e|ed)|"
+    r"drop(?:ped)?|slower|fell|lowered|diminish(?:ed)?|attenuat(?:ed|ion)|inferior|loss|suppress(?:ed|ion)|"
+    r"prevent(?:ed|s)?|lesser)\b",
+    re.I,
+)
+#: "improved" / "improvement": a direction only when nothing plainer is said
+IMPROVE = re.compile(r"\bimprov(?:ed|ement|ements|es)\b", re.I)
+
+#: an increase, any word form, with value words ("better") and positive associations (component parser)
+INCREASE_LOOSE = re.compile(r"\b(?:increas\w*|higher|greater|more|improv\w*|elevat\w*|rais\w*|longer|larger|better|superior"
+                            r"|gain\w*|enhanc\w*|exceed\w*|positive(?:ly)? (?:associat|correlat)\w*|rise|rose|accelerat\w*)\b",
+                            re.I)
+#: a decrease, any word form, with value words ("worse") and negative associations (component parser)
+DECREASE_LOOSE = re.compile(r"\b(?:decreas\w*|lower|less|fewer|reduc\w*|declin\w*|shorter|smaller|worse|inferior|drop\w*"
+                            r"|diminish\w*|attenuat\w*|negative(?:ly)? (?:associat|correlat)\w*|fell|fall|decline)\b", re.I)
+
+
+def p_significance(comparator: str | None, p: float | None, alpha: float = 0.05) -> bool | None:
+    """What a reported p says at ``alpha``: True (significant), False (not), None (neither can be told)."""
+    c = {"≤": "<=", "≥": ">="}.get(comparator or "", comparator)
+    if c == "ns":
+        return False
+    if p is None or c is None:
+        return None
+    if c in ("<", "<="):
+        return True if p <= alpha else None
+    if c == "=":
+        return p <= alpha
+    if c in (">", ">="):
+        return False if p >= alpha else None
+    return None
+
+
+def written_p_values(text: str) -> list[tuple[str, float]]:
+    """(comparator, p) pairs written in ``text`` by the :data:`P_VALUE` pattern ("2 x 10-5" read as 2e-5)."""
+    out = []
+    for m in P_VALUE.finditer(text):
+        try:
+            v = float(re.sub(r"\s*[x×]\s*10\s*-\s*", "e-", m.group(2)))
+        except ValueError:
+            continue
+        out.append((m.group(1), v))
+    return out
+
+
+def stated_direction(text: str) -> str | None:
+    """"none" for a null result without direction, else "increase" / "decrease" by the first loose cue."""
+    if NO_DIFFERENCE.search(text):
+        return "none"
+    up, down = INCREASE_LOOSE.search(text), DECREASE_LOOSE.search(text)
+    if up and down:
+        return "increase" if up.start() < down.start() else "decrease"
+    if up:
+        return "increase"
+    if down:
+        return "decrease"
+    return None
+
+
+def stated_significance(text: str, alpha: float = 0.05) -> bool | None:
+    """Whether a sentence reports a significant result: null wording, then p-values, then "significant"."""
+    if NULL_RESULT.search(text) or NS_ABBREV.search(text):
+        return False
+    ps = [p_significance(op, v, alpha) for op, v in written_p_values(text)]
+    if any(s is True for s in ps):
+        return True
+    if ps:
+        return False
+    return True if SIGNIFICANT_UNNEGATED.search(text) else None

@@ -1,0 +1,155 @@
+"""The experiment's YAML configuration: schema, validation, and the fingerprint that decides which rows are stale."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.evaluate.hypothesis import DEFAULT_TAU
+
+Stage = Literal["hypothesis", "evidence"]
+ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
+
+
+class ExperimentLLM(BaseModel):
+    """The ``llm`` block: the LLM extractor's endpoint overrides (passed to ``claimtrace.llm.settings.load_settings``,
+    unset: the project's LLM settings/environment) and what it runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    base_url: str | None = None
+    model: str | None = None
+    settings_file: str | None = None
+    #: seconds a request may take (None: the LLM settings' default); a busy local server needs more
+    timeout: float | None = None
+    #: run the LLM extractor on the first N items only (LLM calls are slow/costly)
+    limit: int | None = 20
+    #: presets for the LLM extractor (default: the same as the embedded one)
+    presets: list[str] | None = None
+    #: reranker of the LLM extractor's rag-rerank / finetuned-rerank (default: RankGPT with the same LLM)
+    reranker: str | None = "llm"
+
+
+class ExtractorOptions(BaseModel):
+    """Options passed to the extractors (as `claimtrace extract` takes them)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    similarity: str = "bm25"
+    max_evidence_sentences: int = 3
+    retriever: str = "hybrid"
+    #: rag-rerank / finetuned-rerank reranker: llm, cross-encoder:PATH, finetuned:DIR, dense; None: the
+    #: non-LLM default (extract.context.DEFAULT_RERANKERS: the fine-tuned bi-encoder's rescoring after hybrid,
+    #: the RRF of BM25 and the fine-tuned retriever over the M candidates after the fine-tuned retriever)
+    reranker: str | None = None
+    #: the fine-tuned retriever folder for finetuned-rerank (default: <models dir>/ei-evidence)
+    finetuned_model: str | None = None
+
+
+class ExperimentConfig(BaseModel):
+    """The YAML experiment file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = "experiment"
+    dataset: str
+    output: str
+    presets: list[str] = Field(default_factory=lambda: ["fulltext-zeroshot", "rag-k5", "rag-k10", "rag-k20",
+                                                       "rag-rerank", "finetuned-rerank", "oracle"])
+    extractors: list[str] = Field(default_factory=lambda: ["embedded"])
+    extractor_options: ExtractorOptions = Field(default_factory=ExtractorOptions)
+    llm: ExperimentLLM = Field(default_factory=ExperimentLLM)
+    limit: int | None = None
+    tau: float = DEFAULT_TAU
+    embedding_model: str | None = None
+    evidence_parser: str = "deterministic"
+    workers: int = 1
+    #: the configuration every other one is compared against in the transition analysis
+    transitions_base: str = "fulltext-zeroshot"
+    #: pipeline stages to run: [hypothesis] alone skips stage 2 (a dataset with hypothesis gold only)
+    stages: list[Stage] = Field(default_factory=lambda: list(ALL_STAGES), min_length=1)
+
+
+def presets_for(cfg: ExperimentConfig, extractor: str) -> list[str]:
+    """The presets an extractor runs (the LLM's own list when it has one)."""
+    return cfg.llm.presets if extractor == "llm" and cfg.llm.presets else cfg.presets
+
+
+def reranker_for(cfg: ExperimentConfig, extractor: str) -> str | None:
+    """The reranker spec of an extractor's rerank configurations."""
+    return cfg.llm.reranker if extractor == "llm" else cfg.extractor_options.reranker
+
+
+def load_config(path: str | Path) -> ExperimentConfig:
+    """Read and validate an experiment YAML file (relative paths resolve against it)."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(p, "no such file")
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise InputError(p, f"invalid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(raw, dict):
+        raise InputError(p, "expected a YAML mapping")
+    try:
+        cfg = ExperimentConfig.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(p, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+    from claimtrace.extract.config import PRESETS
+
+    for name in [*cfg.presets, *(cfg.llm.presets or [])]:
+        if name not in PRESETS:
+            raise InputError(p, f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+    for ex in cfg.extractors:
+        if ex not in ("embedded", "llm"):
+            raise InputError(p, f"unknown extractor {ex!r}; choose embedded or llm")
+    for key in ("dataset", "output"):
+        v = Path(getattr(cfg, key))
+        if not v.is_absolute():
+            setattr(cfg, key, str((p.parent / v).resolve()))
+    ft = cfg.extractor_options.finetuned_model
+    if ft and not Path(ft).expanduser().is_absolute():
+        cfg.extractor_options.finetuned_model = str((p.parent / ft).resolve())
+    # which presets read the fine-tuned retriever: finetuned-rerank always; rag-rerank when its reranker is
+    # the non-LLM default (fine-tuned rescoring) for the extractor that runs it
+    needs = []
+    for ex in cfg.extractors:
+        reranker = reranker_for(cfg, ex)
+        needs += [name for name in presets_for(cfg, ex)
+                  if name == "finetuned-rerank" or (name == "rag-rerank" and reranker in (None, "finetuned"))]
+    if needs:
+        from claimtrace.extract.context import check_finetuned_dir
+
+        try:
+            cfg.extractor_options.finetuned_model = str(check_finetuned_dir(cfg.extractor_options.finetuned_model))
+        except ClaimtraceError as exc:
+            raise InputError(p, f"{needs[0]}: {exc}") from None
+    return cfg
+
+
+#: configuration fields that change no row: which items and configurations run, workers, where and how it reports
+_NOT_IN_ROWS = {"name", "output", "presets", "extractors", "limit", "workers", "transitions_base", "llm"}
+
+
+def config_fingerprint(cfg: ExperimentConfig) -> str:
+    """The fingerprint of the whole configuration but workers and output (config.json records it)."""
+    return hashlib.sha256(cfg.model_dump_json(exclude={"workers", "output"}).encode()).hexdigest()[:16]
+
+
+def row_fingerprint(cfg: ExperimentConfig, extractor: str) -> str:
+    """The fingerprint of what decides one row of ``extractor``: the dataset, the extractor options, the
+    scoring (τ, embedder, evidence parser), the stages and, for the LLM extractor, its endpoint and reranker.
+    Running more items or configurations, or other workers, keeps the rows already written."""
+    data = cfg.model_dump(exclude=_NOT_IN_ROWS)
+    data["extractor"] = extractor
+    if extractor == "llm":
+        data["llm"] = cfg.llm.model_dump(exclude={"limit", "presets"})
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+

@@ -1,0 +1,92 @@
+"""Derived values (Cochrane Handbook, chapter 6.5.2): events from a percentage; SD from SE, CI, t or p.
+
+Every function returns the value and the formula it used, or None when the inputs do not allow an
+exact answer (an abstention rather than a guess).
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import ROUND_HALF_DOWN, ROUND_HALF_UP, Decimal
+
+from scipy import stats as st
+
+#: below this total sample size the Handbook replaces 3.92 by 2 × t(0.975, df)
+LARGE_SAMPLE = 60
+
+
+def decimals_of(text: str) -> int:
+    """Decimal places written in a number's text ("43.30" -> 2)."""
+    t = text.strip().rstrip("%").strip()
+    return len(t.split(".", 1)[1]) if "." in t else 0
+
+
+def _rounds_to(x: float, target: float, decimals: int) -> bool:
+    """Whether ``x`` rounds (half up, or half down: either convention) to ``target`` at ``decimals``."""
+    q = Decimal(1).scaleb(-decimals)
+    d = Decimal(repr(x))
+    up = d.quantize(q, rounding=ROUND_HALF_UP)
+    down = d.quantize(q, rounding=ROUND_HALF_DOWN)
+    tgt = Decimal(repr(target)).quantize(q)
+    return tgt in (up, down) or abs(float(d) - float(tgt)) < 1e-12
+
+
+def percent_matches(events: int, n: int, percent_text: str) -> bool:
+    """Whether a reported percentage equals 100·events/n at the precision written (either rounding)."""
+    if n <= 0:
+        return False
+    pct = float(percent_text.strip().rstrip("%"))
+    dec = decimals_of(percent_text)
+    return _rounds_to(100.0 * events / n, pct, dec)
+
+
+def events_from_percent(percent_text: str, n: int) -> tuple[int, str] | None:
+    """Events from a percentage and its group size when exactly one count rounds to it, else None."""
+    if n <= 0:
+        return None
+    pct = float(percent_text.strip().rstrip("%"))
+    dec = decimals_of(percent_text)
+    centre = pct * n / 100.0
+    hits = [e for e in range(max(0, math.floor(centre) - 2), min(n, math.ceil(centre) + 2) + 1)
+            if _rounds_to(100.0 * e / n, pct, dec)]
+    if len(hits) != 1:
+        return None
+    return hits[0], f"events = round({percent_text.strip().rstrip('%')}% × {n}) (the only count that rounds to it)"
+
+
+def _z_or_t(n_total: int, df: int) -> tuple[float, str]:
+    """The multiplier for a 95% CI half-width: 1.96 for large samples, else t(0.975, df) (Handbook 6.5.2.2)."""
+    if n_total >= LARGE_SAMPLE:
+        return 1.96, "1.96"
+    return float(st.t.ppf(0.975, df)), f"t(0.975, {df})"
+
+
+def sd_from_se(se: float, n: int) -> tuple[float, str]:
+    """SD = SE × √N (Handbook 6.5.2.2)."""
+    return se * math.sqrt(n), f"SD = SE × √N = {se:g} × √{n}"
+
+
+def sd_from_ci(low: float, high: float, n: int) -> tuple[float, str]:
+    """SD of one group from a 95% CI of its mean: √N × (upper − lower) / (2 × 1.96 or 2 × t) (Handbook 6.5.2.2)."""
+    mult, name = _z_or_t(n, n - 1)
+    return math.sqrt(n) * (high - low) / (2 * mult), f"SD = √N × (upper − lower) / (2 × {name})"
+
+
+def sd_from_ci_difference(low: float, high: float, n1: int, n2: int) -> tuple[float, str]:
+    """Pooled SD from a 95% CI of a mean difference: SE = width / (2 × 1.96 or 2 × t); SD = SE / √(1/N1 + 1/N2)."""
+    mult, name = _z_or_t(n1 + n2, n1 + n2 - 2)
+    se = (high - low) / (2 * mult)
+    return se / math.sqrt(1 / n1 + 1 / n2), f"SD = ((upper − lower) / (2 × {name})) / √(1/N1 + 1/N2) (Handbook 6.5.2.3)"
+
+
+def sd_from_t(md: float, t: float, n1: int, n2: int) -> tuple[float, str]:
+    """Pooled SD from a t statistic of a mean difference: SE = MD / t; SD = SE / √(1/N1 + 1/N2)."""
+    se = abs(md / t)
+    return se / math.sqrt(1 / n1 + 1 / n2), "SD = (MD / t) / √(1/N1 + 1/N2) (Handbook 6.5.2.3)"
+
+
+def sd_from_p(md: float, p: float, n1: int, n2: int) -> tuple[float, str]:
+    """Pooled SD from a two-sided p of a t test: t = t⁻¹(1 − p/2, N1+N2−2), then as from t (Handbook 6.5.2.3)."""
+    t = float(st.t.isf(p / 2, n1 + n2 - 2))
+    sd, _ = sd_from_t(md, t, n1, n2)
+    return sd, f"SD = (MD / t) / √(1/N1 + 1/N2), t = t⁻¹(1 − p/2, {n1 + n2 - 2}) (Handbook 6.5.2.3)"
