@@ -310,17 +310,25 @@ def page_conclude() -> Page:
 RELATION_TYPES = ("directional", "correlational", "moderation", "hierarchy")
 
 
+def edge_counts(c: dict[str, Any]) -> tuple[int, int, int]:
+    """(aligned, predicted, gold) edges of one relation type, from either count format of graph.scores
+    (older result files: matched/pred/gold; current: tp/fp/fn/tp_gold)."""
+    if "gold" in c:
+        return c["matched"], c["pred"], c["gold"]
+    return c["tp"], c["tp"] + c["fp"], c["tp_gold"] + c["fn"]
+
+
 def page_graph() -> Page:
     """docs/results/graph.md."""
     p = Page("graph", "docs/results/graph.md")
     rows = [load(f"graph_eval_{m}.json") for m in ("offline", "direct", "staged")
             if (RES / f"graph_eval_{m}.json").exists()]
     gold_counts = rows[0]["scores"]["per_type_counts"]
-    n_gold = sum(gold_counts[t]["gold"] for t in RELATION_TYPES)
+    n_gold = sum(edge_counts(gold_counts[t])[2] for t in RELATION_TYPES)
     p.add("# Empirical relation graphs: extraction quality on development data", "",
           f"Structure-first evaluation (`claimtrace evaluate graph`) on the {p.v(rows[0]['n_abstracts'], 'd')} "
           f"EmpiriGraph-Psy gold abstracts in `{rows[0]['gold']}` ({p.v(n_gold, 'd')} gold edges: "
-          + ", ".join(f"{p.v(gold_counts[t]['gold'], 'd')} {t}" for t in RELATION_TYPES) + ").",
+          + ", ".join(f"{p.v(edge_counts(gold_counts[t])[2], 'd')} {t}" for t in RELATION_TYPES) + ").",
           "", "**These abstracts are development data:** the offline patterns were written while looking at "
               "them, so the offline row measures how well the patterns fit the abstracts they were written "
               "from, not the extractor's quality on new abstracts (a review of the repository reported far "
@@ -345,7 +353,7 @@ def page_graph() -> Page:
     for r in rows:
         c = r["scores"]["per_type_counts"]
         p.add(f"- {r['method']}: " + "; ".join(
-            f"{t} {p.v(c[t]['matched'], 'd')}/{p.v(c[t]['pred'], 'd')}/{p.v(c[t]['gold'], 'd')}" for t in RELATION_TYPES))
+            f"{t} " + "/".join(p.v(x, "d") for x in edge_counts(c[t])) for t in RELATION_TYPES))
     p.add("", "LLM methods: Qwen2.5-Coder-1.5B-Instruct Q4_K_M on a local llama.cpp server (recorded in each "
               "result file's `model`), the same model for every stage of the staged pipeline. Their run times "
               "were measured on a shared server and are not published as speed. Slow step: "
