@@ -42,7 +42,6 @@ from provenance import Run  # noqa: E402
 SHARED = REPO.parent / "shared" / "data"
 RESULTS = REPO / "bench" / "results"
 SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".tei"}
-VOLATILE = {"batch_id", "worker", "finished_at", "seconds"}
 
 
 def corpus_files() -> list[Path]:
@@ -66,9 +65,7 @@ def _free_port() -> int:
 def _rows(out: Path, table: str) -> list[str]:
     from claimtrace.corpus.store import Store
 
-    rows = Store(out, create=False).read(table).to_pylist()
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in VOLATILE}, sort_keys=True, default=str)
-                  for r in rows)
+    return Store(out, create=False).result_rows(table)
 
 
 def _run_cli(listfile: Path, out: Path, extra: list[str], env: dict[str, str]) -> dict[str, Any]:

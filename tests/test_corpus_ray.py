@@ -24,7 +24,6 @@ from test_corpus_run import ENV, broken_files, cli
 pytest.importorskip("ray", reason="the [ray] extra is not installed")
 
 #: columns that name the run, not the result
-VOLATILE = {"batch_id", "worker", "finished_at", "seconds"}
 
 
 def _free_port() -> int:
@@ -34,9 +33,9 @@ def _free_port() -> int:
 
 
 def _rows(out: Path, table: str) -> list[str]:
-    rows = Store(out, create=False).read(table).to_pylist()
-    return sorted(json.dumps({k: v for k, v in r.items() if k not in VOLATILE}, sort_keys=True, default=str)
-                  for r in rows)
+    from claimtrace.corpus.store import Store
+
+    return Store(out, create=False).result_rows(table)
 
 
 def test_ray_cluster_matches_local_engine(tmp_path: Path) -> None:

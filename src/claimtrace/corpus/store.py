@@ -25,6 +25,8 @@ from claimtrace.corpus.schema import STEP_TABLE, TABLE_NAMES, schema
 from claimtrace.errors import ClaimtraceError
 
 MANIFEST = "manifest.json"
+#: columns that name the run (which batch, worker, when, how long), not the result
+RUN_COLUMNS = frozenset({"batch_id", "worker", "finished_at", "seconds"})
 _STEP_OF_TABLE = {t: s for s, t in STEP_TABLE.items()}
 
 
@@ -96,6 +98,11 @@ class Store:
             empty = sch.empty_table()
             return empty.select(columns) if columns else empty
         return pa.concat_tables(tables)
+
+    def result_rows(self, table: str) -> list[str]:
+        """The table's rows without the run columns, as sorted JSON lines (to compare two runs' results)."""
+        return sorted(json.dumps({k: v for k, v in r.items() if k not in RUN_COLUMNS}, sort_keys=True, default=str)
+                      for r in self.read(table).to_pylist())
 
     def papers(self) -> dict[str, dict[str, Any]]:
         """The current papers rows by paper_id."""
