@@ -38,6 +38,7 @@ COMMAND_MODULES = [
     "schema",
     "numbers", "meta",
     "run", "query",  # corpus runs: claimtrace run / query / export
+    "serve",  # review in the browser: claimtrace serve / review-export
 ]
 
 

@@ -288,6 +288,7 @@ def manifest(settings: RunSettings, items_source: str, engine: str, workers: int
             versions[mod] = getattr(m, "__version__", "?")
     return {"store_schema_version": STORE_SCHEMA_VERSION, "corpus": items_source, "settings": settings.model_dump(),
             "step_keys": step_keys(settings), "engine": engine, "workers": workers, "versions": versions,
+            "cwd": os.getcwd(),  # relative paper paths are relative to this folder (claimtrace serve)
             "models": model_hashes(settings), "started": _now().isoformat(timespec="seconds")}
 
 
@@ -315,8 +316,13 @@ def model_hashes(settings: RunSettings) -> dict[str, str]:
 def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, *, workers: int | None = None,
                engine: str = "local", ray_address: str | None = None, batch_size: int = 32,
                batch_seconds: float = 30.0, corpus_name: str = "",
-               on_progress: Callable[[int, int, int], None] | None = None) -> RunSummary:
-    """Run the corpus into the results folder ``out``; resumes whatever an earlier run left."""
+               on_progress: Callable[[int, int, int], None] | None = None,
+               worker: Worker | None = None) -> RunSummary:
+    """Run the corpus into the results folder ``out``; resumes whatever an earlier run left.
+
+    ``worker``: process the papers in this process with this (already loaded) worker instead of a pool
+    (``claimtrace serve``'s quick check keeps one worker for every upload).
+    """
     if engine not in ENGINES:
         raise ClaimtraceError(f"unknown engine {engine!r}; choose local or ray")
     nworkers = workers or os.cpu_count() or 1
@@ -359,6 +365,8 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         results: Iterable[PaperResult]
         if not pl.tasks:
             results = []
+        elif worker is not None:
+            results = (worker.process(t) for t in pl.tasks)
         elif engine == "ray":
             from claimtrace.corpus.ray_engine import run_ray
 
