@@ -130,6 +130,7 @@ class CorpusIndex:
         con.execute("CREATE VIRTUAL TABLE papers_fts USING fts5(title, findings, content='papers', content_rowid='rowid_')")
         con.execute("INSERT INTO papers_fts (rowid, title, findings) SELECT rowid_, title, findings FROM papers")
         con.execute("CREATE INDEX papers_id ON papers (paper_id)")
+        con.commit()  # no transaction may stay open: it would pin an old snapshot of the review database
         con.execute("ATTACH DATABASE ? AS rv", (str(self.review_db),))
         return con
 
