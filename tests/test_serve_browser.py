@@ -23,8 +23,8 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is needed: pip install 'claimtrace-sci[serve]'")
 
-from conftest import REPO  # noqa: E402
-from serve_support import Server, build_store, chromium_path, decision_count, free_port, snapshot  # noqa: E402
+from conftest import REPO
+from serve_support import Server, build_store, chromium_path, decision_count, free_port, snapshot
 
 REVIEWER = "Rita Reviewer"
 EVIL_ORIGINS: list[str] = []  # the cross-site test's own attacker page (not a request of the app's pages)

@@ -20,8 +20,8 @@ import pytest
 
 pytest.importorskip("fastapi", reason="the serve extra is needed: pip install 'claimtrace-sci[serve]'")
 
-from conftest import FIXTURES, REPO  # noqa: E402
-from serve_support import Client, Server, build_store, decision_count, non_loopback_address, snapshot  # noqa: E402
+from conftest import FIXTURES, REPO
+from serve_support import Client, Server, build_store, decision_count, non_loopback_address, snapshot
 
 
 @pytest.fixture(scope="module")

@@ -114,8 +114,12 @@ def review_export_cmd(
             raise InputError(out, "is a folder; --out takes a file here")
         if not out.parent.is_dir():
             raise InputError(out, f"folder {out.parent} does not exist")
-        if not os.access(out.parent, os.W_OK):
-            raise InputError(out, "cannot write here (permission denied)")
+        probe = out.with_name(f".{out.name}.write-test")
+        try:
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as exc:
+            raise InputError(out, f"cannot write this file ({exc.strerror or exc})") from None
     if not results.exists():
         raise InputError(results, "no such folder")
     if not results.is_dir():

@@ -473,8 +473,8 @@ def _decision(state: ServeState, root: Path, paper_id: str, reviewer: str, body:
             raise ClaimtraceError("a correction needs a value object")
         value = _stat_value(raw) if element == "statistic" else _span_value(raw, doc, element)
     machine = machine_value(element, trace, stat, doc)
-    return Decision(paper_id=paper_id, item_id=item, element=element,  # type: ignore[arg-type]
-                    trace_id=trace["trace_id"] if trace else None, action=action,  # type: ignore[arg-type]
+    return Decision(paper_id=paper_id, item_id=item, element=element,
+                    trace_id=trace["trace_id"] if trace else None, action=action,
                     value=value, machine=machine, reviewer=reviewer, settings_key=key)
 
 

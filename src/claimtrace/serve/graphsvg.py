@@ -43,7 +43,7 @@ def graph_svg(edges: list[dict[str, Any]]) -> str | None:
         dx, dy = bx - ax, by - ay
         d = max((dx * dx + dy * dy) ** 0.5, 1e-6)
         ex, ey = bx - dx / d * (R + 2), by - dy / d * (R + 2)
-        status = e.get("status") if e.get("status") in STATUS_COLOURS else "hypothesized"
+        status = str(e.get("status")) if e.get("status") in STATUS_COLOURS else "hypothesized"
         colour = STATUS_COLOURS[status]
         dash = ' stroke-dasharray="5 4"' if status == "null" else ""
         title = escape(f"{names[e['source_id']]} → {names[e['target_id']]}: {e.get('type')} ({status})")

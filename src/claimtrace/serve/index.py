@@ -154,7 +154,7 @@ class CorpusIndex:
         if q.q.strip() and fts_query(q.q):
             where.append("rowid_ IN (SELECT rowid FROM papers_fts WHERE papers_fts MATCH ?)")
             args.append(fts_query(q.q))
-        base = f"""
+        base = """
             SELECT p.*, coalesce(r.reviewed, 0) AS reviewed, 3 * p.n_traces AS reviewable
             FROM papers p LEFT JOIN (
                 SELECT paper_id, count(DISTINCT item_id) AS reviewed FROM rv.decisions

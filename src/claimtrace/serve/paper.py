@@ -8,6 +8,7 @@ Document, the PDF highlight boxes and page renders are cached under the cache fo
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -105,7 +106,7 @@ def segments(text: str, base: int, spans: list[tuple[int, int, str, str]]) -> li
         cuts.update((s, e))
     pts = sorted(cuts)
     out = []
-    for a, b in zip(pts, pts[1:], strict=False):
+    for a, b in itertools.pairwise(pts):
         if b <= a:
             continue
         els = [el for s, e, el, _ in inside if s <= a and b <= e]
@@ -121,8 +122,8 @@ def _trace_spans(doc: Document | None, traces: list[dict[str, Any]], stats: list
         k = f"t{t['trace_index']}"
         if doc is not None and t.get("finding_sentence_id"):
             try:
-                s = doc.unit(t["finding_sentence_id"])
-                spans["abstract"].append((s.start, s.end, f"{k}-finding", "finding"))
+                u = doc.unit(t["finding_sentence_id"])
+                spans["abstract"].append((u.start, u.end, f"{k}-finding", "finding"))
             except KeyError:
                 pass
         for el in ("hypothesis", "evidence"):

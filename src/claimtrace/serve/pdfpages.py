@@ -36,7 +36,7 @@ def page_sizes(pdf: Path) -> list[tuple[float, float]]:
     with _LOCK:
         doc = pdfium.PdfDocument(str(pdf))
         try:
-            return [tuple(doc[i].get_size()) for i in range(len(doc))]  # type: ignore[misc]
+            return [(float(w), float(h)) for w, h in (doc[i].get_size() for i in range(len(doc)))]
         finally:
             doc.close()
 
