@@ -95,8 +95,9 @@ def find_text_boxes(pdf: Path, requests: list[tuple[int, str]]) -> list[list[Box
                         continue
                     spans = _locate(hay, needle)
                     boxes: list[Box] = []
-                    for a, b in spans:
-                        boxes += _line_boxes([tp.get_charbox(idx[i]) for i in range(a, b)], height)
+                    for a, b in spans:  # every character from the first matched to the last, spaces left out
+                        chars = range(idx[a], idx[b - 1] + 1)
+                        boxes += _line_boxes([tp.get_charbox(i) for i in chars if not full[i].isspace()], height)
                     out[k] = boxes
         finally:
             doc.close()
@@ -111,6 +112,9 @@ def _locate(hay: str, needle: str) -> list[tuple[int, int]]:
     spans = []
     head, tail = needle[:60], needle[-60:]
     a = hay.find(head)
+    b = hay.find(tail, max(a, 0))
+    if 0 <= a < b and b + len(tail) - a <= 2 * len(needle):  # both ends found, in order: the whole span
+        return [(a, b + len(tail))]
     if a >= 0:
         spans.append((a, a + len(head)))
     b = hay.find(tail)
@@ -124,7 +128,8 @@ def _line_boxes(chars: list[tuple[float, float, float, float]], height: float) -
     for left, bottom, right, top in chars:
         if right <= left and top <= bottom:
             continue
-        if lines and abs(lines[-1][1] - bottom) < 3 and left >= lines[-1][0] - 2:
+        mid = (bottom + top) / 2
+        if lines and lines[-1][1] - 2 <= mid <= lines[-1][3] + 2 and left >= lines[-1][0] - 2:  # same line
             ln = lines[-1]
             ln[0], ln[1], ln[2], ln[3] = min(ln[0], left), min(ln[1], bottom), max(ln[2], right), max(ln[3], top)
         else:
