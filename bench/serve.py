@@ -11,7 +11,8 @@ chromium) when it is installed:
 - paper page of a 30-page PDF: cold (empty cache: the server re-reads the PDF, finds the highlight boxes
   and renders the first two pages) and warm (cached), median and p95; the page HTML plus its first two
   page images, as a person's first screen;
-- saving a decision: ``POST /paper/ID/decide`` (accept/reject alternating), median and p95.
+- saving a decision: ``POST /paper/ID/decide`` (accept/reject alternating), median and p95;
+- a quick check: uploading a PDF until its paper page is served (the worker already loaded).
 
 The stores are built once under ``--work`` by the real runner (``claimtrace run``, resumable):
 ``store1000`` from 1,000 real papers (every JATS paper of shared/: 822 EvidenceInference, 11 documents/,
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from provenance import REPO, SHARED, Run  # noqa: E402
+from provenance import REPO, SHARED, Run
 
 DATA = SHARED / "data"
 RESULT = REPO / "bench" / "results" / "serve.json"
@@ -44,6 +45,8 @@ PDF_PARTS = [DATA / "documents" / "s2orc-doc2json" / "2020.acl-main.207.pdf",
              DATA / "documents" / "s2orc-doc2json" / "N18-3011.pdf",
              DATA / "documents" / "grobid" / "core-sample1.pdf",
              DATA / "statistics" / "statcheck-test-papers" / "Paper1.pdf"]
+QUICK_FILES = [DATA / "statistics" / "statcheck-test-papers" / f"Paper{i}.pdf" for i in (1, 2, 3)] + [
+    DATA / "statistics" / "statcheck-test-papers" / "Paper4_multiplepages.pdf", DATA / "documents" / "grobid" / "two_pages.pdf"]
 ENV = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CLAIMTRACE_SERVE_NO_WARM": "1"}
 
 
@@ -185,7 +188,7 @@ def _fcp(base: str, paths: list[str], runs: int) -> dict[str, Any] | None:
 def measure(work: Path, n: int, runs: int, cold_runs: int) -> dict[str, Any]:
     """Every timing of the result file, in one run."""
     store, pdf, store_pdf = build_stores(work, n)
-    run = Run(data=[*jats_papers(n), *PDF_PARTS])
+    run = Run(data=[*jats_papers(n), *PDF_PARTS, *QUICK_FILES])
     from claimtrace.corpus.store import Store
 
     n_papers = len(Store(store, create=False).papers())
@@ -220,6 +223,28 @@ def measure(work: Path, n: int, runs: int, cold_runs: int) -> dict[str, Any]:
             xs.append(_timed(c, "POST", f"/paper/{pid['paper_id']}/decide", json=body,
                              headers={"X-CSRF-Token": csrf, "Accept": "application/json"}))
         res["save_decision"] = summary(xs)
+    finally:
+        srv.stop()
+    # ---- quick check: upload -> parsed, checked, traced, stored, answered (worker warmed by one upload first)
+    qwork = work / "quick-store"
+    shutil.rmtree(qwork, ignore_errors=True)
+    shutil.copytree(store_pdf, qwork)
+    srv = Server(qwork, work / "cache-quick")
+    try:
+        c, csrf = _session(srv.base)
+        hdr = {"X-CSRF-Token": csrf, "Accept": "application/json"}
+        _timed(c, "POST", "/quick", params={"name": "warm-up.pdf"}, headers=hdr,
+               content=(REPO / "tests" / "fixtures" / "paper.pdf").read_bytes())
+        xs, pages = [], []
+        for f in QUICK_FILES:
+            t0 = time.perf_counter()
+            r = c.post("/quick", params={"name": f.name}, headers=hdr, content=f.read_bytes())
+            if r.status_code != 200:
+                raise RuntimeError(f"quick check of {f}: {r.status_code} {r.text[:300]}")
+            _timed(c, "GET", r.json()["url"])
+            xs.append(time.perf_counter() - t0)
+            pages.append(f.name)
+        res["quick_check"] = {"files": pages, **summary(xs)}
     finally:
         srv.stop()
     # ---- 30-page PDF paper page
@@ -311,6 +336,11 @@ def report_lines() -> list[str]:
         lines.append(f"| {label} | {v['n']} | {v['median_ms']:.1f} | {v['p95_ms']:.1f} |")
     lines += ["", f"Rendering the other {d['pdf_pages'] - 2} pages (lazy-loaded as the reader scrolls), one after "
                   f"another: {d['pdf_render_remaining_pages_s']:.2f} s.", "",
+              "## Quick check", "",
+              f"Upload of a PDF to the start page until its paper page is served (parse, statistics, traces with "
+              f"the embedded defaults, a one-paper store written, the page rendered; the worker loaded before): "
+              f"median {d['quick_check']['median_ms']:.0f} ms, p95 {d['quick_check']['p95_ms']:.0f} ms "
+              f"(n = {d['quick_check']['n']}: {', '.join(d['quick_check']['files'])}).", "",
               "## Saving a decision", "",
               f"`POST /paper/ID/decide` (validated against the store's rows, appended to review.sqlite): median "
               f"{d['save_decision']['median_ms']:.1f} ms, p95 {d['save_decision']['p95_ms']:.1f} ms "
