@@ -2,7 +2,7 @@
 
 The store holds real papers: the two example JATS papers (PMC1090588, PMC1821024) and the project's
 PDF (tests/fixtures/paper.pdf), run through ``claimtrace.corpus.runner.run_corpus`` with the embedded
-defaults. The server is the real ``claimtrace serve`` command in a subprocess on a free port.
+defaults (steps parse, stats, traces, graphs, and conclusions for PMC1090588 with a question). The server is the real ``claimtrace serve`` command in a subprocess on a free port.
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ def build_store(folder: Path) -> Path:
     papers = folder / "papers"
     papers.mkdir(parents=True)
     items = []
+    question = {"PMC1090588.nxml": {"intervention": "anodal tDCS", "comparator": "sham tDCS", "outcome": "reaction time"}}
     for p in PAPERS:
         shutil.copy(p, papers / p.name)
-        items.append(CorpusItem(path=str(papers / p.name)))
+        items.append(CorpusItem(path=str(papers / p.name), **question.get(p.name, {})))
     out = folder / "results"
-    settings = RunSettings(steps=["parse", "stats", "traces", "graphs"])
+    settings = RunSettings(steps=["parse", "stats", "traces", "graphs", "conclusions"])
     summary = run_corpus(items, out, settings, workers=1, worker=Worker(settings))
     assert summary.ok == len(PAPERS), summary
     return out

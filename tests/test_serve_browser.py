@@ -151,6 +151,11 @@ def test_2_pdf_and_jats_papers_show_highlights(page: Any, server: Server, result
     assert page.locator(".abstract .para").count() > 0 and page.locator(".body-section .para").count() > 5
     _see_highlights(page)
     assert page.locator(".graph").count() == 1  # the relation graph as SVG (graphs step)
+    assert page.locator(".graph line").count() >= 1 and page.locator(".graph circle").count() >= 2
+    from claimtrace.corpus.query import query as q
+
+    label = q(results, f"select label from conclusions where paper_id = '{ids['PMC1090588.nxml']}'").to_pylist()
+    assert len(label) == 1 and label[0]["label"] in page.locator(".conclusion").inner_text()
 
 
 def _select_text(page: Any, paragraph_id: str, needle: str) -> None:

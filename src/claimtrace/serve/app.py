@@ -317,7 +317,7 @@ def create_app(settings: ServeSettings) -> FastAPI:
         resp: Response = JSONResponse({"reviewer": name})
         if not request.headers.get("hx-request") and "application/json" not in request.headers.get("accept", ""):
             resp = RedirectResponse(request.headers.get("referer") or "/", status_code=303)
-        resp.set_cookie(sec.REVIEWER_COOKIE, name, max_age=365 * 24 * 3600, samesite="strict",
+        resp.set_cookie(sec.REVIEWER_COOKIE, name, max_age=365 * 24 * 3600, samesite="strict", httponly=True,
                         secure=request.url.scheme == "https")
         return resp
 
@@ -465,7 +465,9 @@ def _decision(state: ServeState, root: Path, paper_id: str, reviewer: str, body:
         if trace is None:
             raise ClaimtraceError(f"no trace {tm.group(1)} in this paper")
         key = trace.get("settings_key")
-    doc, _src, _problem = load_paper_document(root, paper, cache)
+    doc = None
+    if action == "correct" or element == "finding":  # the Document is needed to check a span / locate a finding
+        doc, _src, _problem = load_paper_document(root, paper, cache)
     value = None
     if action == "correct":
         raw = body.get("value")

@@ -71,7 +71,7 @@ def load_paper_document(root: Path, paper: dict[str, Any], cache: Path) -> tuple
     """The paper's Document (cached) and source path, or None and the reason it cannot be shown."""
     from claimtrace.corpus.work import sha256_of
 
-    cached = cache / "docs" / f"{paper['paper_id']}.json"
+    cached = cache / "docs" / f"{paper['paper_id']}-{paper.get('parse_key') or 'none'}.json"
     src = resolve_source(root, paper.get("path") or "")
     if cached.is_file():
         try:
