@@ -134,8 +134,16 @@ def create_app(settings: ServeSettings) -> FastAPI:
     """The FastAPI app over one results folder."""
     state = ServeState(settings)
     templates = _templates()
+    def warm_store() -> None:  # the corpus index and the paper rows, before the first page asks for them
+        try:
+            state.index.has("")
+            state.reader(settings.root).rows("papers", "", "paper_id")
+        except Exception:  # a page request will meet (and report) the same problem
+            log.exception("could not index the results folder at start")
+
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        threading.Thread(target=warm_store, name="store-warm", daemon=True).start()
         if settings.warm_quick:  # load the quick check's models while the first pages are read
             threading.Thread(target=state.quick.warm, name="quick-check-warm", daemon=True).start()
         yield
