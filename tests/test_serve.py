@@ -82,3 +82,33 @@ def test_upload_check_uses_the_readers(tmp_path: Path) -> None:
         with pytest.raises(InputError, match=reason):
             check_upload(name, data, 1000)
     assert not list(tmp_path.iterdir())
+
+
+def test_conclusion_with_forest_plot_on_the_paper_page(tmp_path: Path) -> None:
+    """A real EI paper whose offline conclusion has an estimate with a CI: its page shows the forest plot."""
+    import httpx
+
+    from claimtrace.corpus.runner import run_corpus
+    from claimtrace.corpus.work import CorpusItem, RunSettings, Worker
+    from conftest import shared_path
+    from serve_support import Server
+
+    pytest.importorskip("fastapi", reason="the serve extra is needed")
+    paper = shared_path("evidence-inference", "validation", "articles", "PMC1915612.nxml")
+    settings = RunSettings(steps=["parse", "stats", "traces", "conclusions"])
+    item = CorpusItem(path=str(paper), intervention="botulinum toxin (maximum 100 units)",
+                      comparator="placebo (saline)", outcome="neck pain intensity")
+    out = tmp_path / "results"
+    assert run_corpus([item], out, settings, workers=1, worker=Worker(settings)).ok == 1
+    s = Server(out)
+    try:
+        from claimtrace.corpus.store import Store
+
+        pid = next(iter(Store(out, create=False).papers()))
+        html = httpx.get(f"{s.base}/paper/{pid}", timeout=120).text
+        assert 'class="conclusion"' in html and f"/paper/{pid}/forest/0.png" in html
+        r = httpx.get(f"{s.base}/paper/{pid}/forest/0.png", timeout=120)
+        assert r.status_code == 200 and r.headers["content-type"] == "image/png" and r.content[:4] == b"\x89PNG"
+        assert httpx.get(f"{s.base}/paper/{pid}/forest/1.png", timeout=60).status_code == 404
+    finally:
+        assert "Traceback" not in s.stop()
