@@ -112,3 +112,20 @@ def test_conclusion_with_forest_plot_on_the_paper_page(tmp_path: Path) -> None:
         assert httpx.get(f"{s.base}/paper/{pid}/forest/1.png", timeout=60).status_code == 404
     finally:
         assert "Traceback" not in s.stop()
+
+
+def test_serve_without_the_extra_is_one_line(results: Path) -> None:
+    """Without fastapi (blocked here), `claimtrace serve` names the extra in one line and exits 2."""
+    import subprocess
+    import sys
+
+    from conftest import REPO
+
+    code = ("import sys; sys.modules['fastapi'] = None\n"
+            "from claimtrace.cli import main\n"
+            f"sys.argv = ['claimtrace', 'serve', {str(results)!r}]\n"
+            "main()\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"})
+    assert res.returncode == 2 and res.stderr.strip().splitlines() == [
+        "error: claimtrace serve needs the optional dependency 'fastapi': pip install 'claimtrace-sci[serve]'"]

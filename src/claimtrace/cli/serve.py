@@ -63,10 +63,11 @@ def serve_cmd(
     try:
         import fastapi  # noqa: F401
         import jinja2  # noqa: F401
-        import multipart  # noqa: F401
+        import python_multipart  # noqa: F401  (the python-multipart package: Starlette's form parser)
         import uvicorn
     except ImportError as exc:
-        raise MissingExtraError("claimtrace serve", "serve", exc.name or "fastapi") from None
+        package = {"python_multipart": "python-multipart"}.get(exc.name or "", exc.name or "fastapi")
+        raise MissingExtraError("claimtrace serve", "serve", package) from None
     from claimtrace.serve.app import ServeSettings, create_app
 
     loopback = is_loopback(host)
