@@ -158,23 +158,30 @@ def test_2_pdf_and_jats_papers_show_highlights(page: Any, server: Server, result
     assert len(label) == 1 and label[0]["label"] in page.locator(".conclusion").inner_text()
 
 
-def _select_text(page: Any, paragraph_id: str, needle: str) -> None:
-    """Select ``needle`` inside a paragraph of the paper, as a person does with the mouse."""
-    page.evaluate("""([pid, needle]) => {
+def _drag_select(page: Any, paragraph_id: str, needle: str) -> None:
+    """Select ``needle`` in a paragraph with the mouse: press before its first letter, release after its last."""
+    rects = page.evaluate("""([pid, needle]) => {
         const p = document.getElementById('u-' + pid);
+        p.scrollIntoView({block: 'center'});
         const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
-        let node, pos = 0, full = p.textContent, at = full.indexOf(needle), start = null, end = null;
-        if (at < 0) throw new Error('not in paragraph: ' + needle);
+        let node, pos = 0, at = p.textContent.indexOf(needle), start = null, end = null;
         while ((node = walker.nextNode())) {
             const len = node.data.length;
             if (start === null && at < pos + len) start = [node, at - pos];
             if (end === null && at + needle.length <= pos + len) { end = [node, at + needle.length - pos]; break; }
             pos += len;
         }
-        const r = document.createRange();
-        r.setStart(start[0], start[1]); r.setEnd(end[0], end[1]);
-        const s = window.getSelection(); s.removeAllRanges(); s.addRange(r);
+        const first = document.createRange(); first.setStart(start[0], start[1]); first.setEnd(start[0], start[1] + 1);
+        const last = document.createRange(); last.setStart(end[0], end[1] - 1); last.setEnd(end[0], end[1]);
+        const a = first.getBoundingClientRect(), b = last.getBoundingClientRect();
+        return [a.left, a.top + a.height / 2, b.right, b.top + b.height / 2];
     }""", [paragraph_id, needle])
+    x0, y0, x1, y1 = rects
+    page.mouse.move(x0 + 0.5, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2, steps=4)
+    page.mouse.move(x1 - 0.5, y1, steps=4)
+    page.mouse.up()
 
 
 def test_3_correct_a_hypothesis_by_selecting_text(page: Any, server: Server, results: Path) -> None:
@@ -185,7 +192,8 @@ def test_3_correct_a_hypothesis_by_selecting_text(page: Any, server: Server, res
     par = doc.paragraphs[5]
     sent = par.sentences[0]
     page.goto(f"{server.base}/paper/{pid}")
-    _select_text(page, par.id, sent.text)
+    _drag_select(page, par.id, sent.text)  # with the mouse, as a person does
+    assert page.evaluate("() => window.getSelection().toString()") == sent.text
     with page.expect_navigation():  # the page reloads to draw the corrected span
         page.click('.element[data-dom="t0-hypothesis"] button[data-action="correct-span"]')
     d = _current(results)[f"{pid[:16]}-t0:hypothesis"]
