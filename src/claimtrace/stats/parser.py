@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import ahocorasick_rs
+
 from claimtrace.stats.grouping import _group, _keep, _Res
 from claimtrace.stats.model import (
     ComponentSpan,
@@ -27,7 +29,6 @@ from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
     _find_all,
-    _has_se_word,
     _scan_ci,
     _scan_coef,
     _scan_misc,
@@ -188,22 +189,79 @@ def sentence_sample(text: str, start: int, end: int, *, before: int = 300, after
 
 
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP]s? ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
-# where _TRIGGER_DAMAGED_P can start: found with patterns that open with one plain character (the regex
-# engine jumps from one such character to the next); (pattern, offsets from the match start to try)
-_DAMAGED_CANDS: tuple[tuple[re.Pattern[bytes], tuple[int, ...]], ...] = (
-    (re.compile(rb"p(?=s? ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
-    (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
-)
-# "!" is rare: a byte search for it, then this pattern at each one, is faster than a regex scan
+# where _TRIGGER_DAMAGED_P can start: at a "p" or "P" that these patterns match (offsets from there to try), or
+# 2 before a "!" that _DAMAGED_BANG matches
+_DAMAGED_CANDS: dict[int, tuple[re.Pattern[bytes], tuple[int, ...]]] = {
+    ord("p"): (re.compile(rb"p(?=s? ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
+    ord("P"): (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
+}
 _DAMAGED_BANG = re.compile(rb"!(?= [-.\d])")  # candidate start: 2 before it
 
+# Every trigger word of the scan, found in one pass over the text (an Aho-Corasick automaton of all of them,
+# overlapping matches included) instead of one search per word. (word, kind):
+# - "ns", "ci": words that open a p-value or CI window (``_word_ok``: a word of up to 3 characters is not
+#   followed by a letter, nor preceded by one when it opens with a capital);
+# - "nsp": ", ns" after a result and SPSS's "Sig." (not followed by a letter);
+# - "se": a standard error word may be in the text (``_has_se_word``: the coefficient scanner runs);
+# - "dmg": where a damaged p comparator ("pb.001", "p ! .01") can start (checked with _DAMAGED_CANDS /
+#   _DAMAGED_BANG, then _TRIGGER_DAMAGED_P).
+_TRIGGER_WORDS: list[tuple[bytes, str]] = [
+    *((w, "ns") for w in (b"NS)", b"ns)", b"n.s", b"n. s", b"significant at", b"Significant at",
+                          b"significance at", b"Significance at", b"value")),
+    *((w, "ci") for w in (b"CI", b"C.I", b"CrI", b"onfidence int", b"redible int", b"redibility int",
+                          b"HPD", b"HDI")),  # HPD/HDI: Bayesian highest-(posterior-)density intervals
+    *((w, "nsp") for w in (b", ns", b", NS", b"Sig")),
+    *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
+    # "p" or "P", an optional "s" (after "p") and space, then b, N, !, p; "p" or "!", a space, then -, . or a digit
+    *((c + s + sp + x, "dmg") for c in (b"p", b"P") for s in ((b"", b"s") if c == b"p" else (b"",))
+      for sp in (b"", b" ") for x in (b"b", b"N", b"!", b"p")),
+    *((c + b" " + x, "dmg") for c in (b"p", b"!") for x in (b"-", b".", *(bytes([d]) for d in range(48, 58)))),
+]
+_TRIGGERS = ahocorasick_rs.BytesAhoCorasick([w for w, _ in _TRIGGER_WORDS])
+_TRIGGER_KIND = [k for _, k in _TRIGGER_WORDS]
+_TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 
-def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
-    """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, trying the pattern only where it can match."""
-    found = {m.start() + shift for rx, shifts in _DAMAGED_CANDS for m in rx.finditer(tb) for shift in shifts
-             if m.start() + shift >= 0}
-    found.update(i - 2 for i in _find_all(tb, b"!") if i >= 2 and _DAMAGED_BANG.match(tb, i))
-    cands = sorted(found)
+
+class _Triggers:
+    """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
+
+    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp")
+
+    def __init__(self, t: str, tb: bytes) -> None:
+        self.ns: list[int] = []
+        self.ci: list[int] = []
+        self.nsp: list[int] = []
+        self.has_se = False
+        at: set[int] = set()  # where a damaged-p word starts
+        for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
+            kind = _TRIGGER_KIND[idx]
+            if kind == "dmg":
+                at.add(i)
+            elif kind == "ns" or kind == "ci":
+                if _word_ok(t, tb, i, e - i):
+                    (self.ns if kind == "ns" else self.ci).append(i)
+            elif kind == "nsp":
+                if not tb[e : e + 1].isalpha():
+                    self.nsp.append(i)
+            else:
+                self.has_se = True
+        self.damaged: list[tuple[int, int]] = []
+        if at:
+            dmg: set[int] = set()
+            for i in at:
+                c = tb[i]
+                if c == 33:  # "!"
+                    if i >= 2 and _DAMAGED_BANG.match(tb, i):
+                        dmg.add(i - 2)
+                else:
+                    rx, shifts = _DAMAGED_CANDS[c]
+                    if rx.match(tb, i):
+                        dmg.update(i + s for s in shifts if i + s >= 0)
+            self.damaged = _damaged_spans(tb, sorted(dmg))
+
+
+def _damaged_spans(tb: bytes, cands: list[int]) -> list[tuple[int, int]]:
+    """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, given every place (sorted) where it can start."""
     out: list[tuple[int, int]] = []
     end = 0
     for i in cands:
@@ -216,19 +274,11 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
     return out
 
 
-# The trigger words, each found by a pattern that opens with plain characters (fast scanning: the regex engine
-# jumps to the next place they occur; a lookbehind checks the letters before them): (pattern, characters of
-# the word before the match start). No word can overlap another of its own list.
-_CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
-    (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
-    (re.compile(rb"b(?<=redib)(?:le|ility) int"), 4),
-    (re.compile(rb"H(?:PD|DI)"), 0),  # Bayesian highest-(posterior-)density intervals, read as credible intervals
-)
-_NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
-    (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
-    (re.compile(rb"g(?<=[sS]ig)nifican(?:t|ce) at"), 2), (re.compile(rb"value"), 0),
+def _word_ok(t: str, tb: bytes, i: int, k: int) -> bool:
+    """A trigger word of ``k`` characters at ``i`` stands as a word (see _TRIGGER_WORDS)."""
+    return k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90) and not t[i + k : i + k + 1].isalpha())
 
-)
+
 _P_ENDINGS = ("p", "P", "ps", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
 
@@ -243,23 +293,6 @@ def _p_before(before: str) -> bool:
 def _n_before(before: str) -> bool:
     b = before.rstrip()
     return b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())
-
-
-def _word_hits(t: str, tb: bytes, words: tuple[tuple[re.Pattern[bytes], int], ...]) -> list[int]:
-    """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast scanning).
-
-    A word of up to 3 characters is not followed by a letter, nor preceded by one when it opens with a
-    capital.
-    """
-    pos: list[int] = []
-    for rx, back in words:
-        for m in rx.finditer(tb):
-            i = m.start() - back
-            k = m.end() - i
-            if k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90)
-                         and not t[i + k : i + k + 1].isalpha()):
-                pos.append(i)
-    return pos
 
 
 def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
@@ -343,17 +376,15 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
             p_r.append((i - 40, i + 40))
         elif not _n_before(before):
             test_r.append((i - 50, i + 45))
-    for ms, me in _damaged_p(tb):
+    trig = _Triggers(t, tb)
+    for ms, me in trig.damaged:
         p_r.append((ms - 30, me + 30))
         test_r.append((ms - 50, me + 12))
-    for i in _word_hits(t, tb, _NS_WORDS):
+    for i in trig.ns:
         p_r.append((i - 45, i + 45))
-    # ", ns" after a result and SPSS's "Sig." (plain byte searches: faster than regex scans)
-    for word in (b", ns", b", NS", b"Sig"):
-        for i in _find_all(tb, word):
-            if not tb[i + len(word) : i + len(word) + 1].isalpha():
-                p_r.append((i - 45, i + 45))
-    ci_hits = _word_hits(t, tb, _CI_WORDS)
+    for i in trig.nsp:
+        p_r.append((i - 45, i + 45))
+    ci_hits = trig.ci
     ci_r = [(i - 16, i + 110) for i in ci_hits]
     # estimates named without a comparator ("OR 2.1 (95% CI ...)", "hazard ratio 0.8; p = .01") sit just
     # before a CI or p-value
@@ -362,7 +393,7 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
-                      + (_scan_in(t, test_w, _scan_coef) if _has_se_word(t) else []))
+                      + (_scan_in(t, test_w, _scan_coef) if trig.has_se else []))
     if not primary:
         return []
     misc_r = []
