@@ -29,6 +29,8 @@ from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
     _find_all,
+    _matches_at,
+    _n_starts,
     _scan_ci,
     _scan_coef,
     _scan_misc,
@@ -165,7 +167,8 @@ _SAMPLE_RE = re.compile(r"(?<![A-Za-z0-9])(?P<k>[Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{
 
 
 def _sample_values(text: str, capital_only: bool) -> set[int]:
-    return {int(m.group("n").replace(",", "")) for m in _SAMPLE_RE.finditer(text)
+    # a match opens with the N or n just before an "=" (whitespace aside): the pattern is tried only there
+    return {int(m.group("n").replace(",", "")) for m in _matches_at(_SAMPLE_RE, text, _n_starts(text))
             if not capital_only or m.group("k") == "N"}
 
 
