@@ -36,6 +36,8 @@ from claimtrace.stats.scanners import (
     _scan_misc,
     _scan_p,
     _scan_tests,
+    _scan_variance_explained,
+    _scan_verbal_ns,
     _Tok,
 )
 
@@ -210,10 +212,15 @@ _DAMAGED_BANG = re.compile(rb"!(?= [-.\d])")  # candidate start: 2 before it
 #   _DAMAGED_BANG, then _TRIGGER_DAMAGED_P).
 _TRIGGER_WORDS: list[tuple[bytes, str]] = [
     *((w, "ns") for w in (b"NS)", b"ns)", b"n.s", b"n. s", b"significant at", b"Significant at",
-                          b"significance at", b"Significance at", b"value")),
+                          b"significance at", b"Significance at", b"value", b"Value")),
     *((w, "ci") for w in (b"CI", b"C.I", b"CrI", b"onfidence int", b"redible int", b"redibility int",
                           b"HPD", b"HDI")),  # HPD/HDI: Bayesian highest-(posterior-)density intervals
     *((w, "nsp") for w in (b", ns", b", NS", b"Sig")),
+    # "reject(ed) ... at the 5% level"; a named test "... not (statistically) significant"; "12% of the variance"
+    (b"reject", "rej"),
+    *((w, "vns") for w in (b"not significan", b"not statistically significan", b"no significan",
+                           b"no statistically significan")),
+    *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
     *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
     # "p" or "P", an optional "s" (after "p") and space, then b, N, !, p; "p" or "!", a space, then -, . or a digit
     *((c + s + sp + x, "dmg") for c in (b"p", b"P") for s in ((b"", b"s") if c == b"p" else (b"",))
@@ -228,12 +235,15 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp")
+    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp", "rej", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
         self.ci: list[int] = []
         self.nsp: list[int] = []
+        self.rej: list[int] = []
+        self.vns: list[int] = []
+        self.var: list[int] = []
         self.has_se = False
         at: set[int] = set()  # where a damaged-p word starts
         for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
@@ -246,8 +256,10 @@ class _Triggers:
             elif kind == "nsp":
                 if not tb[e : e + 1].isalpha():
                     self.nsp.append(i)
-            else:
+            elif kind == "se":
                 self.has_se = True
+            else:
+                (self.rej if kind == "rej" else self.vns if kind == "vns" else self.var).append(i)
         self.damaged: list[tuple[int, int]] = []
         if at:
             dmg: set[int] = set()
@@ -387,6 +399,8 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
         p_r.append((i - 45, i + 45))
     for i in trig.nsp:
         p_r.append((i - 45, i + 45))
+    for i in trig.rej:
+        p_r.append((i - 45, i + 140))
     ci_hits = trig.ci
     ci_r = [(i - 16, i + 110) for i in ci_hits]
     # estimates named without a comparator ("OR 2.1 (95% CI ...)", "hazard ratio 0.8; p = .01") sit just
@@ -396,7 +410,10 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
-                      + (_scan_in(t, test_w, _scan_coef) if trig.has_se else []))
+                      + (_scan_in(t, test_w, _scan_coef) if trig.has_se else [])
+                      + (_scan_in(t, _merge([(i - 140, i + 45) for i in trig.vns], n), _scan_verbal_ns) if trig.vns else [])
+                      + (_scan_in(t, _merge([(i - 25, i + 30) for i in trig.var], n), _scan_variance_explained)
+                         if trig.var else []))
     if not primary:
         return []
     misc_r = []
