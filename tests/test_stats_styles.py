@@ -163,6 +163,15 @@ def test_share_of_variance_explained_is_an_r2() -> None:
     assert analyze("costs rose by 150% of the variance budget") == []
 
 
+def test_t_without_df_decides_significance_when_every_df_agrees() -> None:
+    lo = _one("Avg. diff. in coeff. = 0.021, t-statistic = 1.33")  # p >= .18 at every df
+    assert (lo.significant, lo.computed_p) == (False, None)
+    assert "t without df: not significant at any df" in lo.flags
+    hi = _one("t-statistic = 25.3")  # p <= .025 even at df = 1
+    assert hi.significant is True and "t without df: significant at every df" in hi.flags
+    assert _one("t-statistic = 2.5").significant is None  # p .012 (normal) to .24 (df = 1): depends on df
+
+
 def test_macroman_minus_in_a_coefficient() -> None:
     r = _one("b=‚àí.050, SE=.025")
     assert (r.value, r.se) == (-0.05, 0.025)
