@@ -12,6 +12,7 @@ same sentence belong to it. Offsets always refer to the text as given.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
 
 import ahocorasick_rs
@@ -56,8 +57,12 @@ _RESULT_SET = frozenset({
 _RESULT_TEMPLATE: dict[str, Any] = dict.fromkeys(StatResult.model_fields)
 
 
-def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
-    """The StatResult of a grouped result (built without validation: every value here is already typed)."""
+def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple[int, int]] | None = None) -> StatResult:
+    """The StatResult of a grouped result (built without validation: every value here is already typed).
+
+    ``tails``: (start, end) of every word of ``norm`` that ``one_tailed_in_sentence`` looks for first, sorted (None:
+    not known); a result with none of them within its reach is not one-tailed by its sentence.
+    """
     ident = offsets.identity
     if ident:
         start, end = r.start, max(r.start, r.end)
@@ -82,7 +87,8 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
         effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
-    one_tailed = bool(f.get("one_tailed")) or one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40)
+    one_tailed = bool(f.get("one_tailed")) or (
+        _near(tails, max(0, r.start - 60), r.end + 40) and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
     repaired = list(r.repaired)
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
@@ -93,6 +99,18 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
                   n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
                   repaired=repaired, flags=[])
     return built(StatResult, values, set(_RESULT_SET))
+
+
+def _near(words: list[tuple[int, int]] | None, lo: int, hi: int) -> bool:
+    """Whether one of ``words`` (sorted spans; None: not known, so yes) lies whole within ``[lo, hi)``."""
+    if words is None:
+        return True
+    k = bisect_left(words, (lo, -1))
+    while k < len(words) and words[k][0] < hi:
+        if words[k][1] <= hi:
+            return True
+        k += 1
+    return False
 
 
 # the last letter of "tailed" or "sided" in any case (as _ONE_TAILED_RE spells them): scans that jump from one
@@ -221,6 +239,8 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
     *((w, "vns") for w in (b"not significan", b"not statistically significan", b"no significan",
                            b"no statistically significan")),
     *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
+    # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
+    *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
     *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
     # "p" or "P", an optional "s" (after "p") and space, then b, N, !, p; "p" or "!", a space, then -, . or a digit
     *((c + s + sp + x, "dmg") for c in (b"p", b"P") for s in ((b"", b"s") if c == b"p" else (b"",))
@@ -235,7 +255,7 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp", "rej", "var", "vns")
+    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp", "rej", "tail", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
@@ -244,6 +264,7 @@ class _Triggers:
         self.rej: list[int] = []
         self.vns: list[int] = []
         self.var: list[int] = []
+        self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
         self.has_se = False
         at: set[int] = set()  # where a damaged-p word starts
         for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
@@ -258,8 +279,11 @@ class _Triggers:
                     self.nsp.append(i)
             elif kind == "se":
                 self.has_se = True
+            elif kind == "tail":
+                self.tail.append((i, e))
             else:
                 (self.rej if kind == "rej" else self.vns if kind == "vns" else self.var).append(i)
+        self.tail.sort()
         self.damaged: list[tuple[int, int]] = []
         if at:
             dmg: set[int] = set()
@@ -370,10 +394,11 @@ def _sentence_start(t: str, lo: int, hi: int) -> int:
 _ABBREV = frozenset({"vs", "al", "e.g", "i.e", "fig", "no", "ref", "eq", "ca", "cf", "resp", "s.d", "n.s"})
 
 
-def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
+def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> list[_Tok]:
     """Scan only where a result can be: around comparators, CI words, ns and estimate names.
 
-    ``tb``: ``t.encode("ascii", "replace")`` when the caller has it (one byte per character: same offsets).
+    ``tb``: ``t.encode("ascii", "replace")`` when the caller has it (one byte per character: same offsets);
+    ``trig``: ``_Triggers(t, tb)`` when the caller has it.
     """
     n = len(t)
     if tb is None:
@@ -391,7 +416,8 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
             p_r.append((i - 40, i + 40))
         elif not _n_before(before):
             test_r.append((i - 50, i + 45))
-    trig = _Triggers(t, tb)
+    if trig is None:
+        trig = _Triggers(t, tb)
     for ms, me in trig.damaged:
         p_r.append((ms - 30, me + 30))
         test_r.append((ms - 50, me + 12))
@@ -417,10 +443,20 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     if not primary:
         return []
     misc_r = []
-    for tk in primary:
-        lo = max(0, tk.start - 300)
-        cut = max(_sentence_start(t, lo, tk.start - 30), t.rfind("\n\n", lo, tk.start))
-        misc_r.append((cut + 1 if cut >= 0 else lo, tk.end + 60))
+    # ``_sentence_start(t, lo, start - 30)`` for each token, in order of start: the ranges move right, so only
+    # the part of a range after the previous one is searched (the previous answer stands when none is there)
+    p_lo = p_hi = p_cut = -1
+    for start, end in sorted((tk.start, tk.end) for tk in primary):
+        lo, hi = max(0, start - 300), start - 30
+        if p_hi >= 0 and hi >= p_hi and lo >= p_lo:
+            j = _sentence_start(t, max(lo, p_hi - 1), hi)
+            if j < 0:
+                j = p_cut if p_cut >= lo else -1
+        else:
+            j = _sentence_start(t, lo, hi)
+        p_lo, p_hi, p_cut = lo, hi, j
+        cut = max(j, t.rfind("\n\n", lo, start))
+        misc_r.append((cut + 1 if cut >= 0 else lo, end + 60))
     misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc))
     return primary + misc
 
@@ -430,8 +466,9 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     if not text:
         return []
     norm, offsets, norm_ascii = normalize_ascii(text)
-    toks = _tokens(norm, norm_ascii)
-    out = [_finish(text, norm, offsets, r) for r in _group(norm, toks) if _keep(r)]
+    trig = _Triggers(norm, norm_ascii)
+    toks = _tokens(norm, norm_ascii, trig)
+    out = [_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
     return out
