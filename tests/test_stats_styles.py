@@ -170,6 +170,8 @@ def test_t_without_df_decides_significance_when_every_df_agrees() -> None:
     hi = _one("t-statistic = 25.3")  # p <= .025 even at df = 1
     assert hi.significant is True and "t without df: significant at every df" in hi.flags
     assert _one("t-statistic = 2.5").significant is None  # p .012 (normal) to .24 (df = 1): depends on df
+    # a reported p bound is the author's: "p < .10" leaves it undecided at .05 (not overridden by the df bounds)
+    assert _one("t-statistic = -1.794, statistical significance at the 10%").significant is None
 
 
 def test_macroman_minus_in_a_coefficient() -> None:

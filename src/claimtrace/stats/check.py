@@ -300,8 +300,9 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
             _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, ())))
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
             r.significant = r.computed_p <= alpha
-        if r.significant is None and r.computed_p is None and r.test == "t" and r.df1 is None and r.n is None:
-            _t_significance_any_df(r, alpha)
+        if (r.significant is None and r.computed_p is None and r.p_comparison is None and r.test == "t"
+                and r.df1 is None and r.n is None):
+            _t_significance_any_df(r, alpha)  # no p reported: where a p bound is ("p < .10"), it is the author's
     elif r.test in _SE_ESTIMATES and r.value is not None and r.se is not None and r.se > 0:
         _check_se(r, alpha, zero_error, eq_sig)
     if r.ci_low is not None and r.ci_high is not None:
@@ -394,7 +395,7 @@ def _check_without_df(r: StatResult, alpha: float, zero_error: bool,
 
 
 def _t_significance_any_df(r: StatResult, alpha: float) -> None:
-    """A t without df whose significance is the same for every df: set ``significant`` (else leave it None).
+    """A t without df or p whose significance is the same for every df: set ``significant`` (else leave it None).
 
     p over every df >= 1 lies between the normal limit (df -> oo) and df = 1, each taken at the end of the
     values that round to the reported t that gives the bound (as in ``_check_without_df``).
