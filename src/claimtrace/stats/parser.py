@@ -255,7 +255,7 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "has_se", "ns", "nsp", "rej", "tail", "var", "vns")
+    __slots__ = ("ci", "damaged", "ns", "nsp", "rej", "se", "tail", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
@@ -265,7 +265,7 @@ class _Triggers:
         self.vns: list[int] = []
         self.var: list[int] = []
         self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
-        self.has_se = False
+        self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
         at: set[int] = set()  # where a damaged-p word starts
         for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
             kind = _TRIGGER_KIND[idx]
@@ -278,12 +278,13 @@ class _Triggers:
                 if not tb[e : e + 1].isalpha():
                     self.nsp.append(i)
             elif kind == "se":
-                self.has_se = True
+                self.se.append((i, e))
             elif kind == "tail":
                 self.tail.append((i, e))
             else:
                 (self.rej if kind == "rej" else self.vns if kind == "vns" else self.var).append(i)
         self.tail.sort()
+        self.se.sort()
         self.damaged: list[tuple[int, int]] = []
         if at:
             dmg: set[int] = set()
@@ -357,10 +358,13 @@ def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any) -> list[_Tok]:
+def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any,
+             se: list[tuple[int, int]] | None = None) -> list[_Tok]:
+    """``scan`` each window of ``t``, offsets moved to ``t``; ``se``: the spans of every standard-error word of ``t``
+    (``_Triggers.se``), given to ``scan`` as whether its window holds one (``_has_se_word`` of the window)."""
     toks: list[_Tok] = []
     for a, b in ranges:
-        for tk in scan(t[a:b]):
+        for tk in (scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))):
             tk.start += a
             tk.end += a
             if "spans" in tk.data:
@@ -436,7 +440,7 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
-                      + (_scan_in(t, test_w, _scan_coef) if trig.has_se else [])
+                      + (_scan_in(t, test_w, _scan_coef, trig.se) if trig.se else [])
                       + (_scan_in(t, _merge([(i - 140, i + 45) for i in trig.vns], n), _scan_verbal_ns) if trig.vns else [])
                       + (_scan_in(t, _merge([(i - 25, i + 30) for i in trig.var], n), _scan_variance_explained)
                          if trig.var else []))
@@ -457,7 +461,7 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
         p_lo, p_hi, p_cut = lo, hi, j
         cut = max(j, t.rfind("\n\n", lo, start))
         misc_r.append((cut + 1 if cut >= 0 else lo, end + 60))
-    misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc))
+    misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc, trig.se))
     return primary + misc
 
 

@@ -279,10 +279,10 @@ def _has_se_word(t: str) -> bool:
             or " se:" in t)
 
 
-def _scan_coef(t: str) -> list[_Tok]:
+def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
     """Coefficients written as a bare number before their standard error ("Income: 0.0694, Standard error = 0.0390")."""
     toks: list[_Tok] = []
-    if not _has_se_word(t):
+    if not (_has_se_word(t) if has_se is None else has_se):  # has_se: the caller knows ``_has_se_word(t)``
         return toks
     for m in _COEF_RE.finditer(t):
         if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start()):
@@ -690,13 +690,13 @@ def _pm_matches(t: str) -> list[re.Match[str]]:
     return out
 
 
-def _scan_misc(t: str) -> list[_Tok]:
+def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
         return toks
     for m in _matches_at(_N_RE, t, _n_starts(t)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if _has_se_word(t) else ():
+    for m in _SE_RE.finditer(t) if (_has_se_word(t) if has_se is None else has_se) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
