@@ -178,3 +178,16 @@ def test_macroman_minus_in_a_coefficient() -> None:
     r = _one("b=‚àí.050, SE=.025")
     assert (r.value, r.se) == (-0.05, 0.025)
     assert r.text == "b=‚àí.050, SE=.025"  # offsets index the text as given
+
+
+def test_effect_size_named_in_parentheses() -> None:
+    r = _one("weighted average effect size (using Cohen’s d) was .69")
+    assert (r.test, r.value) == ("d", 0.69)
+    e = _one("t(20) = 2.1, p = .04, effect size (η2) = .18")  # after a test: that test's effect size
+    assert e.test == "t" and [(x.measure, x.value) for x in e.effects] == [("eta2", 0.18)]
+    assert analyze("The effect size (Study 2) was 3.") == []
+    # "of" introduces a target value (power analyses, planned differences), not a result
+    assert analyze("differences with a standardized effect size (Cohen's d) of 0.4 or larger") == []
+    # a power analysis plans an effect size: no result
+    assert analyze("We had 80% power to detect a small effect size (r) of .12.") == []
+    assert analyze("with 80% statistical power and an estimated medium effect size (d) of 0.50") == []

@@ -34,6 +34,7 @@ from claimtrace.stats.scanners import (
     _n_starts,
     _scan_ci,
     _scan_coef,
+    _scan_effect_named,
     _scan_misc,
     _scan_p,
     _scan_tests,
@@ -239,6 +240,7 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
     *((w, "vns") for w in (b"not significan", b"not statistically significan", b"no significan",
                            b"no statistically significan")),
     *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
+    (b"ffect size", "esz"),  # "effect size (Cohen's d) was .69"
     # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
     *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
     *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
@@ -255,7 +257,7 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "ns", "nsp", "rej", "se", "tail", "var", "vns")
+    __slots__ = ("ci", "damaged", "esz", "ns", "nsp", "rej", "se", "tail", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
@@ -264,6 +266,7 @@ class _Triggers:
         self.rej: list[int] = []
         self.vns: list[int] = []
         self.var: list[int] = []
+        self.esz: list[int] = []
         self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
         self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
         at: set[int] = set()  # where a damaged-p word starts
@@ -282,7 +285,7 @@ class _Triggers:
             elif kind == "tail":
                 self.tail.append((i, e))
             else:
-                (self.rej if kind == "rej" else self.vns if kind == "vns" else self.var).append(i)
+                {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz}[kind].append(i)
         self.tail.sort()
         self.se.sort()
         self.damaged: list[tuple[int, int]] = []
@@ -443,7 +446,9 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
                       + (_scan_in(t, test_w, _scan_coef, trig.se) if trig.se else [])
                       + (_scan_in(t, _merge([(i - 140, i + 45) for i in trig.vns], n), _scan_verbal_ns) if trig.vns else [])
                       + (_scan_in(t, _merge([(i - 25, i + 30) for i in trig.var], n), _scan_variance_explained)
-                         if trig.var else []))
+                         if trig.var else [])
+                      + (_scan_in(t, _merge([(i - 85, i + 80) for i in trig.esz], n), _scan_effect_named)
+                         if trig.esz else []))
     if not primary:
         return []
     misc_r = []

@@ -456,6 +456,35 @@ _VAR_EXPLAINED_RE = re.compile(
 )
 
 
+# "effect size (using Cohen's d) was .69", "effect size (η2) = .05": the measure named in parentheses
+_EFFECT_NAMED_RE = re.compile(
+    r"(?<![A-Za-z])[Ee]ffect\s+sizes?\s*\(\s*(?:using\s+|i\.e\.,?\s+|as\s+)?"
+    r"(?P<name>Cohen'?s\s+d|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
+    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|d|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
+)
+
+
+# a planned effect size (a power analysis), not a result: "80% power to detect an effect size (d) of 0.5"
+_PLANNED_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:power|detect\w*|assum\w*|expect\w*|anticipat\w*|hypothesi[sz]ed|minimum|smallest|sample\s+size)"
+    r"(?![A-Za-z])[^.;]*$", re.I)
+
+
+def _scan_effect_named(t: str) -> list[_Tok]:
+    """An effect size whose measure is named in parentheses after "effect size" (``_EFFECT_NAMED_RE``); not one
+    planned in a power analysis (``_PLANNED_BEFORE`` in the 80 characters before it, same sentence)."""
+    toks: list[_Tok] = []
+    for m in _EFFECT_NAMED_RE.finditer(t):
+        if _PLANNED_BEFORE.search(t, max(0, m.start() - 80), m.start()):
+            continue
+        name = m.group("name")
+        data: dict[str, Any] = {"test": _TEST_NAMES[_name_index(name)][1], "test_text": name, "value": _num(m.group("v")),
+                                "has_df": False, "comparison": "=",
+                                "spans": {"test": m.span("name"), "value": m.span("v")}, "repaired": []}
+        toks.append(_Tok("test", m.start(), m.end(), data))
+    return toks
+
+
 _NUM_START = re.compile(r"\d+(?:\.\d+)?")
 
 
