@@ -78,6 +78,8 @@ STEPS: list[Step] = [
     Step("stats-vs-statcheck", ["bench/stats_vs_statcheck.py", "--runs", "5"], ["stats_vs_statcheck.json"],
          slow="a timing run: only meaningful on an idle machine",
          needs=["statcheck 0.0.7 in bench/.venv-statcheck (see the script)"]),
+    Step("stats-speed-ab", ["bench/stats_speed_ab.py"], ["stats_speed_ab.json"],
+         slow="a timing run (the engine before and after i13-stats2, alternating): only meaningful on an idle machine"),
     Step("corpus-throughput", ["bench/corpus.py", "--part", "throughput", "--repeats", "2"],
          ["corpus_throughput.json"], slow="a timing run over 1,037 papers with a local Ray cluster",
          needs=["the ray extra"]),

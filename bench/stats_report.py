@@ -1,6 +1,7 @@
 """Write the statistics-engine figures of docs/statistics.md from the committed result files.
 
-Reads bench/results/stats_score.json, stats_vs_statcheck.json and stats_grammar_choice.json and replaces
+Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_choice.json and (when present)
+stats_speed_ab.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
     python bench/stats_report.py
@@ -35,6 +36,8 @@ def block() -> str:
     score = json.loads((RES / "stats_score.json").read_text(encoding="utf-8"))
     sc = json.loads((RES / "stats_vs_statcheck.json").read_text(encoding="utf-8"))
     gram = json.loads((RES / "stats_grammar_choice.json").read_text(encoding="utf-8"))
+    ab_file = RES / "stats_speed_ab.json"
+    ab = json.loads(ab_file.read_text(encoding="utf-8")) if ab_file.exists() else None
     lines = [START, "",
              "Written by `bench/stats_report.py` from the result files named below; do not edit by hand.", "",
              "**SCORE coded evidence** (`bench/results/stats_score.json`; annotation: SCORE's own coders; "
@@ -60,7 +63,17 @@ def block() -> str:
               f"{gram['pyparsing_version']} grammar for one APA form takes {gram['median_seconds']['pyparsing_one_form']} s "
               f"on the same texts where the whole regex engine (every style, repair and check) takes "
               f"{gram['median_seconds']['claimtrace_all_styles']} s ({gram['pyparsing_slower_by']}x); "
-              f"{_load_note(gram['provenance'])}. The engine stays on regular expressions.", "", END]
+              f"{_load_note(gram['provenance'])}. The engine stays on regular expressions."]
+    if ab is not None:
+        mb, ma = ab["median"]["before"], ab["median"]["after"]
+        lines += ["", f"**Before and after the i13-stats2 speed work** (`bench/results/stats_speed_ab.json`, "
+                  f"`bench/stats_speed_ab.py`: the engine at {ab['base_revision'][:7]} and at the measured commit, "
+                  f"alternating in one run over the same {ab['articles']} EI bodies; median of {len(ab['rounds'])} "
+                  f"rounds, each the fastest of its passes; new forms included): `analyze` CPU time "
+                  f"{mb['cpu_seconds']:.4f} s before, {ma['cpu_seconds']:.4f} s after (after/before "
+                  f"{ab['cpu_ratio_after_over_before']}, {ab['cpu_speedup']}x faster); results {ab['results']['before']} "
+                  f"before, {ab['results']['after']} after; {_load_note(ab['provenance'])}."]
+    lines += ["", END]
     return "\n".join(lines)
 
 

@@ -4,7 +4,8 @@ Forms (named in ``FORMS``): ``chi2-lost`` ("?2(20) = 17.08"), ``chi2-lost-double
 ``chi2-underscore`` ("chi_2(28)"), ``stray-B`` ("BF(2,56) = 1.203"), ``letters-for-symbols``
 ("Fs(1, 248)b1.16, psN.28": b for <, N for >), ``x2-p-for-equals`` ("x2 (1, N p 84) p 86.32, p ! .01"),
 ``control-minus`` (control characters around a minus sign), ``garbled-minus`` ("%^&2.20"), ``named-Q``
-(QT, QBetween, QWithin, Qb, Qw, QE, Q-within, Q-between).
+(QT, QBetween, QWithin, Qb, Qw, QE, Q-within, Q-between), ``F-subscript-df`` (F's df written as a subscript:
+"F_1, 177 = 2.42"), ``macroman-minus`` (a minus or dash sent as UTF-8 and read as Mac Roman: "t(20) = ‚àí2.10").
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from claimtrace.stats import StatResult, parse
 
 FORMS = ("chi2-lost", "chi2-lost-double", "chi2-underscore", "stray-B", "letters-for-symbols", "x2-p-for-equals",
-         "control-minus", "garbled-minus", "named-Q")
+         "control-minus", "garbled-minus", "named-Q", "F-subscript-df", "macroman-minus")
 _Q = {"QT": "total", "QBetween": "between", "QWithin": "within", "Qb": "between", "Qw": "within", "QE": "error",
       "Q-within": "within", "Q-between": "between"}
 _CONTROL = ["\x02", "\x03", "\x07", "\x1b"]
@@ -58,6 +59,13 @@ def damaged(draw: st.DrawFn) -> tuple[str, str, dict[str, object]]:
     elif form == "garbled-minus":
         run = draw(st.sampled_from(["%^&", "&^%", "^&", "#@~"]))
         text = f"t({df1}) = {run}{value:.2f}, p = {pt}"
+        want.update(test="t", value=-value)
+    elif form == "F-subscript-df":
+        text = f"F_{df1}, {df2} = {value:.2f}, p = {pt}"
+        want.update(test="F", df2=float(df2))
+    elif form == "macroman-minus":
+        dash = draw(st.sampled_from(["\u201a\u00e0\u00ed", "\u201a\u00c4\u00ec", "\u201a\u00c4\u00ee"]))
+        text = f"t({df1}) = {dash}{value:.2f}, p = {pt}"
         want.update(test="t", value=-value)
     else:
         name = draw(st.sampled_from(sorted(_Q)))

@@ -102,3 +102,92 @@ def test_meta_analytic_and_partial_correlations() -> None:
     assert (r.test, r.value, r.ci_level, r.ci_low, r.ci_high) == ("rho", -0.32, 80.0, -0.46, -0.18)
     p = _one("pr = -.24, p < .05")
     assert (p.test, p.test_detail, p.value) == ("r", "partial", -0.24)
+
+
+# --- forms added from the SCORE development strings (i13-stats2) ---------------------------------------------
+def test_p_value_with_a_table_column_number() -> None:
+    r = _one("Male CAs (2) = 23%, Female CAs (3) = 43%, Difference: p-Value (4) = .002")
+    assert (r.kind, r.p_comparison, r.p_value, r.significant) == ("p", "=", 0.002, True)
+    assert _one("p value (two-tailed) = .03").one_tailed is False
+    assert _one("p-value (one-tailed) = .03").one_tailed is True
+    assert analyze("p (2) = .04") == []  # only after "p value": "p (2)" is no p-value with a column number
+
+
+@pytest.mark.parametrize(("text", "cmp", "level"), [
+    ("the Kolmogorov-Smirnov test rejecting the distributions being the same at the 10% level", "<", 0.10),
+    ("We reject the null hypothesis of no effect at the 5 percent level.", "<", 0.05),
+    ("The equality of the two coefficients is rejected at the 1% significance level.", "<", 0.01),
+    ("We cannot reject the null hypothesis at the 5 percent level.", ">", 0.05),
+    ("Equality of coefficients is not rejected at the 10% level.", ">", 0.10),
+])
+def test_null_rejected_at_a_level(text: str, cmp: str, level: float) -> None:
+    r = _one(text)
+    assert (r.kind, r.p_comparison, r.p_value) == ("p", cmp, level)
+    assert r.significant is (True if cmp == "<" and level <= 0.05 else False if cmp == ">" else None)
+
+
+def test_reject_without_a_level_is_no_result() -> None:
+    assert analyze("Reviewers may reject the paper at the last stage.") == []
+    assert analyze("We reject this interpretation.") == []
+
+
+@pytest.mark.parametrize(("text", "test"), [
+    ("Independent samples t-tests for all comparisons between Group and Individual PCIT conditions were not "
+     "statistically significant.", "t"),
+    ("A chi-square test revealed no significant difference between the arms.", "chi2"),
+    ("The Mann-Whitney U test showed no statistically significant difference.", "U"),
+    ("An ANOVA on age showed no significant effect of group.", "F"),
+    ("Fisher's exact test showed no significant association.", None),
+])
+def test_named_test_reported_not_significant_in_words(text: str, test: str | None) -> None:
+    r = _one(text)
+    assert (r.kind, r.test, r.value, r.p_comparison, r.significant) == ("p", test, None, "ns", False)
+    assert r.computed_p is None and r.consistent is None  # nothing to recompute
+    assert text[r.spans["test"].start : r.spans["test"].end] == r.test_text
+
+
+def test_verbal_verdict_needs_a_named_test_and_no_numbers() -> None:
+    assert analyze("The difference between the groups was not significant.") == []
+    only = _one("The t-test, t(28) = 1.2, p = .24, was not significant.")  # the numbers are the result
+    assert (only.test, only.df1, only.p_value) == ("t", 28, 0.24)
+    r = _one("Weight 68.46±10.06 73.40±11.24 0.230 Between-group t-tests at baseline showed no significant "
+             "differences.")
+    assert r.descriptives == [] and r.text.startswith("t-tests")  # a table's numbers before it are not its own
+
+
+def test_share_of_variance_explained_is_an_r2() -> None:
+    r = _one("Trait anxiety accounted for 4.6% of the variance in scores.")
+    assert (r.test, r.test_detail, r.value) == ("R2", "variance explained", pytest.approx(0.046))
+    f = _one("F(1, 50) = 4.2, p = .04, explaining 8% of the variance")
+    assert f.test == "F" and [(e.measure, e.value) for e in f.effects] == [("R2", 0.08)]
+    assert analyze("costs rose by 150% of the variance budget") == []
+
+
+def test_t_without_df_decides_significance_when_every_df_agrees() -> None:
+    lo = _one("Avg. diff. in coeff. = 0.021, t-statistic = 1.33")  # p >= .18 at every df
+    assert (lo.significant, lo.computed_p) == (False, None)
+    assert "t without df: not significant at any df" in lo.flags
+    hi = _one("t-statistic = 25.3")  # p <= .025 even at df = 1
+    assert hi.significant is True and "t without df: significant at every df" in hi.flags
+    assert _one("t-statistic = 2.5").significant is None  # p .012 (normal) to .24 (df = 1): depends on df
+    # a reported p bound is the author's: "p < .10" leaves it undecided at .05 (not overridden by the df bounds)
+    assert _one("t-statistic = -1.794, statistical significance at the 10%").significant is None
+
+
+def test_macroman_minus_in_a_coefficient() -> None:
+    r = _one("b=‚àí.050, SE=.025")
+    assert (r.value, r.se) == (-0.05, 0.025)
+    assert r.text == "b=‚àí.050, SE=.025"  # offsets index the text as given
+
+
+def test_effect_size_named_in_parentheses() -> None:
+    r = _one("weighted average effect size (using Cohen’s d) was .69")
+    assert (r.test, r.value) == ("d", 0.69)
+    e = _one("t(20) = 2.1, p = .04, effect size (η2) = .18")  # after a test: that test's effect size
+    assert e.test == "t" and [(x.measure, x.value) for x in e.effects] == [("eta2", 0.18)]
+    assert analyze("The effect size (Study 2) was 3.") == []
+    # "of" introduces a target value (power analyses, planned differences), not a result
+    assert analyze("differences with a standardized effect size (Cohen's d) of 0.4 or larger") == []
+    # a power analysis plans an effect size: no result
+    assert analyze("We had 80% power to detect a small effect size (r) of .12.") == []
+    assert analyze("with 80% statistical power and an estimated medium effect size (d) of 0.50") == []

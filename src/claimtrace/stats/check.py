@@ -300,6 +300,9 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
             _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, ())))
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
             r.significant = r.computed_p <= alpha
+        if (r.significant is None and r.computed_p is None and r.p_comparison is None and r.test == "t"
+                and r.df1 is None and r.n is None):
+            _t_significance_any_df(r, alpha)  # no p reported: where a p bound is ("p < .10"), it is the author's
     elif r.test in _SE_ESTIMATES and r.value is not None and r.se is not None and r.se > 0:
         _check_se(r, alpha, zero_error, eq_sig)
     if r.ci_low is not None and r.ci_high is not None:
@@ -389,6 +392,25 @@ def _check_without_df(r: StatResult, alpha: float, zero_error: bool,
             r.flags.append("t without df: consistent for some df (p bounded by df = 1 and the normal limit)")
         else:
             r.flags.append("inconsistent p-value: outside the range any df gives for this t")
+
+
+def _t_significance_any_df(r: StatResult, alpha: float) -> None:
+    """A t without df or p whose significance is the same for every df: set ``significant`` (else leave it None).
+
+    p over every df >= 1 lies between the normal limit (df -> oo) and df = 1, each taken at the end of the
+    values that round to the reported t that gives the bound (as in ``_check_without_df``).
+    """
+    assert r.value is not None
+    if r.comparison not in (None, "="):
+        return
+    half = 0.5 * 10 ** (-_decimals(r.spans["value"].text if "value" in r.spans else None))
+    v, k = abs(r.value), 1 if r.one_tailed else 2
+    if k * _norm_sf(v + half) > alpha:
+        r.significant = False
+        r.flags.append("t without df: not significant at any df")
+    elif k * _t_sf(max(v - half, 0.0), 1.0) <= alpha:
+        r.significant = True
+        r.flags.append("t without df: significant at every df")
 
 
 def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> None:

@@ -113,10 +113,17 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             if "ci" in d:
                 _set_ci(cur, d["ci"])
         elif tk.kind == "p":
-            if cur is not None and "p_comparison" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
+            if (cur is not None and "p_comparison" not in cur.fields and not tk.data.get("verbal")
+                    and _gap_ok(t, cur.last, tk.start, 45)):
                 target = cur
             else:
+                if tk.data.get("verbal"):  # no numbers of its own: descriptives and N before it are not its
+                    pending_desc, pending_n = [], None
                 cur = target = open_result("p", tk)
+                if tk.data.get("verbal"):  # a test named in words, reported not significant: its own result
+                    target.fields["test"] = tk.data["test"]
+                    target.fields["test_text"] = tk.data["test_text"]
+                    target.spans["test"] = tk.data["spans"]["test"]
             target.fields["p_comparison"] = tk.data["p_comparison"]
             target.fields["p_value"] = tk.data["p_value"]
             if tk.data.get("one_tailed"):

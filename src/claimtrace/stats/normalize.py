@@ -7,7 +7,8 @@ characters and soft hyphens dropped; ligatures expanded (``ﬁ`` -> ``fi``); sup
 digits flattened (``χ²`` -> ``χ2``); the glyphs statcheck's PDF import maps (U+2AFD ``=``, U+2B0D
 ``<``, U+2AFA ``-``, U+2439 ``χ``, ``¼`` for ``=``); a middle dot between digits -> decimal point; a
 control character or ``?`` standing where a minus sign belongs (after ``=``, ``<``, ``(``, ``[``, ``,``
-and before a digit) -> ``-``, other control characters -> space. Comparators turned into letters
+and before a digit) -> ``-``, other control characters -> space; a minus sign or dash that went through
+UTF-8 read as Mac Roman (``‚àí``, ``‚Äì``, ``‚Äî``) -> ``-``. Comparators turned into letters
 (``pb.001``, ``p ! .01``, ``p p .05``) are repaired by the parser, which knows the context.
 """
 
@@ -39,7 +40,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 _MINUS_SLOT = re.compile(r"(?:[=<>≤≥\u2264\u2265\u2afd\u00bc(\[,:]|\bto|\sp)\s*$")
 _MINUS_NEXT = re.compile(r"\s?\.?\d")
 _CHI_LOST = re.compile(r"\??\?\s?2\s*\(\s*\d")
-_NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·]")
+# a minus sign or dash written as UTF-8 and read back as Mac Roman ("b=‚àí.050": U+2212 as "‚àí"); "‚" opens each
+_MOJIBAKE_DASHES = frozenset({"\u201a\u00e0\u00ed", "\u201a\u00c4\u00ec", "\u201a\u00c4\u00ee"})
+_NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·\u201a]")
 
 
 class OffsetMap:
@@ -78,7 +81,7 @@ def _replacement(text: str, i: int, ch: str) -> str:
 
 # ASCII characters _NEEDS_MAP matches besides "?": control characters and "\r"
 _ASCII_NEEDS = bytes(range(0x00, 0x09)) + b"\x0b\x0c\r" + bytes(range(0x0e, 0x20)) + b"\x7f"
-_NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd")
+_NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd\u201a")
 
 
 def _needs(text: str, tb: bytes) -> list[int]:
@@ -112,6 +115,10 @@ def normalize_ascii(text: str) -> tuple[str, OffsetMap, bytes]:
     get = _MAP.get
     for i in _needs(text, tb):
         ch = text[i]
+        if ch == "\u201a":  # "‚": Mac Roman mojibake of a minus or dash when two more characters follow, else kept
+            if text[i : i + 3] in _MOJIBAKE_DASHES:
+                reps += [(i, "-"), (i + 1, ""), (i + 2, "")]
+            continue
         rep = get(ch)
         if rep is None:
             rep = _replacement(text, i, ch)

@@ -12,7 +12,10 @@ same sentence belong to it. Offsets always refer to the text as given.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from typing import Any
+
+import ahocorasick_rs
 
 from claimtrace.stats.grouping import _group, _keep, _Res
 from claimtrace.stats.model import (
@@ -27,12 +30,16 @@ from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
     _find_all,
-    _has_se_word,
+    _matches_at,
+    _n_starts,
     _scan_ci,
     _scan_coef,
+    _scan_effect_named,
     _scan_misc,
     _scan_p,
     _scan_tests,
+    _scan_variance_explained,
+    _scan_verbal_ns,
     _Tok,
 )
 
@@ -51,8 +58,12 @@ _RESULT_SET = frozenset({
 _RESULT_TEMPLATE: dict[str, Any] = dict.fromkeys(StatResult.model_fields)
 
 
-def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
-    """The StatResult of a grouped result (built without validation: every value here is already typed)."""
+def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple[int, int]] | None = None) -> StatResult:
+    """The StatResult of a grouped result (built without validation: every value here is already typed).
+
+    ``tails``: (start, end) of every word of ``norm`` that ``one_tailed_in_sentence`` looks for first, sorted (None:
+    not known); a result with none of them within its reach is not one-tailed by its sentence.
+    """
     ident = offsets.identity
     if ident:
         start, end = r.start, max(r.start, r.end)
@@ -77,7 +88,8 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
         effects.append(built(EffectSize, {"measure": measure, "value": value, "start": es, "end": ee,
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
-    one_tailed = bool(f.get("one_tailed")) or one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40)
+    one_tailed = bool(f.get("one_tailed")) or (
+        _near(tails, max(0, r.start - 60), r.end + 40) and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
     repaired = list(r.repaired)
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
@@ -88,6 +100,18 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res) -> StatResult:
                   n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
                   repaired=repaired, flags=[])
     return built(StatResult, values, set(_RESULT_SET))
+
+
+def _near(words: list[tuple[int, int]] | None, lo: int, hi: int) -> bool:
+    """Whether one of ``words`` (sorted spans; None: not known, so yes) lies whole within ``[lo, hi)``."""
+    if words is None:
+        return True
+    k = bisect_left(words, (lo, -1))
+    while k < len(words) and words[k][0] < hi:
+        if words[k][1] <= hi:
+            return True
+        k += 1
+    return False
 
 
 # the last letter of "tailed" or "sided" in any case (as _ONE_TAILED_RE spells them): scans that jump from one
@@ -164,7 +188,8 @@ _SAMPLE_RE = re.compile(r"(?<![A-Za-z0-9])(?P<k>[Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{
 
 
 def _sample_values(text: str, capital_only: bool) -> set[int]:
-    return {int(m.group("n").replace(",", "")) for m in _SAMPLE_RE.finditer(text)
+    # a match opens with the N or n just before an "=" (whitespace aside): the pattern is tried only there
+    return {int(m.group("n").replace(",", "")) for m in _matches_at(_SAMPLE_RE, text, _n_starts(text))
             if not capital_only or m.group("k") == "N"}
 
 
@@ -188,22 +213,98 @@ def sentence_sample(text: str, start: int, end: int, *, before: int = 300, after
 
 
 _TRIGGER_DAMAGED_P = re.compile(rb"[pP]s? ?[bN!p] ?\.?\d|[)\d] [p!] [-.\d]")
-# where _TRIGGER_DAMAGED_P can start: found with patterns that open with one plain character (the regex
-# engine jumps from one such character to the next); (pattern, offsets from the match start to try)
-_DAMAGED_CANDS: tuple[tuple[re.Pattern[bytes], tuple[int, ...]], ...] = (
-    (re.compile(rb"p(?=s? ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
-    (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
-)
-# "!" is rare: a byte search for it, then this pattern at each one, is faster than a regex scan
+# where _TRIGGER_DAMAGED_P can start: at a "p" or "P" that these patterns match (offsets from there to try), or
+# 2 before a "!" that _DAMAGED_BANG matches
+_DAMAGED_CANDS: dict[int, tuple[re.Pattern[bytes], tuple[int, ...]]] = {
+    ord("p"): (re.compile(rb"p(?=s? ?[bN!p] ?\.?\d| [-.\d])"), (0, -2)),
+    ord("P"): (re.compile(rb"P(?= ?[bN!p] ?\.?\d)"), (0,)),
+}
 _DAMAGED_BANG = re.compile(rb"!(?= [-.\d])")  # candidate start: 2 before it
 
+# Every trigger word of the scan, found in one pass over the text (an Aho-Corasick automaton of all of them,
+# overlapping matches included) instead of one search per word. (word, kind):
+# - "ns", "ci": words that open a p-value or CI window (``_word_ok``: a word of up to 3 characters is not
+#   followed by a letter, nor preceded by one when it opens with a capital);
+# - "nsp": ", ns" after a result and SPSS's "Sig." (not followed by a letter);
+# - "se": a standard error word may be in the text (``_has_se_word``: the coefficient scanner runs);
+# - "dmg": where a damaged p comparator ("pb.001", "p ! .01") can start (checked with _DAMAGED_CANDS /
+#   _DAMAGED_BANG, then _TRIGGER_DAMAGED_P).
+_TRIGGER_WORDS: list[tuple[bytes, str]] = [
+    *((w, "ns") for w in (b"NS)", b"ns)", b"n.s", b"n. s", b"significant at", b"Significant at",
+                          b"significance at", b"Significance at", b"value", b"Value")),
+    *((w, "ci") for w in (b"CI", b"C.I", b"CrI", b"onfidence int", b"redible int", b"redibility int",
+                          b"HPD", b"HDI")),  # HPD/HDI: Bayesian highest-(posterior-)density intervals
+    *((w, "nsp") for w in (b", ns", b", NS", b"Sig")),
+    # "reject(ed) ... at the 5% level"; a named test "... not (statistically) significant"; "12% of the variance"
+    (b"reject", "rej"),
+    *((w, "vns") for w in (b"not significan", b"not statistically significan", b"no significan",
+                           b"no statistically significan")),
+    *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
+    (b"ffect size", "esz"),  # "effect size (Cohen's d) was .69"
+    # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
+    *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
+    *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
+    # "p" or "P", an optional "s" (after "p") and space, then b, N, !, p; "p" or "!", a space, then -, . or a digit
+    *((c + s + sp + x, "dmg") for c in (b"p", b"P") for s in ((b"", b"s") if c == b"p" else (b"",))
+      for sp in (b"", b" ") for x in (b"b", b"N", b"!", b"p")),
+    *((c + b" " + x, "dmg") for c in (b"p", b"!") for x in (b"-", b".", *(bytes([d]) for d in range(48, 58)))),
+]
+_TRIGGERS = ahocorasick_rs.BytesAhoCorasick([w for w, _ in _TRIGGER_WORDS])
+_TRIGGER_KIND = [k for _, k in _TRIGGER_WORDS]
+_TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 
-def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
-    """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, trying the pattern only where it can match."""
-    found = {m.start() + shift for rx, shifts in _DAMAGED_CANDS for m in rx.finditer(tb) for shift in shifts
-             if m.start() + shift >= 0}
-    found.update(i - 2 for i in _find_all(tb, b"!") if i >= 2 and _DAMAGED_BANG.match(tb, i))
-    cands = sorted(found)
+
+class _Triggers:
+    """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
+
+    __slots__ = ("ci", "damaged", "esz", "ns", "nsp", "rej", "se", "tail", "var", "vns")
+
+    def __init__(self, t: str, tb: bytes) -> None:
+        self.ns: list[int] = []
+        self.ci: list[int] = []
+        self.nsp: list[int] = []
+        self.rej: list[int] = []
+        self.vns: list[int] = []
+        self.var: list[int] = []
+        self.esz: list[int] = []
+        self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
+        self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
+        at: set[int] = set()  # where a damaged-p word starts
+        for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
+            kind = _TRIGGER_KIND[idx]
+            if kind == "dmg":
+                at.add(i)
+            elif kind == "ns" or kind == "ci":
+                if _word_ok(t, tb, i, e - i):
+                    (self.ns if kind == "ns" else self.ci).append(i)
+            elif kind == "nsp":
+                if not tb[e : e + 1].isalpha():
+                    self.nsp.append(i)
+            elif kind == "se":
+                self.se.append((i, e))
+            elif kind == "tail":
+                self.tail.append((i, e))
+            else:
+                {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz}[kind].append(i)
+        self.tail.sort()
+        self.se.sort()
+        self.damaged: list[tuple[int, int]] = []
+        if at:
+            dmg: set[int] = set()
+            for i in at:
+                c = tb[i]
+                if c == 33:  # "!"
+                    if i >= 2 and _DAMAGED_BANG.match(tb, i):
+                        dmg.add(i - 2)
+                else:
+                    rx, shifts = _DAMAGED_CANDS[c]
+                    if rx.match(tb, i):
+                        dmg.update(i + s for s in shifts if i + s >= 0)
+            self.damaged = _damaged_spans(tb, sorted(dmg))
+
+
+def _damaged_spans(tb: bytes, cands: list[int]) -> list[tuple[int, int]]:
+    """Spans of ``_TRIGGER_DAMAGED_P.finditer(tb)``, given every place (sorted) where it can start."""
     out: list[tuple[int, int]] = []
     end = 0
     for i in cands:
@@ -216,19 +317,11 @@ def _damaged_p(tb: bytes) -> list[tuple[int, int]]:
     return out
 
 
-# The trigger words, each found by a pattern that opens with plain characters (fast scanning: the regex engine
-# jumps to the next place they occur; a lookbehind checks the letters before them): (pattern, characters of
-# the word before the match start). No word can overlap another of its own list.
-_CI_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
-    (re.compile(rb"C(?:I|\.I|rI)"), 0), (re.compile(rb"fidence int(?<=onfidence int)"), 2),
-    (re.compile(rb"b(?<=redib)(?:le|ility) int"), 4),
-    (re.compile(rb"H(?:PD|DI)"), 0),  # Bayesian highest-(posterior-)density intervals, read as credible intervals
-)
-_NS_WORDS: tuple[tuple[re.Pattern[bytes], int], ...] = (
-    (re.compile(rb"\)(?<=NS\)|ns\))"), 2), (re.compile(rb"\.(?<=n\.) ?s"), 1),
-    (re.compile(rb"g(?<=[sS]ig)nifican(?:t|ce) at"), 2), (re.compile(rb"value"), 0),
+def _word_ok(t: str, tb: bytes, i: int, k: int) -> bool:
+    """A trigger word of ``k`` characters at ``i`` stands as a word (see _TRIGGER_WORDS)."""
+    return k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90) and not t[i + k : i + k + 1].isalpha())
 
-)
+
 _P_ENDINGS = ("p", "P", "ps", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
 
@@ -243,23 +336,6 @@ def _p_before(before: str) -> bool:
 def _n_before(before: str) -> bool:
     b = before.rstrip()
     return b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())
-
-
-def _word_hits(t: str, tb: bytes, words: tuple[tuple[re.Pattern[bytes], int], ...]) -> list[int]:
-    """Positions of whole-ish words; ``tb`` is ``t`` as ASCII with one byte per character (fast scanning).
-
-    A word of up to 3 characters is not followed by a letter, nor preceded by one when it opens with a
-    capital.
-    """
-    pos: list[int] = []
-    for rx, back in words:
-        for m in rx.finditer(tb):
-            i = m.start() - back
-            k = m.end() - i
-            if k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90)
-                         and not t[i + k : i + k + 1].isalpha()):
-                pos.append(i)
-    return pos
 
 
 def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
@@ -285,10 +361,13 @@ def _merge(ranges: list[tuple[int, int]], n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any) -> list[_Tok]:
+def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any,
+             se: list[tuple[int, int]] | None = None) -> list[_Tok]:
+    """``scan`` each window of ``t``, offsets moved to ``t``; ``se``: the spans of every standard-error word of ``t``
+    (``_Triggers.se``), given to ``scan`` as whether its window holds one (``_has_se_word`` of the window)."""
     toks: list[_Tok] = []
     for a, b in ranges:
-        for tk in scan(t[a:b]):
+        for tk in (scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))):
             tk.start += a
             tk.end += a
             if "spans" in tk.data:
@@ -322,10 +401,11 @@ def _sentence_start(t: str, lo: int, hi: int) -> int:
 _ABBREV = frozenset({"vs", "al", "e.g", "i.e", "fig", "no", "ref", "eq", "ca", "cf", "resp", "s.d", "n.s"})
 
 
-def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
+def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> list[_Tok]:
     """Scan only where a result can be: around comparators, CI words, ns and estimate names.
 
-    ``tb``: ``t.encode("ascii", "replace")`` when the caller has it (one byte per character: same offsets).
+    ``tb``: ``t.encode("ascii", "replace")`` when the caller has it (one byte per character: same offsets);
+    ``trig``: ``_Triggers(t, tb)`` when the caller has it.
     """
     n = len(t)
     if tb is None:
@@ -343,17 +423,18 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
             p_r.append((i - 40, i + 40))
         elif not _n_before(before):
             test_r.append((i - 50, i + 45))
-    for ms, me in _damaged_p(tb):
+    if trig is None:
+        trig = _Triggers(t, tb)
+    for ms, me in trig.damaged:
         p_r.append((ms - 30, me + 30))
         test_r.append((ms - 50, me + 12))
-    for i in _word_hits(t, tb, _NS_WORDS):
+    for i in trig.ns:
         p_r.append((i - 45, i + 45))
-    # ", ns" after a result and SPSS's "Sig." (plain byte searches: faster than regex scans)
-    for word in (b", ns", b", NS", b"Sig"):
-        for i in _find_all(tb, word):
-            if not tb[i + len(word) : i + len(word) + 1].isalpha():
-                p_r.append((i - 45, i + 45))
-    ci_hits = _word_hits(t, tb, _CI_WORDS)
+    for i in trig.nsp:
+        p_r.append((i - 45, i + 45))
+    for i in trig.rej:
+        p_r.append((i - 45, i + 140))
+    ci_hits = trig.ci
     ci_r = [(i - 16, i + 110) for i in ci_hits]
     # estimates named without a comparator ("OR 2.1 (95% CI ...)", "hazard ratio 0.8; p = .01") sit just
     # before a CI or p-value
@@ -362,15 +443,30 @@ def _tokens(t: str, tb: bytes | None = None) -> list[_Tok]:
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
-                      + (_scan_in(t, test_w, _scan_coef) if _has_se_word(t) else []))
+                      + (_scan_in(t, test_w, _scan_coef, trig.se) if trig.se else [])
+                      + (_scan_in(t, _merge([(i - 140, i + 45) for i in trig.vns], n), _scan_verbal_ns) if trig.vns else [])
+                      + (_scan_in(t, _merge([(i - 25, i + 30) for i in trig.var], n), _scan_variance_explained)
+                         if trig.var else [])
+                      + (_scan_in(t, _merge([(i - 85, i + 80) for i in trig.esz], n), _scan_effect_named)
+                         if trig.esz else []))
     if not primary:
         return []
     misc_r = []
-    for tk in primary:
-        lo = max(0, tk.start - 300)
-        cut = max(_sentence_start(t, lo, tk.start - 30), t.rfind("\n\n", lo, tk.start))
-        misc_r.append((cut + 1 if cut >= 0 else lo, tk.end + 60))
-    misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc))
+    # ``_sentence_start(t, lo, start - 30)`` for each token, in order of start: the ranges move right, so only
+    # the part of a range after the previous one is searched (the previous answer stands when none is there)
+    p_lo = p_hi = p_cut = -1
+    for start, end in sorted((tk.start, tk.end) for tk in primary):
+        lo, hi = max(0, start - 300), start - 30
+        if p_hi >= 0 and hi >= p_hi and lo >= p_lo:
+            j = _sentence_start(t, max(lo, p_hi - 1), hi)
+            if j < 0:
+                j = p_cut if p_cut >= lo else -1
+        else:
+            j = _sentence_start(t, lo, hi)
+        p_lo, p_hi, p_cut = lo, hi, j
+        cut = max(j, t.rfind("\n\n", lo, start))
+        misc_r.append((cut + 1 if cut >= 0 else lo, end + 60))
+    misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc, trig.se))
     return primary + misc
 
 
@@ -379,8 +475,9 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     if not text:
         return []
     norm, offsets, norm_ascii = normalize_ascii(text)
-    toks = _tokens(norm, norm_ascii)
-    out = [_finish(text, norm, offsets, r) for r in _group(norm, toks) if _keep(r)]
+    trig = _Triggers(norm, norm_ascii)
+    toks = _tokens(norm, norm_ascii, trig)
+    out = [_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
     return out

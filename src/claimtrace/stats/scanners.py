@@ -28,13 +28,15 @@ from claimtrace.stats.lexicon import (
 )
 
 _TEST_RE = re.compile(
-    _NAME_ALT_FAST + r"(?![A-Za-z])(?P<sub>_[A-Za-z0-9]{1,8})?"
+    # no subscript label after F: "F_1, 177 = 2.42" is F with its df written as a subscript (udf1, udf2 below)
+    _NAME_ALT_FAST + r"(?![A-Za-z])(?P<sub>(?<!F)_[A-Za-z0-9]{1,8})?"
     # a header in parentheses: "OR (95% CI) = 1.11 (1.01-1.21)", "B (SE) = .026 (.009)"
     r"(?:\s*\(\s*(?:(?P<cilvl>\d{2}(?:\.\d+)?)\s*%\s*CI"
     r"|(?P<sehdr>SE|S\.E\.|s\.e\.|se|[Ss]tandard\s+[Ee]rror))\s*\))?"
     r"(?:\s*(?P<open>[(\[])\s*(?:df\s*=\s*)?(?P<df1>" + DF + r")(?:\s*[,;/]\s*(?P<df2>" + DF + r"))?"
     r"(?:\s*[,;]\s*[Nn]\s*(?:=|\sp\s)\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+))?\s*[)\]]"
-    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?)?"
+    r"|(?P<sdf1>(?<=[tFχ2])\s?\d+(?:\.\d+)?)(?:,\s?(?P<sdf2>\d+(?:\.\d+)?))?"
+    r"|(?<=F)_(?P<udf1>\d+),\s?(?P<udf2>\d+))?"
     r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|(?<=\))[bN](?=\s*[-.\d])|:|,"
     r"|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
     # a minus garbled into a run of symbols ("%^&2.20")
@@ -50,9 +52,11 @@ _PNUM = (
 # ahead to candidate characters instead of trying a match at every position.
 _WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
 _P_RE = re.compile(
-    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:[\s-]*[Vv]alues?|s(?=\s*[<>=bN!]))?)"
+    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|s(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
+    # a table's column number after "p value": "Difference: p-Value (4) = .002"
+    r"(?(pv)(?:\s*\([^()<>=\s]{1,3}\))?)"
     r"\s*(?:"
     r"(?P<pcmp><\s*or\s*=|>\s*or\s*=|<=|>=|=<|=>|≤|≥|<|>|=|:|b(?=\s*\.?\d)|!|(?<=\s)p(?=\s)|N(?=\s*\.?\d)"
     r"|(?<=[ \t])(?:of|was|is|were)(?=\s))\s*" + _PNUM +
@@ -171,7 +175,7 @@ def _scan_tests(t: str) -> list[_Tok]:
         canon = _TEST_NAMES[idx][1]
         name = m.group("name")
         cmp_raw = (m.group("cmp") or "").strip()
-        has_df = m.group("df1") is not None or m.group("sdf1") is not None
+        has_df = m.group("df1") is not None or m.group("sdf1") is not None or m.group("udf1") is not None
         if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
             continue
         loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
@@ -220,8 +224,8 @@ def _scan_tests(t: str) -> list[_Tok]:
             repaired.append(f"minus sign garbled into '{m.group('garb')}'")
             data["value"] = value
         spans: dict[str, tuple[int, int]] = {"test": (ns, ne), "value": m.span("value")}
-        for g_df, g_sdf, key in (("df1", "sdf1", "df1"), ("df2", "sdf2", "df2")):
-            g = g_df if m.group(g_df) is not None else g_sdf
+        for g_df, g_sdf, g_udf, key in (("df1", "sdf1", "udf1", "df1"), ("df2", "sdf2", "udf2", "df2")):
+            g = g_df if m.group(g_df) is not None else g_sdf if m.group(g_sdf) is not None else g_udf
             if m.group(g) is not None:
                 raw = m.group(g).strip()
                 if re.search("[lI]", raw):
@@ -229,6 +233,8 @@ def _scan_tests(t: str) -> list[_Tok]:
                 data[key] = _df(raw)
                 s, e = m.span(g)
                 spans[key] = (s + (len(m.group(g)) - len(m.group(g).lstrip())), e)
+        if m.group("udf1") is not None:
+            repaired.append("df written as a subscript ('F_1, 177') read as F(1, 177)")
         if m.group("n") is not None:
             data["n"] = int(m.group("n").replace(",", ""))
             spans["n"] = m.span("n")
@@ -273,10 +279,10 @@ def _has_se_word(t: str) -> bool:
             or " se:" in t)
 
 
-def _scan_coef(t: str) -> list[_Tok]:
+def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
     """Coefficients written as a bare number before their standard error ("Income: 0.0694, Standard error = 0.0390")."""
     toks: list[_Tok] = []
-    if not _has_se_word(t):
+    if not (_has_se_word(t) if has_se is None else has_se):  # has_se: the caller knows ``_has_se_word(t)``
         return toks
     for m in _COEF_RE.finditer(t):
         if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start()):
@@ -386,11 +392,113 @@ def _scan_p(t: str) -> list[_Tok]:
         if m.group("ptail") in ("1", "one"):
             sdata["one_tailed"] = True
         toks.append(_Tok("p", m.start(), m.end(), sdata))
+    if "reject" in t:
+        toks.extend(_scan_reject(t))
     for m in _SIGLEVEL_RE.finditer(t) if "ignifican" in t else ():  # the pattern opens with that word
         v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
         if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
             toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
                                                        "spans": {"p": m.span(), "p_value": m.span()}}))
+    return toks
+
+
+# "we reject the null at the 5% level" (p below that level), "cannot reject ... at the 10 percent level" (above it)
+_REJECT_RE = re.compile(
+    r"(?P<neg>(?<![A-Za-z])(?:can\s*not|can't|could\s+not|fail(?:s|ed)?\s+to|do(?:es)?\s+not|did\s+not|not)\s+)?"
+    r"(?<![A-Za-z])reject(?:s|ed|ing)?(?![A-Za-z])(?:[^.;]|\.(?=\d)){0,80}?(?<![A-Za-z])at\s+(?:the\s+)?"
+    r"(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)|(?P<frac>0?\.\d+))\s*(?:significance\s+)?levels?(?![A-Za-z])"
+)
+
+
+def _scan_reject(t: str) -> list[_Tok]:
+    """A null rejected (or not) at a stated level: a p-value bound ("<" that level, or ">" it when not rejected)."""
+    toks: list[_Tok] = []
+    for m in _REJECT_RE.finditer(t):
+        v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
+        if not 0 < v < 0.5:
+            continue
+        lvl = m.span("pct") if m.group("pct") else m.span("frac")
+        toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": ">" if m.group("neg") else "<", "p_value": v,
+                                                   "spans": {"p": m.span(), "p_value": lvl}}))
+    return toks
+
+
+# A test named in words with a verdict of no significance and no numbers: "Independent samples t-tests for all
+# comparisons ... were not statistically significant", "a chi-square test revealed no significant difference".
+# Read as that test's p-value reported as "ns" (a result of kind "p" with its test named).
+_VERBAL_NS_RE = re.compile(
+    r"(?<![A-Za-z0-9])(?P<name>(?P<tz>[tzF])[- ]tests?|(?:[Cc]hi[- ]?squared?|χ\s*2)(?:\s+tests?)?"
+    r"|Mann[- ]Whitney(?:\s+U)?(?:\s+tests?)?|Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+tests?)?"
+    r"|Kruskal[- ]Wallis(?:\s+H)?(?:\s+tests?)?|Kolmogorov[- ]Smirnov(?:\s+tests?)?|Fisher'?s\s+exact\s+tests?|ANOVAs?)"
+    r"(?![A-Za-z])[^.;:\d=<>]{0,100}?(?<![A-Za-z])(?:(?:was|were|is|are)\s+not|(?:showed|revealed|indicated|yielded|found|detected)\s+no)\s+"
+    r"(?:statistically\s+)?(?P<verdict>significan(?:t|ce)(?![A-Za-z])|significantly\s+differ\w*)"
+)
+_VERBAL_TEST = (("Mann", "U"), ("Wilcoxon", "W"), ("Kruskal", "H"), ("ANOVA", "F"), ("hi", "chi2"), ("χ", "chi2"))
+
+
+def _scan_verbal_ns(t: str) -> list[_Tok]:
+    """Tests named in words and reported not significant, without numbers (see ``_VERBAL_NS_RE``)."""
+    toks: list[_Tok] = []
+    for m in _VERBAL_NS_RE.finditer(t):
+        name = m.group("name")
+        tz = m.group("tz")
+        test = tz if tz else next((canon for key, canon in _VERBAL_TEST if key in name), None)
+        toks.append(_Tok("p", m.start(), m.end(), {
+            "p_comparison": "ns", "p_value": None, "verbal": True, "test": test, "test_text": name,
+            "spans": {"p": m.span(), "p_value": m.span("verdict"), "test": m.span("name")}}))
+    return toks
+
+
+# "accounted for 4.6% of the variance": the share of variance explained, an R2
+_VAR_EXPLAINED_RE = re.compile(
+    r"(?P<v>(?<![\d.])\d{1,3}(?:\.\d+)?\s*(?:%|percent|per\s+cent))\s+of\s+(?P<name>(?:the\s+)?(?:total\s+|overall\s+)?"
+    r"variance)(?![A-Za-z])"
+)
+
+
+# "effect size (using Cohen's d) was .69", "effect size (η2) = .05": the measure named in parentheses
+_EFFECT_NAMED_RE = re.compile(
+    r"(?<![A-Za-z])[Ee]ffect\s+sizes?\s*\(\s*(?:using\s+|i\.e\.,?\s+|as\s+)?"
+    r"(?P<name>Cohen'?s\s+d|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
+    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|d|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
+)
+
+
+# a planned effect size (a power analysis), not a result: "80% power to detect an effect size (d) of 0.5"
+_PLANNED_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:power|detect\w*|assum\w*|expect\w*|anticipat\w*|hypothesi[sz]ed|minimum|smallest|sample\s+size)"
+    r"(?![A-Za-z])[^.;]*$", re.I)
+
+
+def _scan_effect_named(t: str) -> list[_Tok]:
+    """An effect size whose measure is named in parentheses after "effect size" (``_EFFECT_NAMED_RE``); not one
+    planned in a power analysis (``_PLANNED_BEFORE`` in the 80 characters before it, same sentence)."""
+    toks: list[_Tok] = []
+    for m in _EFFECT_NAMED_RE.finditer(t):
+        if _PLANNED_BEFORE.search(t, max(0, m.start() - 80), m.start()):
+            continue
+        name = m.group("name")
+        data: dict[str, Any] = {"test": _TEST_NAMES[_name_index(name)][1], "test_text": name, "value": _num(m.group("v")),
+                                "has_df": False, "comparison": "=",
+                                "spans": {"test": m.span("name"), "value": m.span("v")}, "repaired": []}
+        toks.append(_Tok("test", m.start(), m.end(), data))
+    return toks
+
+
+_NUM_START = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _scan_variance_explained(t: str) -> list[_Tok]:
+    """Shares of variance explained ("12% of the variance"), read as R2 (``test_detail`` "variance explained")."""
+    toks: list[_Tok] = []
+    for m in _VAR_EXPLAINED_RE.finditer(t):
+        v = float(_NUM_START.match(m.group("v")).group())  # type: ignore[union-attr]  # the group opens with it
+        if v > 100:
+            continue
+        data: dict[str, Any] = {"test": "R2", "test_text": m.group("name"), "test_detail": "variance explained",
+                                "value": round(v / 100, 10), "has_df": False, "comparison": "=",
+                                "spans": {"test": m.span("name"), "value": m.span("v")}, "repaired": []}
+        toks.append(_Tok("test", m.start(), m.end(), data))
     return toks
 
 
@@ -611,13 +719,13 @@ def _pm_matches(t: str) -> list[re.Match[str]]:
     return out
 
 
-def _scan_misc(t: str) -> list[_Tok]:
+def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
         return toks
     for m in _matches_at(_N_RE, t, _n_starts(t)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if _has_se_word(t) else ():
+    for m in _SE_RE.finditer(t) if (_has_se_word(t) if has_se is None else has_se) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
