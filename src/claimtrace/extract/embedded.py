@@ -119,9 +119,12 @@ class DocIndex:
 
     @property
     def stat(self) -> np.ndarray:
-        """Statistic-strength cue of every sentence."""
+        """Statistic-strength cue of every sentence; a p-value the statistics engine reads as no result (a
+        significance threshold: "a criterion of p < .05 was used") does not count as one."""
         if self._stat is None:
-            self._stat = np.array([stat_strength(s.text) for s in self.sents])
+            eng = self.engine
+            self._stat = np.array([stat_strength(s.text, p_mention=bool(e) or bool(t))
+                                   for s, e, t in zip(self.sents, eng, self.is_table, strict=True)])
         return self._stat
 
     @property

@@ -20,10 +20,11 @@ _TEST = re.compile(r"(\b[tFzZrQUWH]\s*\(\s*\d[\d.,\s]*\)\s*[=<>]|\b(χ2|χ²|chi
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
 
 
-def stat_strength(text: str) -> float:
-    """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words)."""
+def stat_strength(text: str, *, p_mention: bool = True) -> float:
+    """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words);
+    ``p_mention=False`` leaves out the p-value cue (for a sentence whose "p < .05" is a threshold, not a result)."""
     s = 0.0
-    if P_MENTION.search(text):
+    if p_mention and P_MENTION.search(text):
         s += 0.5
     if _CI.search(text):
         s += 0.3
