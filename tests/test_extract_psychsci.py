@@ -44,6 +44,38 @@ def test_evidence_widens_to_the_neighbouring_sentence_that_holds_the_test(tmp_pa
     assert checked and checked[0]["test"] == "t" and checked[0]["consistent"] is True
 
 
+THRESHOLD_PAPER = """# Anchoring at category boundaries
+
+## Abstract
+
+Estimates near a category boundary were pulled toward the boundary that preceded them.
+
+## Results
+
+We did not correct for multiple comparisons; all comparisons of estimates near the boundary used a significance criterion of p < .05.
+Estimates near the boundary were higher when the high boundary preceded them, t(41) = 3.10, p = .003.
+"""
+
+
+def test_a_significance_threshold_is_no_statistic_cue(tmp_path: Path) -> None:
+    from claimtrace.extract.embedded import EmbeddedExtractor
+    from claimtrace.extract.statistics import stat_strength
+
+    path = tmp_path / "anchor.md"
+    path.write_text(THRESHOLD_PAPER)
+    doc = load_document(path)
+    crit, test = doc.sentences("body")
+    assert "criterion" in crit.text and stat_strength(crit.text) >= 0.5  # the regex cue sees a p-value
+    assert crit.id not in sentence_statistics(doc)  # the engine reads it as a threshold, no result
+    ex = EmbeddedExtractor()
+    ix = ex.index(doc)
+    assert ix.stat[ix.pos[crit.id]] < stat_strength(crit.text, p_mention=True)
+    assert ix.stat[ix.pos[test.id]] == stat_strength(test.text)
+    tr = extract_traces(doc, ["Estimates near the boundary were higher when the high boundary came first; "
+                              "comparisons of estimates near the boundary"], extractor=ex)[0]
+    assert tr.evidence is not None and tr.evidence.sentence_ids == [test.id]
+
+
 def test_is_checked_needs_a_recomputed_p_or_a_verdict() -> None:
     assert not is_checked({"kind": "p", "p_value": 0.02, "computed_p": None, "consistent": None})
     assert is_checked({"computed_p": 0.019, "consistent": True})
