@@ -241,11 +241,19 @@ def main() -> None:
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--skip-synthetic", action="store_true", help="only the real tables (keeps the committed synthetic rows)")
+    ap.add_argument("--real-out", type=Path, default=None,
+                    help="with --skip-synthetic: write only the real rows to this file (e.g. another code version's)")
+    ap.add_argument("--label", default="this branch", help="what code the real rows measure (recorded)")
     args = ap.parse_args()
     picked = [] if args.skip_synthetic else pick_tables()
     run = Run(data=[*(f for f, _, _ in picked), REAL_GOLD, *(SHARED / p for p in
                                                              sorted({json.loads(x)["pdf"] for x in REAL_GOLD.read_text().splitlines() if x.strip()}))])
     real = real_tables()
+    real["label"] = args.label
+    if args.skip_synthetic and args.real_out:
+        args.real_out.write_text(json.dumps({"schema_version": "1", "real": real, "provenance": run.finish()}, indent=1) + "\n")
+        print(json.dumps(real["summary"], indent=1))
+        return
     if args.skip_synthetic:
         old = json.loads(OUT.read_text())
         old["real"] = real

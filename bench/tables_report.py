@@ -98,6 +98,17 @@ def lines() -> list[str]:
             out.append(f"| {row['pdf'].rsplit('/', 1)[-1]} {row['label']} | "
                        + " | ".join(f"{c['matched']}/{c['returned']}/{c['gold']}" for c in cells) + " |")
         out += ["", "Per table: matched/returned/gold cells."]
+        before_path = RES / "pdf_tables_real_before_regions.json"
+        if before_path.is_file():
+            before = json.loads(before_path.read_text())
+            b = before["real"]
+            out += ["", f"The same real tables read by the code before the table-region finder ({b['label']}; "
+                    f"`bench/results/pdf_tables_real_before_regions.json`, run: {_prov(before)}):", "",
+                    "| reader | tables found | cell precision | cell recall | matched / returned / gold cells |",
+                    "|---|---|---|---|---|"]
+            for reader, r in b["summary"].items():
+                out.append(f"| {reader} | {r['tables_found']}/{r['tables']} | {r['cell_precision']} | {r['cell_recall']} | "
+                           f"{r['matched_cells']} / {r['returned_cells']} / {r['gold_cells']} |")
     out += ["", "## PDF table readers vs JATS twins (synthetic PDFs)", "",
             f"Run: {_prov({'provenance': pdf['synthetic_provenance']} if pdf.get('synthetic_provenance') else pdf)}.", "",
             f"SYNTHETIC: {pdf['tables']} real tables from the shared PMC JATS articles, typeset by `bench/pdf_tables.py` as "
