@@ -66,7 +66,7 @@ STEPS: list[Step] = [
     Step("extract-docs", ["bench/extract_docs.py"], ["extract_docs.json"]),
     Step("extract-evidencebench", ["bench/extract_evidencebench.py"], ["extract_evidencebench.json"]),
     Step("stats-score", ["bench/stats_score.py"], ["stats_score.json"]),
-    Step("psychsci-traces", ["bench/psychsci_traces.py", "--label", "main with i13-traces2 (threshold p cue, findings results block)"], ["psychsci_traces.json"]),
+    Step("psychsci-traces", ["bench/psychsci_traces.py", "--label", "main with i13-traces2 (threshold p cue, findings results block, cited table rows)"], ["psychsci_traces.json"]),
     Step("findings-psychsci", ["bench/findings_psychsci.py", "--label", "main with i13-traces2 (threshold p cue, findings results block)"], ["findings_psychsci.json"]),
     Step("numbers-rct", ["bench/numbers_rct.py"], ["numbers_rct_offline.json"]),
     Step("pdf-layout", ["bench/pdf_layout.py"], ["pdf_layout.json"]),
