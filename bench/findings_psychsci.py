@@ -6,6 +6,11 @@ papers (sentences of one abstract are not independent). Paper level: how many pa
 true finding among the chosen ones, and how many chosen sentences end in a page stamp. Gold annotator:
 an LLM agent (Claude, 2026-12-01), not checked by a person (see bench/data/README.md).
 
+A side check on another labelling: the biomedical claim set the model was trained on
+(``shared/data/findings``, validation split) labels only *claims* (mostly the closing conclusion), not every
+reported result, so the choice rule (model threshold, plus the results block of an unstructured abstract) is
+scored there beside the model alone: result sentences the block adds count as false positives there.
+
     .venv/bin/python bench/findings_psychsci.py [--out bench/results/findings_psychsci.json] [--label NAME]
 """
 
@@ -64,6 +69,29 @@ def bootstrap(rows: list[dict[str, int]], seed: int = 13) -> dict[str, list[floa
     return {"precision_ci95": ci(ps), "recall_ci95": ci(rs)}
 
 
+def claim_set_check(split: str = "validation") -> dict[str, Any] | None:
+    """Sentence P/R on the biomedical claim labels: the model alone vs the detector's choice rule."""
+    from claimtrace.extract import findings
+
+    results_block = getattr(findings, "results_block", lambda sentences: [])  # absent in code before it
+    path = REPO.parent / "shared" / "data" / "findings" / f"{split}_labels.jsonl"
+    if not path.is_file():
+        return None
+    thr = findings.findings_model().threshold
+    model_rows: list[dict[str, int]] = []
+    rule_rows: list[dict[str, int]] = []
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        gold = {i for i, v in enumerate(row["labels"]) if int(v)}
+        model = {i for i, (p, _) in enumerate(findings.score_sentences(row["sentences"])) if p >= thr}
+        rule = model | set(results_block(row["sentences"]))
+        for rows, pred in ((model_rows, model), (rule_rows, rule)):
+            rows.append({"tp": len(pred & gold), "fp": len(pred - gold), "fn": len(gold - pred)})
+    return {"data": f"shared/data/findings/{split}_labels.jsonl", "labels": "claim labels of that data set, not this project's",
+            "abstracts": len(model_rows), "model_alone": {**prf(model_rows), **bootstrap(model_rows)},
+            "model_plus_results_block": {**prf(rule_rows), **bootstrap(rule_rows)}}
+
+
 def main() -> None:
     """Score the detector and write the result file."""
     ap = argparse.ArgumentParser(description=__doc__)
@@ -74,10 +102,12 @@ def main() -> None:
         print(f"error: {DATA} is absent (the shared psychsci papers)", file=sys.stderr)
         raise SystemExit(2)
     from claimtrace.documents import load_document
+    from claimtrace.errors import InputError
     from claimtrace.extract.findings import detect_findings
 
     gold = [json.loads(line) for line in GOLD.read_text().splitlines() if line.strip()]
-    run = Run(data=[GOLD, *(DATA / f"{g['paper']}.xml" for g in gold)])
+    claims = REPO.parent / "shared" / "data" / "findings" / "validation_labels.jsonl"
+    run = Run(data=[GOLD, *(DATA / f"{g['paper']}.xml" for g in gold), *([claims] if claims.is_file() else [])])
     per_paper: list[dict[str, Any]] = []
     for g in gold:
         doc = load_document(DATA / f"{g['paper']}.xml")
@@ -90,9 +120,9 @@ def main() -> None:
         truth = {gs["id"] for gs in g["sentences"] if gs["finding"]}
         try:
             cands = detect_findings(doc)
-        except Exception as exc:  # e.g. no abstract and no body: nothing chosen
+        except InputError as exc:  # no abstract and no body: nothing chosen (a code error stops the run)
             cands = []
-            print(f"{g['paper']}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"{g['paper']}: {exc}", file=sys.stderr)
         chosen = {c.sentence_id for c in cands if c.chosen and c.sentence_id in sents}
         per_paper.append({"paper": g["paper"], "split": g["split"], "abstract_kind": g["abstract_kind"],
                           "gold": sorted(truth), "chosen": sorted(chosen),
@@ -113,6 +143,7 @@ def main() -> None:
             "papers_without_gold_findings_where_abstract_sentences_were_chosen": sum(bool(r["chosen"]) for r in without),
             "chosen_sentences_with_page_stamp": sum(r["stamped_chosen"] for r in rows),
         }
+    biomedical = claim_set_check()
     result = {
         "schema_version": "1",
         "what": "findings detector (detect_findings, default threshold and max 5) on annotated psychsci abstract sentences",
@@ -120,6 +151,7 @@ def main() -> None:
         "data_note": "psychsci papers are development data for the project; the test split was not looked at while fixing",
         "label": args.label,
         "splits": splits,
+        "biomedical_claim_set": biomedical,
         "papers": per_paper,
         "provenance": run.finish(),
     }

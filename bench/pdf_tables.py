@@ -6,14 +6,25 @@ PDFs here are typeset by this script from real JATS tables of the shared, openly
 (documents/ and EI validation): each table on its own page under a paragraph of the article's text and the
 caption, in two styles: ``ruled`` (every cell boxed) and ``booktabs`` (three horizontal rules, no vertical
 ones: the usual regression-table style). Text is real PDF text (matplotlib, TrueType fonts). This measures
-the readers on known layouts; publisher PDFs are harder (and not measured here).
+the readers on known layouts (the *synthetic* rows).
+
+Real PDF tables (the *real* rows): every table in the PDFs of ../shared (8: one in
+documents/grobid/Wang-paperAVE2008.pdf, three in documents/s2orc-doc2json/2020.acl-main.207.pdf, four in
+documents/s2orc-doc2json/N18-3011.pdf; the statcheck test papers and the other GROBID PDFs hold none). None has a
+marked-up twin with cells (the s2orc TEI is GROBID's own reading of the PDF: one garbled 2x2 table), so the gold
+is ``bench/data/pdf-tables-real.jsonl``: each table transcribed from page images by an LLM agent (Claude,
+2026-12-01), not checked by a person. Each reader runs through the whole PDF reader (``load_document`` with
+``CLAIMTRACE_PDF_TABLES`` set: caption detection, then the table reader); a gold table is paired with the tables
+the reader labels with its label on its page. GROBID's TEI tables (s2orc-doc2json's ``.tei.xml``) are scored the
+same way as one more row, paired by best cell overlap (they carry no labels). Cell texts are compared
+case-folded, without whitespace or combining marks (small caps, "nDĈG"), dashes unified.
 
 Tables taken: no row/column spans, 3-16 rows, 2-7 columns, cells of at most 28 characters, one header row,
 at least 60% of cells filled, at most two per article; the first 14 in path order. Cell precision/recall: the multiset of non-empty cell texts (whitespace and
 dashes normalised) a reader returns vs the twin's. Each reader runs through
 claimtrace.documents.readers.pdf_tables.read_pdf_tables with the caption given, as in the PDF reader.
 
-    .venv/bin/python bench/pdf_tables.py
+    .venv/bin/python bench/pdf_tables.py [--skip-synthetic]
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import Run
@@ -138,12 +150,118 @@ def score(gold: list[str], got: list[str]) -> tuple[int, int, int]:
     return sum((g & p).values()), sum(p.values()), sum(g.values())
 
 
+REAL_GOLD = REPO / "bench" / "data" / "pdf-tables-real.jsonl"
+
+
+def norm_real(s: str | None) -> str:
+    """Cell text of a real PDF table for matching: ``norm`` case-folded, without accents (combining marks or the
+    spacing hat of "nDĈG" that a PDF sets as its own glyph)."""
+    import unicodedata
+
+    t = unicodedata.normalize("NFKD", norm(s).replace("\u2212", "-").replace("\u02c6", "").replace("^", ""))
+    return "".join(ch for ch in t if not unicodedata.combining(ch)).casefold()
+
+
+def score_real(gold: list[str], got: list[str]) -> tuple[int, int, int]:
+    """(matched, returned, gold) over multisets of ``norm_real`` non-empty cell texts."""
+    g = Counter(norm_real(x) for x in gold if norm_real(x))
+    p = Counter(norm_real(x) for x in got if norm_real(x))
+    return sum((g & p).values()), sum(p.values()), sum(g.values())
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    m, p, g = (sum(int(r[k]) for r in rows) for k in ("matched", "returned", "gold"))
+    return {"tables": len(rows), "tables_found": sum(bool(r["tables_found"]) for r in rows),
+            "cell_precision": round(m / p, 4) if p else None, "cell_recall": round(m / g, 4) if g else None,
+            "gold_cells": g, "returned_cells": p, "matched_cells": m, "errors": sum(r.get("error") is not None for r in rows)}
+
+
+def real_tables() -> dict[str, Any]:
+    """Every reader (and GROBID's TEI) against the transcribed gold of the real tables in ../shared's PDFs."""
+    import os
+
+    from claimtrace.documents import load_document
+
+    gold = [json.loads(x) for x in REAL_GOLD.read_text().splitlines() if x.strip()]
+    pdfs = sorted({g["pdf"] for g in gold})
+    per: dict[str, list[dict[str, Any]]] = {}
+    seconds: dict[str, dict[str, float]] = {}
+    before = os.environ.get("CLAIMTRACE_PDF_TABLES")
+    try:
+        for reader in READERS:
+            os.environ["CLAIMTRACE_PDF_TABLES"] = reader
+            per[reader], seconds[reader] = [], {}
+            for pdf in pdfs:
+                t0 = time.perf_counter()
+                try:
+                    doc, err = load_document(SHARED / pdf), None
+                except Exception as exc:  # a reader that fails is recorded, not fatal
+                    doc, err = None, f"{type(exc).__name__}: {exc}"
+                seconds[reader][pdf] = round(time.perf_counter() - t0, 3)
+                tables = doc.tables if doc is not None else []
+                for g in (x for x in gold if x["pdf"] == pdf):
+                    found = [t for t in tables if t.label == g["label"] and t.page == g["page"]]
+                    m, p, n = score_real([c for r in g["rows"] for c in r], [c.text for t in found for c in t.cells])
+                    per[reader].append({"pdf": pdf, "label": g["label"], "tables_found": len(found), "matched": m,
+                                        "returned": p, "gold": n, "error": err})
+                extra = [t for t in tables if (t.label, t.page) not in {(g["label"], g["page"]) for g in gold if g["pdf"] == pdf}]
+                if extra:
+                    per[reader][-1].setdefault("note", f"{len(extra)} more table(s) on no gold table's page/label")
+    finally:
+        if before is None:
+            os.environ.pop("CLAIMTRACE_PDF_TABLES", None)
+        else:
+            os.environ["CLAIMTRACE_PDF_TABLES"] = before
+    grobid: list[dict[str, Any]] = []
+    for pdf in pdfs:
+        tei = SHARED / pdf.replace(".pdf", ".tei.xml")
+        if not tei.is_file():
+            continue
+        tei_tables = [[c.text for c in t.cells] for t in load_document(tei).tables]
+        for g in (x for x in gold if x["pdf"] == pdf):
+            cells = [c for r in g["rows"] for c in r]
+            best = max(range(len(tei_tables)), key=lambda i: score_real(cells, tei_tables[i])[0], default=None)
+            got = tei_tables.pop(best) if best is not None and score_real(cells, tei_tables[best])[0] else []
+            m, p, n = score_real(cells, got)
+            grobid.append({"pdf": pdf, "label": g["label"], "tables_found": int(bool(got)), "matched": m, "returned": p, "gold": n})
+    return {"gold": str(REAL_GOLD.relative_to(REPO)),
+            "annotator": "an LLM agent (Claude, 2026-12-01), transcribed from page images, not checked by a person",
+            "tables": len(gold), "pdfs": pdfs,
+            "summary": {r: _summary(rows) for r, rows in per.items()},
+            "grobid_tei": {"what": "GROBID's TEI tables of the s2orc-doc2json twins (its own reading of the PDF), paired by "
+                                   "best cell overlap", "summary": _summary(grobid), "per_table": grobid},
+            "per_table": per, "seconds_per_pdf": seconds}
+
+
 def main() -> None:
     """Render the twins, run every reader, write the result file."""
+    import argparse
+
     from claimtrace.documents.readers.pdf_tables import Caption, read_pdf_tables
 
-    picked = pick_tables()
-    run = Run(data=[f for f, _, _ in picked])
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--skip-synthetic", action="store_true", help="only the real tables (keeps the committed synthetic rows)")
+    ap.add_argument("--real-out", type=Path, default=None,
+                    help="with --skip-synthetic: write only the real rows to this file (e.g. another code version's)")
+    ap.add_argument("--label", default="this branch", help="what code the real rows measure (recorded)")
+    args = ap.parse_args()
+    picked = [] if args.skip_synthetic else pick_tables()
+    run = Run(data=[*(f for f, _, _ in picked), REAL_GOLD, *(SHARED / p for p in
+                                                             sorted({json.loads(x)["pdf"] for x in REAL_GOLD.read_text().splitlines() if x.strip()}))])
+    real = real_tables()
+    real["label"] = args.label
+    if args.skip_synthetic and args.real_out:
+        args.real_out.write_text(json.dumps({"schema_version": "1", "real": real, "provenance": run.finish()}, indent=1) + "\n")
+        print(json.dumps(real["summary"], indent=1))
+        return
+    if args.skip_synthetic:
+        old = json.loads(OUT.read_text())
+        old["real"] = real
+        old.setdefault("synthetic_provenance", old.get("provenance"))
+        old["provenance"] = run.finish()
+        OUT.write_text(json.dumps(old, indent=1) + "\n")
+        print(json.dumps(real["summary"], indent=1))
+        return
     per: dict[str, dict[str, list[dict[str, object]]]] = {r: {"ruled": [], "booktabs": []} for r in READERS}
     for f, t, para in picked:
         gold = [c.text for c in t.cells]  # type: ignore[attr-defined]
@@ -177,9 +295,10 @@ def main() -> None:
                 "cell_precision": round(m / p, 4) if p else None, "cell_recall": round(m / g, 4) if g else None,
                 "gold_cells": g, "median_seconds": round(statistics.median(float(r["seconds"]) for r in rows), 3),  # type: ignore[arg-type]
                 "errors": sum(r["error"] is not None for r in rows)}
-    result = {"schema_version": "1",
-              "what": "PDF table readers vs JATS twins (PDFs typeset by this script from real PMC JATS tables)",
-              "tables": len(picked), "summary": summary, "per_table": per, "provenance": run.finish()}
+    result = {"schema_version": "2",
+              "what": "PDF table readers: synthetic rows vs JATS twins (PDFs typeset by this script from real PMC JATS "
+                      "tables); real rows vs a transcribed gold of every table in ../shared's PDFs",
+              "tables": len(picked), "summary": summary, "per_table": per, "real": real, "provenance": run.finish()}
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
 

@@ -44,6 +44,38 @@ def test_evidence_widens_to_the_neighbouring_sentence_that_holds_the_test(tmp_pa
     assert checked and checked[0]["test"] == "t" and checked[0]["consistent"] is True
 
 
+THRESHOLD_PAPER = """# Anchoring at category boundaries
+
+## Abstract
+
+Estimates near a category boundary were pulled toward the boundary that preceded them.
+
+## Results
+
+We did not correct for multiple comparisons; all comparisons of estimates near the boundary used a significance criterion of p < .05.
+Estimates near the boundary were higher when the high boundary preceded them, t(41) = 3.10, p = .003.
+"""
+
+
+def test_a_significance_threshold_is_no_statistic_cue(tmp_path: Path) -> None:
+    from claimtrace.extract.embedded import EmbeddedExtractor
+    from claimtrace.extract.statistics import stat_strength
+
+    path = tmp_path / "anchor.md"
+    path.write_text(THRESHOLD_PAPER)
+    doc = load_document(path)
+    crit, test = doc.sentences("body")
+    assert "criterion" in crit.text and stat_strength(crit.text) >= 0.5  # the regex cue sees a p-value
+    assert crit.id not in sentence_statistics(doc)  # the engine reads it as a threshold, no result
+    ex = EmbeddedExtractor()
+    ix = ex.index(doc)
+    assert ix.stat[ix.pos[crit.id]] < stat_strength(crit.text, p_mention=True)
+    assert ix.stat[ix.pos[test.id]] == stat_strength(test.text)
+    tr = extract_traces(doc, ["Estimates near the boundary were higher when the high boundary came first; "
+                              "comparisons of estimates near the boundary"], extractor=ex)[0]
+    assert tr.evidence is not None and tr.evidence.sentence_ids == [test.id]
+
+
 def test_is_checked_needs_a_recomputed_p_or_a_verdict() -> None:
     assert not is_checked({"kind": "p", "p_value": 0.02, "computed_p": None, "consistent": None})
     assert is_checked({"computed_p": 0.019, "consistent": True})
@@ -135,3 +167,40 @@ def test_psychsci_gold_matches_the_parser_and_introductions_give_no_abstract_fin
             assert doc.abstract_text[s["start"]:s["end"]] == sents[s["id"]].text
         if g["split"] == "dev" and g["abstract_kind"] != "abstract":
             assert not any(c.chosen and c.sentence_id in sents for c in detect_findings(doc)), g["paper"]
+
+
+RESULTS_ABSTRACT = """# Synchrony and cooperation
+
+## Abstract
+
+Cooperation requires people to estimate how cooperative others will be.
+Prior research has shown that synchrony increased affiliation.
+We tested whether the synchrony of a group's actions influences estimates of cooperation.
+Participants (N = 136) watched animations of players deciding how much to donate.
+Estimates of the pot were higher for synchronous than for asynchronous groups.
+This effect did not differ between the two experiments.
+Synchrony may thus serve as a cue to cooperation that observers use.
+
+## Results
+
+Estimates were higher for synchronous groups, t(135) = 3.10, p = .002.
+"""
+
+
+def test_the_results_block_of_an_unstructured_abstract_is_chosen(tmp_path: Path) -> None:
+    from claimtrace.extract.findings import results_block, score_sentences
+
+    path = tmp_path / "sync.md"
+    path.write_text(RESULTS_ABSTRACT)
+    doc = load_document(path)
+    texts = [s.text for s in doc.sentences("abstract")]
+    assert results_block(texts) == [4, 5]  # after the sample sentence; not prior work, the aim or a hedge
+    model = [p for p, _ in score_sentences(texts)]
+    assert model[4] < 0.59 and model[5] < 0.59  # the model alone misses both mid-abstract results
+    chosen = {c.sentence_id: c for c in detect_findings(doc) if c.chosen}
+    ids = [s.id for s in doc.sentences("abstract")]
+    assert ids[4] in chosen and ids[5] in chosen and ids[1] not in chosen and ids[2] not in chosen
+    assert "results block" in chosen[ids[4]].reason
+    # a result stated beside background words is still one when the paper says it found it
+    assert results_block(["We used fMRI.", "We found dissimilar responses in regions that have been linked to empathy."]) == [1]
+    assert results_block(["Was the effect higher in older adults?"]) == []

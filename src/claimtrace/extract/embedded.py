@@ -43,6 +43,9 @@ CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
 EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
                     "introduction": -0.5, "other": 0.0}
 _HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (study|research)", re.I)
+#: words of a sentence that states a significance threshold rather than a result
+_THRESHOLD = re.compile(r"\b(criteri(on|a)|thresholds?|alpha|α|cut-?offs?|set at|(was|were) considered|deemed|"
+                        r"corrected|correction|bold(face)?)\b", re.I)
 _RESULT_HEADING = re.compile(r"result|finding|outcome|efficacy|effect", re.I)
 _HYP_MIN_SCORE = 0.45
 INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
@@ -119,9 +122,12 @@ class DocIndex:
 
     @property
     def stat(self) -> np.ndarray:
-        """Statistic-strength cue of every sentence."""
+        """Statistic-strength cue of every sentence; a p-value in a sentence that states a significance threshold
+        and where the statistics engine reads no result ("a criterion of p < .05 was used") does not count."""
         if self._stat is None:
-            self._stat = np.array([stat_strength(s.text) for s in self.sents])
+            eng = self.engine
+            self._stat = np.array([stat_strength(s.text, p_mention=bool(e) or bool(t) or not _THRESHOLD.search(s.text))
+                                   for s, e, t in zip(self.sents, eng, self.is_table, strict=True)])
         return self._stat
 
     @property

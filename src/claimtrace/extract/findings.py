@@ -5,6 +5,13 @@ The detector is a linear model (``weights/findings.json``, trained by ``scripts/
 labels of a structured abstract (RESULTS, CONCLUSIONS, METHODS...) are not in that training data, so
 they enter as a fixed, documented prior (``SECTION_PRIOR``) added to the model's logit.
 
+The results block of an unstructured abstract: the model learnt biomedical *claim* labels (mostly the
+closing conclusion), so it scores the results an abstract reports mid-way low ("We found ...", "X was higher
+for ..."). Those sentences are findings too (they report this paper's result), so after the abstract's last
+method/design/sample sentence a result statement that is not hedged, a question or prior work is also
+chosen (``results_block``; within ``max_findings``). On the biomedical claim labels this adds sentences
+the labels do not count (see bench/findings_psychsci.py).
+
 PDF damage in abstracts: a page stamp that GROBID leaves in the text ("557697P SSXXX10.", SAGE's) is
 removed before scoring, and a sentence cut off by it (or otherwise a fragment) is never chosen. An
 "abstract" (of a TEI, PDF or text document; publisher-tagged JATS/HTML abstracts are trusted) that starts
@@ -50,6 +57,28 @@ PAGE_STAMP = re.compile(r"\s*\b\d{5,7}P ?SSXXX10\.(?:1177/\S*)?")
 TAGGED_ABSTRACTS = frozenset({"jats", "html"})
 _OPEN_END = re.compile(r"\b[a-z][a-z-]*[,;:]?$")  # "... is far", "... the": a sentence cut at a page break
 _FINISHED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
+#: a sentence that reports this paper's result ("we found", "X was higher", "Y predicted Z"): the results block
+RESULT_REPORT = re.compile(
+    r"\b((we|I) (found|find|observed|observe|showed|show|demonstrated?|report(ed)?|provided? evidence|detected)|"
+    r"(results?|analys[ie]s|data|experiments?|stud(y|ies)) (showed|show|revealed?|indicated?|demonstrated?|confirmed?)|"
+    r"(was|were|is|are) (also )?(higher|lower|greater|larger|smaller|faster|slower|stronger|weaker|more|less|"
+    r"associated|related|correlated|linked|predicted|found|observed|reduced|increased|decreased|unrelated|specific)|"
+    r"accounted for|predicted|increased|decreased|emerged|outperformed|persisted|remained (significant|robust|reliable)|"
+    r"did not (differ|predict|affect|change))\b", re.I)
+#: an explicit report of this paper's result, kept even beside background words ("we found ..., which have been ...")
+OWN_RESULT = re.compile(r"\b((we|I) (found|observed|showed|demonstrated|detected)|(our|these|the) (results|analyses|data) "
+                        r"(showed|revealed|indicated|demonstrated))\b", re.I)
+#: a method, design or sample sentence that opens an abstract's results block after it
+METHOD_REPORT = re.compile(
+    r"(\b(we|I) (then |also |first |next )?(used|collected|performed|conducted|analy[sz]ed|measured|recruited|examined|"
+    r"investigated|assessed|compared|developed|presented|present|tested|asked|manipulated|exposed|administered|"
+    r"surveyed|followed|tracked|ran|designed|combined|leveraged|applied)\b|\b(was|were) (randomi[sz]ed|assigned|"
+    r"enrolled|recruited|measured|collected|exposed|asked|instructed|presented|shown)\b|\bmanipulated\b|"
+    r"\b(participants|adults|children|students|individuals) \(N\s*=|\bN\s*=\s*\d)", re.I)
+#: a statement that is not this paper's result: hedged, a question, prior work or background
+NOT_A_RESULT = re.compile(r"(\b(may|might|could|would|should|whether)\b|\?\s*$|\b(has been|have been|previous(ly)?|"
+                          r"prior (work|research|studies)|past research|literature|(is|are|remains?) (un)?known|"
+                          r"theory|theories|hypothes[ie]s|predict(ed|s)? that|expected)\b)", re.I)
 STAT_CUES = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b(CI|OR|HR|RR)\b|\d+(\.\d+)?\s*%|\br\s*=\s*-?0?\.\d)", re.I)
 
 # structured-abstract labels: a fixed prior on the logit (the training abstracts are unstructured)
@@ -174,6 +203,11 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
     chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
+    block: set[int] = set()
+    if not fallback and not any(labels):  # an unstructured abstract: its results block
+        block = {j for j in results_block(texts) if not broken[j]} - chosen
+        block = set(sorted(block, key=lambda j: -scored[j][0])[:max(0, max_findings - len(chosen))])
+        chosen |= block
     if not chosen and order:
         chosen = {order[0]}
     cands = []
@@ -181,12 +215,25 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
         p, why = scored[j]
         if broken[j]:
             why = "not chosen: the sentence is cut off (a page stamp or no closing punctuation); " + why
-        if j in chosen:
+        if j in block:
+            why = "chosen: reports a result in the abstract's results block (after its last method sentence); " + why
+        elif j in chosen:
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
         cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen,
                                       reason=fallback + why))
     return cands
+
+
+def results_block(sentences: list[str]) -> list[int]:
+    """Indexes of the sentences of an unstructured abstract that report a result of the paper: after the last
+    method/design/sample sentence, a result statement ("we found", "X was higher", "Y predicted Z") that is not
+    hedged, a question, prior work or a prediction. The model, trained on biomedical claim labels, scores such
+    mid-abstract results low and favours the closing conclusion."""
+    last_method = max((i for i, t in enumerate(sentences) if METHOD_REPORT.search(t) and not RESULT_REPORT.search(t)),
+                      default=-1)
+    return [i for i, t in enumerate(sentences) if i > last_method and RESULT_REPORT.search(t)
+            and (not NOT_A_RESULT.search(t) or (OWN_RESULT.search(t) and not t.rstrip().endswith("?")))]
 
 
 def _discussion_pool(doc: Document, limit: int = 60) -> list[Sentence]:

@@ -2,7 +2,9 @@
 
 ``extract_traces`` takes a Document and findings (detected from the abstract when none are given);
 a hypothesis given with a finding skips stage 1. The evidence span's statistics are parsed and
-checked by the statistics engine.
+checked by the statistics engine; when a prose span holds no checkable result and cites a table ("Table 2")
+whose row holds one of its numbers, that row's checked results are added to the evidence's statistics
+(marked ``linked_from: "prose"``, with their table, row and cell ids); the span stays the prose.
 """
 
 from __future__ import annotations
@@ -20,7 +22,12 @@ from claimtrace.extract.embedded import EmbeddedExtractor, StageOutput
 from claimtrace.extract.findings import detect_findings
 from claimtrace.extract.locate import locate_quote, normalise
 from claimtrace.extract.model import ClaimTrace, Evidence, Finding, Flag, TraceSpan
-from claimtrace.extract.statistics import row_statistics_records, span_statistics
+from claimtrace.extract.statistics import (
+    is_checked,
+    linked_row_records,
+    row_statistics_records,
+    span_statistics,
+)
 
 DEFAULT_MAX_EVIDENCE_SENTENCES = 3
 
@@ -137,6 +144,14 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
         summary = None
         if sp.start is not None and sp.end is not None and sp.scope == "body":
             records, summary = span_statistics(doc, sp.start, sp.end)
+            if not any(is_checked(r) for r in records):  # the test may sit in the table the prose cites
+                par = " ".join(p.text for p in doc.paragraphs if p.id in sp.paragraph_ids)
+                row_id, linked = linked_row_records(doc, sp.text, par)
+                if row_id is not None:
+                    records = [*records, *linked]
+                    summary.results += len(linked)
+                    summary.checked += sum(is_checked(r) for r in linked)
+                    summary.inconsistent += sum(r.get("consistent") is False for r in linked)
         elif sp.scope == "table" and sp.row_id:
             records, summary = row_statistics_records(doc, sp.row_id)
         evidence = Evidence(**sp.model_dump(), statistics=records, **({"statistics_summary": summary} if summary else {}))

@@ -20,10 +20,11 @@ _TEST = re.compile(r"(\b[tFzZrQUWH]\s*\(\s*\d[\d.,\s]*\)\s*[=<>]|\b(χ2|χ²|chi
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
 
 
-def stat_strength(text: str) -> float:
-    """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words)."""
+def stat_strength(text: str, *, p_mention: bool = True) -> float:
+    """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words);
+    ``p_mention=False`` leaves out the p-value cue (for a sentence whose "p < .05" is a threshold, not a result)."""
     s = 0.0
-    if P_MENTION.search(text):
+    if p_mention and P_MENTION.search(text):
         s += 0.5
     if _CI.search(text):
         s += 0.3
@@ -162,3 +163,58 @@ def _with_ci_cell(cell: Any, ci: Any, alpha: float) -> list[tuple[dict[str, Any]
     rec["start"], rec["end"], rec["text"] = cell.start, cell.end, cell.text
     rec["flags"] = [*rec["flags"], f"CI read from the row's CI column (cell {ci.id})"]
     return [(rec, [cell.id, ci.id])]
+
+
+# a prose citation of a table ("Table 2", "Tables 2 and 3" names the first)
+_TABLE_CITE = re.compile(r"\bTables?\s+(S?\d+[A-Za-z]?)\b")
+# a number that can tie a prose result to a table cell: a decimal with two or more digits after the point
+_DECIMAL = re.compile(r"(?<![\w.])[-\u2212\u2013]?\d*\.\d{2,}(?!\d)")
+_P_BEFORE = re.compile(r"\bp\s*[<=>\u2264\u2265]\s*$", re.I)
+
+
+def _decimals(text: str) -> set[tuple[float, int]]:
+    """(value, decimals) of the decimals in a text that are not p-values."""
+    out = set()
+    for m in _DECIMAL.finditer(text):
+        if _P_BEFORE.search(text[max(0, m.start() - 6):m.start()]):
+            continue
+        raw = m.group(0).replace("\u2212", "-").replace("\u2013", "-")
+        out.add((abs(float(raw)), len(raw.split(".")[1])))
+    return out
+
+
+def cited_table_rows(doc: Document, text: str, paragraph_text: str = "") -> list[str]:
+    """Rows of the table a prose evidence span cites ("Table 2", in the span, else in its paragraph) that hold
+    a number of the span (a decimal other than a p-value, at the span's precision), best match first."""
+    labels = _TABLE_CITE.findall(text) or _TABLE_CITE.findall(paragraph_text)
+    if not labels:
+        return []
+    nums = _decimals(text)
+    if not nums:
+        return []
+    wanted = {f"table {x}".lower() for x in labels}
+    scored: list[tuple[int, int, str]] = []
+    for t in doc.tables:
+        if (t.label or "").strip().rstrip(".:").lower() not in wanted:
+            continue
+        cells = {c.id: c for c in t.cells}
+        for i, row in enumerate(t.rows):
+            vals = {v for cid in row.cell_ids for v in _decimals(cells[cid].text)} if row.cell_ids else set()
+            hits = sum(any(round(v, d) == round(val, d) for v, _ in vals) for val, d in nums)
+            if hits:
+                scored.append((-hits, i, row.id))
+    return [rid for _, _, rid in sorted(scored)]
+
+
+def linked_row_records(doc: Document, text: str, paragraph_text: str = "", *,
+                       alpha: float = 0.05) -> tuple[str | None, list[dict[str, Any]]]:
+    """The checked table records of the best cited row of a prose evidence span (see ``cited_table_rows``):
+    (row id, records marked ``linked_from: "prose"``), or (None, []) when no cited row holds a checked result."""
+    for row_id in cited_table_rows(doc, text, paragraph_text)[:3]:
+        recs, _ = row_statistics_records(doc, row_id, alpha=alpha)
+        if any(is_checked(r) for r in recs):
+            for r in recs:
+                r["linked_from"] = "prose"
+            return row_id, recs
+    return None, []
+

@@ -15,11 +15,18 @@ Readers (``CLAIMTRACE_PDF_TABLES``; measured in bench/pdf_tables.py, see docs/ta
 
 Only pages with a caption line ("Table 2", "TABLE 2.") are searched, so a paper without tables costs
 nothing, and a found table takes the caption's label and text.
+
+The text-alignment readers (``pdfplumber-text``, ``camelot-stream``) read the region of each caption's table
+(``table_region``), not the page: the caption's column (the page's half on a two-column page, unless the
+caption spans the middle), and the lines next to the caption, above or below it, up to the first line of running
+text (a line as wide as the column with no column gap and few digits). Without it, on a two-column page they
+read the running text of a column as a two-column "table".
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import os
 import re
 import tempfile
@@ -33,6 +40,7 @@ from claimtrace.errors import ClaimtraceError
 
 PDF_TABLE_READERS = ("auto", "pdfplumber-lines", "pdfplumber-text", "camelot-stream", "camelot-lattice", "off")
 DEFAULT_PDF_TABLES = "auto"
+_CAPTION_WORD = re.compile(r"^(table|tab\.)\s*([A-Z]?\d+[a-z]?)?[.:|]?$|^table\d", re.I)
 _CAPTION = re.compile(r"^\s*(table|tab\.)\s*([A-Z]?\d+[a-z]?)\s*[.:|]?\s*(.*)$", re.I)
 
 
@@ -76,14 +84,14 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
             try:
                 import camelot  # noqa: F401
 
-                found += _camelot(data, rest, flavor="stream")
+                found += _camelot(data, rest, flavor="stream", captions=captions)
             except ImportError:
                 found += _pdfplumber(data, rest, captions, text=True)
         reader = "auto"
     elif reader.startswith("pdfplumber"):
         found = _pdfplumber(data, pages, captions, text=reader == "pdfplumber-text")
     else:
-        found = _camelot(data, pages, flavor=reader.split("-", 1)[1])
+        found = _camelot(data, pages, flavor=reader.split("-", 1)[1], captions=captions)
     out: list[RawTable] = []
     for page, bbox, rows in found:
         cap = _nearest(captions, page, bbox)
@@ -94,6 +102,125 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
         out.append(RawTable(rows=cells, label=cap.label if cap else None, caption=cap.text if cap else None,
                             page=page, bbox=bbox, reader=reader))
     return out
+
+
+#: a gap between two words wider than this (points) separates table columns, not words of running text
+COLUMN_GAP = 7.0
+
+
+@dataclass
+class _Line:
+    top: float
+    bottom: float
+    x0: float
+    x1: float
+    text: str
+    max_gap: float
+
+
+def _lines(words: list[dict[str, Any]]) -> list[_Line]:
+    """Text lines from pdfplumber words (grouped by their top, to 2 points)."""
+    rows: list[list[dict[str, Any]]] = []
+    for w in sorted(words, key=lambda w: (round(float(w["top"])), float(w["x0"]))):
+        if rows and abs(float(rows[-1][0]["top"]) - float(w["top"])) <= 2:
+            rows[-1].append(w)
+        else:
+            rows.append([w])
+    out = []
+    for r in rows:
+        r.sort(key=lambda w: float(w["x0"]))
+        gaps = [float(b["x0"]) - float(a["x1"]) for a, b in itertools.pairwise(r)]
+        out.append(_Line(top=min(float(w["top"]) for w in r), bottom=max(float(w["bottom"]) for w in r),
+                         x0=float(r[0]["x0"]), x1=float(r[-1]["x1"]), text=" ".join(str(w["text"]) for w in r),
+                         max_gap=max(gaps, default=0.0)))
+    return out
+
+
+def _split(words: list[dict[str, Any]], x0: float, x1: float) -> list[_Line]:
+    """Lines of the words inside [x0, x1], each cut at a column gap wider than a running-text gutter is narrow."""
+    return _lines([w for w in words if float(w["x0"]) >= x0 - 1 and float(w["x1"]) <= x1 + 1])
+
+
+def _running_text(line: _Line, width: float) -> bool:
+    """A line of running text: as wide as the column, no column gap, few digits."""
+    digits = sum(ch.isdigit() for ch in line.text) / max(1, len(line.text))
+    return line.x1 - line.x0 >= 0.6 * width and line.max_gap < COLUMN_GAP and digits < 0.25
+
+
+def _caption_span(words: list[dict[str, Any]], caption: Caption) -> tuple[float, float] | None:
+    """(x0, x1) of a caption's first line: from its "Table" word rightwards while the words run on."""
+    starts = [w for w in words if _CAPTION_WORD.match(str(w["text"])) and abs(float(w["top"]) - caption.top) <= 4]
+    if not starts:
+        return None
+    first = min(starts, key=lambda w: abs(float(w["top"]) - caption.top))
+    line = sorted((w for w in words if abs(float(w["top"]) - float(first["top"])) <= 2 and float(w["x0"]) >= float(first["x0"])),
+                  key=lambda w: float(w["x0"]))
+    x1 = float(first["x1"])
+    for w in line[1:]:
+        if float(w["x0"]) - x1 > 2 * COLUMN_GAP:
+            break
+        x1 = max(x1, float(w["x1"]))
+    return float(first["x0"]), x1
+
+
+def table_region(words: list[dict[str, Any]], width: float, height: float, caption: Caption,
+                 others: Sequence[Caption] = ()) -> BBox | None:
+    """The region of a caption's table on its page (top-left origin), or None when no table-like line is next to it."""
+    mid = width / 2
+    span = _caption_span(words, caption)
+    lines = _lines(words)
+    straddle = sum(any(float(w["x0"]) < mid < float(w["x1"]) for w in words if abs(float(w["top"]) - ln.top) <= 2)
+                   for ln in lines)
+    two_columns = straddle < 0.3 * max(1, len(lines))
+    if not two_columns or span is None or span[0] < mid - 10 < mid + 10 < span[1]:
+        x0, x1 = 0.0, width
+    else:
+        x0, x1 = (0.0, mid) if (span[0] + span[1]) / 2 < mid else (mid, width)
+    band = _split(words, x0, x1)
+    if not band:
+        return None
+    col_w = max(ln.x1 - ln.x0 for ln in band)
+    line_h = sorted(ln.bottom - ln.top for ln in band)[len(band) // 2]
+    stops = []  # the other captions in this band
+    for c in others:
+        cs = _caption_span(words, c) if c is not caption else None
+        if cs is not None and cs[0] < x1 and cs[1] > x0:
+            stops.append(c)
+    best: list[_Line] = []
+    for direction in (-1, 1):  # above the caption, then below it
+        side = [ln for ln in band if (ln.bottom <= caption.top + 1 if direction < 0 else ln.top >= caption.bottom - 1)]
+        side.sort(key=lambda ln: -ln.top if direction < 0 else ln.top)
+        block: list[_Line] = []
+        for ln in side:
+            edge = block[-1] if block else None
+            gap = (edge.top - ln.bottom if direction < 0 else ln.top - edge.bottom) if edge else 0.0
+            if _running_text(ln, col_w) or gap > 2.5 * line_h or any(
+                    (c.top - 1 <= ln.top <= c.bottom + 1) or (direction < 0 and ln.bottom <= c.bottom <= caption.top)
+                    or (direction > 0 and caption.bottom <= c.top <= ln.top) for c in stops):
+                break
+            block.append(ln)
+        if _table_lines(block) > _table_lines(best):
+            best = block
+    if len(best) < 2:
+        return None
+    return BBox(x0=max(0.0, min(ln.x0 for ln in best) - 2), top=max(0.0, min(ln.top for ln in best) - 2),
+                x1=min(width, max(ln.x1 for ln in best) + 2), bottom=min(height, max(ln.bottom for ln in best) + 2))
+
+
+def _table_lines(block: list[_Line]) -> int:
+    """How many lines of a block look like table rows (a column gap or a digit)."""
+    return sum(ln.max_gap >= COLUMN_GAP or any(ch.isdigit() for ch in ln.text) for ln in block)
+
+
+def _stream_areas(data: bytes, page_no: int, captions: Sequence[Caption]) -> list[BBox]:
+    """The table regions of the captions on one page (top-left origin)."""
+    import pdfplumber
+
+    with pdfplumber.open(io.BytesIO(data)) as pdf:
+        page = pdf.pages[page_no - 1]
+        words = page.extract_words()
+        boxes = [table_region(words, float(page.width), float(page.height), c, captions) for c in captions]
+    return [b for b in boxes if b is not None]
 
 
 def _nearest(captions: Sequence[Caption], page: int, bbox: BBox) -> Caption | None:
@@ -116,11 +243,14 @@ def _pdfplumber(data: bytes, pages: list[int], captions: Sequence[Caption], *,
                 continue
             page = pdf.pages[n - 1]
             regions = [page]
-            if text:  # alignment finds "tables" in any running text: look only under/over each caption
+            if text:  # alignment finds "tables" in any running text: look only at each caption's table region
                 regions = []
-                for c in (c for c in captions if c.page == n):
-                    below = (0, min(c.bottom + 1, page.height), page.width, page.height)
-                    regions.append(page.crop(below))
+                words = page.extract_words()
+                on_page = [c for c in captions if c.page == n]
+                for c in on_page:
+                    box = table_region(words, float(page.width), float(page.height), c, on_page)
+                    if box is not None:
+                        regions.append(page.crop((box.x0, box.top, box.x1, box.bottom)))
             for region in regions:
                 for t in region.find_tables(settings):
                     rows = t.extract()
@@ -131,7 +261,8 @@ def _pdfplumber(data: bytes, pages: list[int], captions: Sequence[Caption], *,
     return out
 
 
-def _camelot(data: bytes, pages: list[int], *, flavor: str) -> list[tuple[int, BBox, list[list[str | None]]]]:
+def _camelot(data: bytes, pages: list[int], *, flavor: str,
+             captions: Sequence[Caption] = ()) -> list[tuple[int, BBox, list[list[str | None]]]]:
     try:
         import camelot
     except ImportError:
@@ -149,7 +280,15 @@ def _camelot(data: bytes, pages: list[int], *, flavor: str) -> list[tuple[int, B
             doc.close()
         if not heights:
             return out
-        tables = camelot.read_pdf(fh.name, pages=",".join(map(str, heights)), flavor=flavor)
+        if flavor == "stream" and captions:  # each caption's table region (a page's running text is no table)
+            tables = []
+            for n, h in heights.items():
+                areas = _stream_areas(data, n, [c for c in captions if c.page == n])
+                if areas:
+                    tables += list(camelot.read_pdf(fh.name, pages=str(n), flavor=flavor,
+                                                    table_areas=[f"{b.x0},{h - b.top},{b.x1},{h - b.bottom}" for b in areas]))
+        else:
+            tables = list(camelot.read_pdf(fh.name, pages=",".join(map(str, heights)), flavor=flavor))
         for t in tables:
             n = int(t.page)
             x0, y0, x1, y1 = t._bbox  # PDF coordinates, origin bottom-left
