@@ -63,6 +63,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         errs = [abs(r["estimate"] - r["reference_estimate"]) for r in rs
                 if r["estimate"] is not None and r["reference_estimate"] is not None]
         k_type = sum(r["predicted_type"] == kind for r in rs)
+        errors: dict[str, dict[str, int]] = {}
+        for r in rs:
+            for f, cat in r.get("errors", {}).items():
+                errors.setdefault(f, {})
+                errors[f][cat] = errors[f].get(cat, 0) + 1
         out[kind] = {
             "n": n,
             "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n)},
@@ -72,6 +77,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "computable_share": {"share": round(k_comp / n, 4), "ci95": _ci(k_comp, n)},
             "mae_" + ("log_or" if kind == "binary" else "smd"): {
                 "n": len(errs), "mae": round(statistics.fmean(errs), 4) if errs else None, "ci95": _boot_mae(errs)},
+            "errors_by_field": errors,
         }
     return out
 
@@ -142,8 +148,7 @@ def main() -> None:
         sys.exit(f"error: {dev} not found (../shared/data/rct-numeric is needed)")
     from claimtrace.documents import load_document
     from claimtrace.numbers.extract import extract_numbers
-    from claimtrace.numbers.scoring import score_item
-    from claimtrace.numbers.tables import read_tables
+    from claimtrace.numbers.scoring import error_categories, score_item
 
     items = json.loads(dev.read_text())
     if args.limit:
@@ -177,18 +182,19 @@ def main() -> None:
         path = DATA / "xml" / f"PMC{it['pmcid']}.xml"
         t0 = time.perf_counter()
         if str(path) not in cache:
-            cache[str(path)] = (load_document(path), read_tables(path))
-        doc, tables = cache[str(path)]
+            cache[str(path)] = load_document(path)
+        doc = cache[str(path)]
         if client is not None:
             from claimtrace.numbers.llm import extract_numbers_llm
 
-            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client,
-                                      tables=tables)
+            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client)
         else:
-            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"], tables=tables)
+            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"])
         times.append(time.perf_counter() - t0)
-        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags,
-               "seconds": round(times[-1], 3)}
+        scored = score_item(it, res)
+        text = "\n".join((doc.abstract_text, doc.body_text, doc.tables_text))
+        row = {"id": it["id"], "pmcid": it["pmcid"], **scored, "flags": res.flags,
+               "errors": error_categories(it, scored, text), "seconds": round(times[-1], 3)}
         rows.append(row)
         if fh is not None:
             fh.write(json.dumps(row) + "\n")
@@ -214,7 +220,8 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[flo
         "metrics": summarise(rows),
         "speed_seconds_per_ico": {"median": round(statistics.median(times), 4) if times else None,
                                   "n": len(times)},
-        "rows": [{k: r[k] for k in ("id", "outcome_type", "all_correct", "correct", "flags")} for r in rows],
+        "rows": [{k: r.get(k) for k in ("id", "outcome_type", "all_correct", "correct", "errors", "flags")}
+                 for r in rows],
         "provenance": run.finish(),
     }
     suffix = f"_{args.limit}" if args.limit else ""

@@ -51,9 +51,9 @@ def test_continuous_from_a_sentence_group_sizes_from_the_arm_header() -> None:
     i, c = res.arms["intervention"], res.arms["comparator"]
     assert res.outcome_type == "continuous"
     assert (i.mean.value, i.sd.value, c.mean.value, c.sd.value) == (3.1, 1.2, 4.0, 1.5)  # type: ignore[union-attr]
-    # the sentence gives no group sizes: they come from the arm's column header in Table 2 ("Drug X (n = 57)")
+    # the sentence gives no group sizes: they come from the arm's column header in Table 2 (Document table t1)
     assert i.group_size is not None and i.group_size.value == 57 and i.group_size.text == "Drug X (n = 57)"
-    assert i.group_size.table == "T2" and c.group_size is not None and c.group_size.value == 58
+    assert i.group_size.table == "t1" and c.group_size is not None and c.group_size.value == 58
     assert {e.measure for e in res.effects} == {"MD", "SMD"}
 
 
@@ -62,7 +62,7 @@ def test_table_cells_arms_by_header_not_by_order() -> None:
     i, c = res.arms["intervention"], res.arms["comparator"]
     assert (i.mean.value, i.sd.value, i.group_size.value) == (131.5, 11.4, 57)  # type: ignore[union-attr]
     assert (c.mean.value, c.sd.value, c.group_size.value) == (138.2, 12.1, 58)  # type: ignore[union-attr]
-    assert i.mean is not None and i.mean.source == "table" and i.mean.table == "T2" and i.mean.col == 2
+    assert i.mean is not None and i.mean.source == "table" and i.mean.table == "t1" and i.mean.col == 3 and i.mean.row == 2
     assert "arms_swapped" in res.flags  # the table lists the comparator first
 
 
