@@ -57,7 +57,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
     ico = Ico.of(intervention, comparator, outcome)
     tables = doc.tables
-    cands = _table_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
@@ -126,7 +126,24 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     mi, mc = max(si.values(), default=0), max(sc.values(), default=0)
     icols = [c for c in heads if mi > 0 and si[c] == mi and si[c] > sc[c]]
     ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
+    # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
+    # "standard care"): the one column that names that role, if exactly one does
+    if ccols and not icols:
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+    elif icols and not ccols:
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
     return icols, ccols
+
+
+_GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\b(treatment|treated|intervention|"
+                                   r"experimental|study group|active|verum)\b", re.I)
+_GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
+                                 r"no intervention|no treatment|untreated)\b", re.I)
+
+
+def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
+    got = [c for c, h in heads.items() if c not in taken and role.search(h) and not other.search(h)]
+    return got if len(got) == 1 else []
 
 
 def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
@@ -190,6 +207,52 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             if any(r.se_labelled for r in reads.values()):
                 flags.append("sd_may_be_se")
             out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id]))
+    return out
+
+
+def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
+    """Tables with one row per arm and the outcomes in columns ("White Grape Juice | Total losses › Mean | › SD"):
+    the columns whose header path names the outcome, read in each arm's row."""
+    out: list[Candidate] = []
+    for t in tables:
+        if t.header_rows == 0 or not t.stub_column:
+            continue
+        body = [r for r in t.rows if not r.header and r.label]
+        si = {r.id: ico.intervention.score(r.label or "") for r in body}
+        sc = {r.id: ico.comparator.score(r.label or "") for r in body}
+        irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
+        crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
+        if len(irow) != 1 or len(crow) != 1:
+            continue
+        paths = column_paths(t)
+        col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
+                     if c > 1}
+        best = max(col_score.values(), default=0.0)
+        if best < OUTCOME_MIN:
+            continue
+        first = min(c for c, v in col_score.items() if v == best)
+        cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
+        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+        reads: dict[str, GroupNumbers] = {}
+        values: dict[str, dict[str, Value]] = {}
+        for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
+            cells = _row_cells(t, row)
+            arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
+            r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
+                          counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+            if r is None:
+                break
+            n_row = _size_in(row.label or "")
+            if r.total is None and n_row is not None:
+                r.total = n_row
+            reads[arm] = r
+            values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
+        if len(reads) < 2:
+            continue
+        kinds = {r.kind for r in reads.values()} - {""}
+        flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
+        out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
+                             [irow[0].id, crow[0].id]))
     return out
 
 
@@ -297,7 +360,8 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         ipos, cpos = mentions(ico.intervention, text), mentions(ico.comparator, text)
         if not ipos or not cpos:
             continue
-        found = _assign(text, ipos, cpos)
+        found = _respectively(text, ico) if re.search(r"respectively", text, re.I) else {}
+        found = found or _assign(text, ipos, cpos)
         if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
             continue
         values: dict[str, dict[str, Value]] = {}
@@ -341,6 +405,40 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
                     found[arm] = (r, r.start, r.end)
             if len(found) == 2:
                 return found
+    return {}
+
+
+_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b")
+_LIST_START = re.compile(r".*\b(?:in|for|of|among|between|from)\b", re.I | re.S)
+
+
+def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
+    """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
+    names are two lists of the same length, matched in order (names after the values, or before them)."""
+    found_all = find_group_numbers(text)
+    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
+             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+             [g for g in found_all if g.kind == "continuous"])
+    low = text.lower()
+    for reads in forms:
+        if len(reads) < 2:
+            continue
+        k = low.find("respectively", reads[-1].end)
+        segs = [text[reads[-1].end:k]] if k >= 0 else []
+        m = _LIST_START.match(text[:reads[0].start])
+        if m is not None:
+            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[m.end():reads[0].start].strip()))
+        for seg in segs:
+            items = [x for x in _LIST_SPLIT.split(seg) if re.search(r"[A-Za-z]{2}", x)]
+            if len(items) != len(reads):
+                continue
+            si = [ico.intervention.score(x) for x in items]
+            sc = [ico.comparator.score(x) for x in items]
+            ii = [j for j in range(len(items)) if si[j] > sc[j] and si[j] == max(si) > 0]
+            cc = [j for j in range(len(items)) if sc[j] > si[j] and sc[j] == max(sc) > 0]
+            if len(ii) == 1 and len(cc) == 1:
+                ri, rc = reads[ii[0]], reads[cc[0]]
+                return {"intervention": (ri, ri.start, ri.end), "comparator": (rc, rc.start, rc.end)}
     return {}
 
 

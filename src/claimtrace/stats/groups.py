@@ -23,7 +23,7 @@ _N = r"-?\d+(?:\.\d+)?"
 _PAIR = re.compile(rf"(?<![\d.\w/])(?P<a>{_N})\s*[(\[]\s*(?P<sdw>SD\s*[=:]?\s*|SEM?\s*[=:]?\s*)?(?P<b>{_N})\s*(?P<pct>%)?\s*[)\]]")
 _RANGE_AFTER = re.compile(rf"\s*(?:[-–,;]|to)\s*{_N}")
 _PCT_AFTER = re.compile(r"\s*[(\[]\s*(\d+(?:[.·]\d+)?)\s*%?\s*[)\]]")
-_PLAIN = re.compile(rf"^\s*(?P<a>{_N})\s*(?P<pct>%)?\s*(?:\(n\))?\s*$")
+_PLAIN = re.compile(rf"^\s*(?P<a>{_N})\s*(?P<pct>%)?\s*(?:\(n\))?\s*[*†‡§#¶]{{0,3}}\s*$")  # footnote marks after
 
 
 @dataclass
