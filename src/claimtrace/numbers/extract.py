@@ -132,6 +132,11 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
         icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
     elif icols and not ccols:
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+    elif not icols and not ccols:
+        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        if not icols or not ccols:
+            return [], []
     return icols, ccols
 
 
@@ -475,12 +480,11 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
                 arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
     sentences = doc.sentences("all")
-    for name, terms in (("intervention", ico.intervention), ("comparator", ico.comparator)):
+    for name in ("intervention", "comparator"):
         if arms[name].group_size is not None:
             continue
-        other = ico.comparator if name == "intervention" else ico.intervention
         for s in sentences:
-            mine, theirs = mentions(terms, s.text), mentions(other, s.text)
+            mine, theirs = _arm_mentions(ico, name, s.text)
             for n, a, b in sample_sizes(s.text):
                 near = [p for p in mine if 0 <= a - p <= 60]
                 after = [p for p in mine if 0 < p - b <= 20]  # "N = 357 for placebo"
@@ -500,12 +504,29 @@ _COUNT_BEFORE = re.compile(r"(?<![\d.,/])(\d{1,5})(?![\d.,/%])\s+(?:(?:patients|
                            r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")
 
 
+def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
+    """Where a sentence names this arm and the other one: by their own words, or, when the sentence names
+    neither that way, by their roles ("intervention", "treatment" / "control", "placebo")."""
+    terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
+    mine, theirs = mentions(terms, text), mentions(other, text)
+    if mine or theirs:
+        return mine, theirs
+    roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
+    mine = [m.start() for m in roles[arm].finditer(text)]
+    theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
+    return mine, theirs
+
+
+_ROLE_I = re.compile(r"(?<!no )\b(?:intervention|treatment|experimental|active)\b", re.I)
+_ROLE_C = re.compile(r"\b(?:control|placebo|usual care|standard care|sham)\b", re.I)
+
+
 def _allocation_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
     """Both arms' sizes from one sentence on allocation: a count right before each arm's name, each arm once."""
     for s in sentences:
         if not _ALLOCATION.search(s.text):
             continue
-        ipos, cpos = mentions(ico.intervention, s.text), mentions(ico.comparator, s.text)
+        ipos, cpos = _arm_mentions(ico, "intervention", s.text)
         if not ipos or not cpos:
             continue
         got: dict[str, tuple[int, int, int]] = {}
