@@ -188,7 +188,9 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             s2 = ico.outcome.score(label)
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
-            score = max(s, s2) + 0.1 * ico.outcome.score(caption) - (0.15 if baseline else 0.0)
+            wants_baseline = bool(re.search(r"baseline", ico.outcome.phrase, re.I))
+            score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (
+                (0.15 if wants_baseline else -0.15) if baseline else 0.0)
             if max(s, s2) < OUTCOME_MIN:
                 continue
             reads: dict[str, GroupNumbers] = {}
@@ -196,7 +198,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             for arm, cols in (("intervention", icols), ("comparator", ccols)):
                 arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
                 head = " ".join(" ".join(paths[c]) for c in cols)
-                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts)
+                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts, outcome=ico.outcome)
                 if r is None:
                     break
                 n_head = _size_in(" ".join(paths[cols[0]]))
@@ -273,7 +275,8 @@ _SE_WORDS = re.compile(r"\bs\.?e\.?m?\b|standard error", re.I)
 _SD_WORDS = re.compile(r"\bs\.?d\.?\b|standard deviation", re.I)
 
 
-def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, counts: bool) -> GroupNumbers | None:
+def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, counts: bool,
+              outcome: Terms | None = None) -> GroupNumbers | None:
     """One arm's cells in a table row, each as (column sub-header, text); ``context`` is caption + headers.
 
     A cell with a pattern ("n/N (%)", "n (%)", "mean ± SD", "mean (SD)") is read whole; "k (p)" counts as
@@ -287,13 +290,17 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     n_pct = bool(_N_PCT_HEAD.search(context + " " + row_label))
     pairs_are_pct = (n_pct or counts) and not re.search(r"\bsd\b|mean", lab)
     se = bool(_SE_WORDS.search(context)) and not _SD_WORDS.search(context)
-    for _, t in nonempty:  # one cell holding both numbers
+    whole: list[tuple[str, GroupNumbers]] = []  # cells holding both numbers
+    for h, t in nonempty:
         g = read_group_numbers(t, percent_pairs=pairs_are_pct)
-        if g is not None and g.kind == "binary" and (g.percent is not None or g.total is not None):
-            return g
-        if g is not None and g.kind == "continuous":
-            g.se_labelled = g.se_labelled or se
-            return g
+        if g is not None and ((g.kind == "binary" and (g.percent is not None or g.total is not None))
+                              or g.kind == "continuous"):
+            g.se_labelled = g.se_labelled or (se and g.kind == "continuous")
+            whole.append((h, g))
+    if whole:
+        # several time points under one arm ("Week 4 | Week 12"): the one the outcome names, else the last
+        named = [g for h, g in whole if outcome is not None and _names_time(outcome, h)]
+        return named[-1] if named else (whole[-1][1] if len({g.kind for _, g in whole}) == 1 else whole[0][1])
     plain: list[tuple[str, GroupNumbers]] = []
     for h, t in nonempty:
         g = read_group_numbers(t)
@@ -323,6 +330,15 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     if out.kind == "":
         out.kind = "continuous" if out.mean is not None else ""
     return out if (out.events is not None or out.mean is not None or out.percent is not None) else None
+
+
+_TIME = re.compile(r"\b(?:week|wk|month|day|year|visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
+
+
+def _names_time(outcome: Terms, header: str) -> bool:
+    """Whether a column sub-header is a time point that the outcome names ("Week 12" for "... at week 12")."""
+    m = _TIME.search(header)
+    return m is not None and m.group(0).strip().lower() in outcome.phrase.lower()
 
 
 def _covered(label: str, outcome: str) -> float:
