@@ -83,6 +83,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
                                  ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
     _fill_group_sizes(doc, ico, arms, context, tables)
     _derive(arms, best, flags, notes)
+    if best is not None and outcome_type == "continuous":
+        _se_check(doc, best, arms, flags, notes)
     res = NumbersResult(doc=doc.source.path, intervention=intervention, comparator=comparator, outcome=outcome,
                         outcome_type=outcome_type, arms=arms, flags=sorted(set(flags)), notes=notes,
                         context=list(dict.fromkeys(context)))
@@ -586,6 +588,46 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
             arm.sd = Value(value=sd, text=arm.sd.text, source="derived", derived=formula, unit_id=arm.sd.unit_id,
                            table=arm.sd.table, row=arm.sd.row, col=arm.sd.col)
             notes.append(f"{name}: the dispersion is labelled SE; SD derived as SE × √N")
+
+
+def _se_check(doc: Document, best: Candidate, arms: dict[str, Arm], flags: list[str], notes: list[str]) -> None:
+    """Flag SDs that behave like SEs against the comparison's reported p (same sentence or table row)."""
+    i, c = arms["intervention"], arms["comparator"]
+    if any(x is None for x in (i.mean, i.sd, i.group_size, c.mean, c.sd, c.group_size)) or "sd_may_be_se" in flags:
+        return
+    assert i.mean and i.sd and i.group_size and c.mean and c.sd and c.group_size
+    p = _reported_p(doc, best.context[0]) if best.context else None
+    why = derive.se_signature(i.mean.value, i.sd.value, i.group_size.value, c.mean.value, c.sd.value,
+                              c.group_size.value, p=p)
+    if why:
+        flags.append("sd_may_be_se")
+        notes.append(f"the SDs may be SEs: {why}")
+
+
+_P_HEAD = re.compile(r"^(?:p|p[- ]?values?|sig\.?|significance)\b", re.I)
+
+
+def _reported_p(doc: Document, unit: str) -> tuple[float, str] | None:
+    """The p of the comparison in a sentence, or in a table row's p column (read by the statistics engine)."""
+    from claimtrace.stats import parse
+
+    texts: list[str] = []
+    m = re.fullmatch(r"(t\d+)\.r(\d+)", unit)
+    if m:
+        t = next((t for t in doc.tables if t.id == m.group(1)), None)
+        if t is None:
+            return None
+        for cell in t.cells:
+            if cell.row == int(m.group(2)) and cell.column_path and _P_HEAD.match(cell.column_path[-1]):
+                v = cell.text.strip()
+                texts.append(f"p {v}" if v[:1] in "<>≤≥" else f"p = {v}")
+    else:
+        texts = [s.text for s in doc.sentences("all") if s.id == unit]
+    for text in texts:
+        for r in parse(text):
+            if r.p_value is not None and r.p_comparison in ("=", "<", ">"):
+                return r.p_value, r.p_comparison
+    return None
 
 
 def _pct_text(v: Value) -> str:
