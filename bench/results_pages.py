@@ -566,6 +566,13 @@ def page_psychsci() -> Page:
     return page_from_script("psychsci", "docs/results/psychsci.md", psychsci_traces.report_lines)
 
 
+def page_numbers() -> Page:
+    """docs/results/numbers.md (bench/numbers_rct.py)."""
+    import numbers_rct
+
+    return page_from_script("numbers", "docs/results/numbers.md", numbers_rct.lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -576,6 +583,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "retrieval": page_retrieval,
     "tables": page_tables,
     "psychsci": page_psychsci,
+    "numbers": page_numbers,
 }
 
 
