@@ -26,6 +26,10 @@ _BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|p
                            r"recurrence|complications?|occurrence|infection)\b", re.I)
 
 
+_CONTINUOUS_WORDS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|"
+                               r"pressure|index|volume|times?)\b", re.I)
+
+
 @dataclass
 class Candidate:
     """One place that gives numbers for both arms."""
@@ -58,11 +62,15 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     ico = Ico.of(intervention, comparator, outcome)
     tables = doc.tables
     cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+        cands = [c for c in cands if c.kind != "binary"]  # a score or a level is not a count of patients
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
     if best is None:
         caps = _caption_candidates(doc, ico)
+        if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+            caps = [c for c in caps if c.kind != "binary"]
         if caps:
             best = max(caps, key=lambda c: c.score)
             caption_only = True
@@ -201,7 +209,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             for arm, cols in (("intervention", icols), ("comparator", ccols)):
                 arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
                 head = " ".join(" ".join(paths[c]) for c in cols)
-                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts, outcome=ico.outcome)
+                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts, outcome=ico.outcome,
+                              full_heads=[" ".join(paths[c]) for c in cols if c in cells])
                 if r is None:
                     break
                 n_head = _size_in(" ".join(paths[cols[0]]))
@@ -279,7 +288,7 @@ _SD_WORDS = re.compile(r"\bs\.?d\.?\b|standard deviation", re.I)
 
 
 def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, counts: bool,
-              outcome: Terms | None = None) -> GroupNumbers | None:
+              outcome: Terms | None = None, full_heads: list[str] | None = None) -> GroupNumbers | None:
     """One arm's cells in a table row, each as (column sub-header, text); ``context`` is caption + headers.
 
     A cell with a pattern ("n/N (%)", "n (%)", "mean ± SD", "mean (SD)") is read whole; "k (p)" counts as
@@ -293,8 +302,12 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     n_pct = bool(_N_PCT_HEAD.search(context + " " + row_label))
     pairs_are_pct = (n_pct or counts) and not re.search(r"\bsd\b|mean", lab)
     se = bool(_SE_WORDS.search(context)) and not _SD_WORDS.search(context)
-    whole: list[tuple[str, GroupNumbers]] = []  # cells holding both numbers
-    for h, t in nonempty:
+    full = dict(zip(range(len(cells)), full_heads or [h for h, _ in cells], strict=False))
+    whole: list[tuple[str, GroupNumbers]] = []  # cells holding both numbers, with their full header path
+    for k, (h, t) in enumerate(cells):
+        if (h, t) not in nonempty:
+            continue
+        h = full.get(k, h)
         g = read_group_numbers(t, percent_pairs=pairs_are_pct)
         if g is not None and ((g.kind == "binary" and (g.percent is not None or g.total is not None))
                               or g.kind == "continuous"):
@@ -302,8 +315,16 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
             whole.append((h, g))
     if whole:
         # several time points under one arm ("Week 4 | Week 12"): the one the outcome names, else the last
+        # several cells under one arm: the time point the outcome names; the whole sample ("Overall", "Total")
+        # over subgroups; the last of several time points (the final one); else the first
         named = [g for h, g in whole if outcome is not None and _names_time(outcome, h)]
-        return named[-1] if named else (whole[-1][1] if len({g.kind for _, g in whole}) == 1 else whole[0][1])
+        if named:
+            return named[-1]
+        overall = [g for h, g in whole if _OVERALL.search(h)]
+        if len(whole) > 1 and len(overall) == 1:
+            return overall[0]
+        times = len(whole) > 1 and all(_TIME.search(h) for h, _ in whole) and len({g.kind for _, g in whole}) == 1
+        return whole[-1][1] if times else whole[0][1]
     plain: list[tuple[str, GroupNumbers]] = []
     for h, t in nonempty:
         g = read_group_numbers(t)
@@ -335,6 +356,7 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     return out if (out.events is not None or out.mean is not None or out.percent is not None) else None
 
 
+_OVERALL = re.compile(r"\b(overall|total|all (?:patients|participants|subjects)|whole sample|combined)\b", re.I)
 _TIME = re.compile(r"\b(?:week|wk|month|day|year|visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
 
 
