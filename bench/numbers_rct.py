@@ -129,11 +129,13 @@ def lines() -> list[str]:
                 f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
                 f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
                 + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ").")]
-        out += ["", "Per field (offline, all items), exact match [95% CI]:", "",
-                "| type | field | accuracy |", "|---|---|---|"]
+        out += ["", "Per field, exact match [95% CI] (n as in the table above):", "",
+                "| type | field | " + " | ".join(f"{x['extractor']}, {x['selection']}" for _, x in runs) + " |",
+                "|---|---|" + "---|" * len(runs)]
         for kind, m in r["metrics"].items():
-            for fname, fm in m["per_field"].items():
-                out.append(f"| {kind} | {fname} | {_fmt(fm)} |")
+            for fname in m["per_field"]:
+                cells = [_fmt(x["metrics"][kind]["per_field"][fname]) if kind in x["metrics"] else "—" for _, x in runs]
+                out.append(f"| {kind} | {fname} | " + " | ".join(cells) + " |")
         out += ["", "Why a field is wrong (offline, all items; counts of fields; \"written\" means the reference "
                 "value occurs verbatim somewhere in the article's text or tables, not necessarily for this ICO):", "",
                 "| type | field | category | fields |", "|---|---|---|---|"]
