@@ -382,14 +382,14 @@ def _table_values(t: Table, cells: dict[int, TableCell], cols: list[int], r: Gro
     vals: dict[str, Value] = {}
     for f, v in (("events", r.events), ("mean", r.mean), ("sd", r.sd)):
         if v is not None:
-            vals[f] = Value(value=v, **base)  # type: ignore[arg-type]
+            vals[f] = Value(value=v, **base)
     if r.total is not None:
         if n_head is not None and r.total == n_head:
             vals["group_size"] = Value(value=n_head, text=head, source="table", table=t.id, row=1, col=cols[0])
         else:
-            vals["group_size"] = Value(value=r.total, **base)  # type: ignore[arg-type]
+            vals["group_size"] = Value(value=r.total, **base)
     if r.percent is not None:
-        vals["_percent"] = Value(value=float(r.percent), **base)  # type: ignore[arg-type]
+        vals["_percent"] = Value(value=float(r.percent), **base)
     return vals
 
 
@@ -583,7 +583,7 @@ def _allocation_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: 
 
 def _set_size(arm: Arm, n: float, text: str, uid: str, scope: str, start: int, a: int, b: int,
               context: list[str]) -> None:
-    arm.group_size = Value(value=n, text=text[a:b], source="text", unit_id=uid, scope=scope,  # type: ignore[arg-type]
+    arm.group_size = Value(value=n, text=text[a:b], source="text", unit_id=uid, scope=scope,
                            start=start + a, end=start + b)
     context.append(uid)
 
