@@ -181,8 +181,11 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             continue
         paths = column_paths(t)
         caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
-        baseline = bool(re.search(r"baseline|characteristics|demograph", t.caption or "", re.I)) and not re.search(
-            r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
+        # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
+        # "Clinical characteristics" alone may hold outcomes too: ranked lower only
+        results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
+        baseline = bool(re.search(r"baseline|demograph", t.caption or "", re.I)) and not results_caption
+        demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
         counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
         for row in t.rows:
@@ -201,7 +204,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
             if baseline and not re.search(r"baseline", ico.outcome.phrase, re.I):
                 continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
-            score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0)
+            score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
+                0.15 if demote else 0.0)
             if max(s, s2) < OUTCOME_MIN:
                 continue
             reads: dict[str, GroupNumbers] = {}
