@@ -63,6 +63,11 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         errs = [abs(r["estimate"] - r["reference_estimate"]) for r in rs
                 if r["estimate"] is not None and r["reference_estimate"] is not None]
         k_type = sum(r["predicted_type"] == kind for r in rs)
+        errors: dict[str, dict[str, int]] = {}
+        for r in rs:
+            for f, cat in r.get("errors", {}).items():
+                errors.setdefault(f, {})
+                errors[f][cat] = errors[f].get(cat, 0) + 1
         out[kind] = {
             "n": n,
             "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n)},
@@ -72,12 +77,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "computable_share": {"share": round(k_comp / n, 4), "ci95": _ci(k_comp, n)},
             "mae_" + ("log_or" if kind == "binary" else "smd"): {
                 "n": len(errs), "mae": round(statistics.fmean(errs), 4) if errs else None, "ci95": _boot_mae(errs)},
+            "errors_by_field": errors,
         }
     return out
-
-
-DOC = REPO / "docs" / "numbers.md"
-START, END = "<!-- numbers-rct:start (written by bench/numbers_rct.py --write-docs) -->", "<!-- numbers-rct:end -->"
 
 
 def _fmt(m: dict[str, Any], key: str = "accuracy") -> str:
@@ -85,65 +87,85 @@ def _fmt(m: dict[str, Any], key: str = "accuracy") -> str:
     return f"{m[key]:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def write_docs() -> None:
-    """Rewrite the results section of docs/numbers.md from the committed result files."""
+RESULT_FILES = ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json")
+
+
+def lines() -> list[str]:
+    """docs/results/numbers.md from the committed result files (bench/results_pages.py calls this)."""
     res_dir = REPO / "bench" / "results"
-    lines = ["| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
-             "|---|---|---|---|---|---|---|"]
-    speed = []
-    for name in ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json"):
-        f = res_dir / name
-        if not f.exists():
-            continue
-        r = json.loads(f.read_text())
+    runs = [(name, json.loads((res_dir / name).read_text())) for name in RESULT_FILES if (res_dir / name).exists()]
+    out = ["# Numbers for meta-analysis on rct-numeric (Yun et al. 2024)", "",
+           "`claimtrace numbers` scored against the rct-numeric dev annotations (Yun et al. 2024: 40 articles, "
+           "annotated by the dataset's authors) with the definitions of their evaluation code "
+           "(hyesunyun/llm-meta-analysis, read, not copied): an empty reference field is \"x\" and an "
+           "abstention matches it; an item is correct when all its fields are (4 for binary, 6 for continuous); "
+           "log OR (0.5 added to every cell when one is zero; undefined when both arms have no events or only "
+           "events) and SMD = (m1 − m2) / √((sd1² + sd2²) / 2) from the output and the reference; MAE over items "
+           "where both exist. CIs: exact (Clopper–Pearson) for accuracies and shares, bootstrap (2000 resamples) "
+           "for MAEs; items of one article are not independent, so the intervals are too narrow.",
+           "",
+           "**Development data**: the offline rules were written while looking at this set. GPT-4's figures are "
+           "the published ones on Yun et al.'s test set, not on this set. The LLM is the shared local "
+           "Qwen2.5-Coder-1.5B (llama.cpp), temperature 0, on items spread evenly over the set; the offline "
+           "row on the same items is beside it.", "",
+           "| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
+           "|---|---|---|---|---|---|---|"]
+    for _, r in runs:
         run_name = f"{r['extractor']}, {r['selection']}" + (
             f" ({r['items']} of {r['items_planned']} done)" if r["items"] < r.get("items_planned", r["items"]) else "")
         for kind, m in r["metrics"].items():
             mae = m.get("mae_log_or") or m.get("mae_smd")
             mae_s = (f"{mae['mae']:.3f} ({mae['n']}) [{mae['ci95'][0]:.3f}, {mae['ci95'][1]:.3f}]"
                      if mae and mae["mae"] is not None else "— (0)")
-            lines.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
-                         f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {mae_s} |")
-        if r["extractor"] == "offline" and r["selection"] == "all items":
-            sp = r["speed_seconds_per_ico"]
-            mach = r["provenance"]["machine"]
-            speed.append(f"Speed, offline: median {sp['median']} s per ICO over {sp['n']} ICOs on {mach['cores']} cores "
-                         f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
-                         f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
-                         + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ")."))
-            fields = ["", "Per field (offline, all items), exact match [95% CI]:", "",
-                      "| type | field | accuracy |", "|---|---|---|"]
-            for kind, m in r["metrics"].items():
-                for fname, fm in m["per_field"].items():
-                    fields.append(f"| {kind} | {fname} | {_fmt(fm)} |")
-            speed.extend(fields)
-    block = "\n".join([START, "", *lines, "", *speed, "", END])
-    text = DOC.read_text()
-    a, b = text.index(START), text.index(END) + len(END)
-    DOC.write_text(text[:a] + block + text[b:])
-    print(f"wrote {DOC}", file=sys.stderr)
+            measure = "log OR" if kind == "binary" else "SMD"
+            out.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
+                       f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {measure}: {mae_s} |")
+    for _, r in runs:
+        if r["extractor"] != "offline" or r["selection"] != "all items":
+            continue
+        sp = r["speed_seconds_per_ico"]
+        mach = r["provenance"]["machine"]
+        out += ["", f"Speed, offline: median {sp['median']} s per ICO over {sp['n']} ICOs on {mach['cores']} cores "
+                f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
+                f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
+                + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ").")]
+        out += ["", "Per field, exact match [95% CI] (n as in the table above):", "",
+                "| type | field | " + " | ".join(f"{x['extractor']}, {x['selection']}" for _, x in runs) + " |",
+                "|---|---|" + "---|" * len(runs)]
+        for kind, m in r["metrics"].items():
+            for fname in m["per_field"]:
+                cells = [_fmt(x["metrics"][kind]["per_field"][fname]) if kind in x["metrics"] else "—" for _, x in runs]
+                out.append(f"| {kind} | {fname} | " + " | ".join(cells) + " |")
+        out += ["", "Why a field is wrong (offline, all items; counts of fields; \"written\" means the reference "
+                "value occurs verbatim somewhere in the article's text or tables, not necessarily for this ICO):", "",
+                "| type | field | category | fields |", "|---|---|---|---|"]
+        for kind, m in r["metrics"].items():
+            for fname, cats in m.get("errors_by_field", {}).items():
+                for cat, k in sorted(cats.items(), key=lambda x: -x[1]):
+                    out.append(f"| {kind} | {fname} | {cat} | {k} |")
+    out += ["", "Reproduce: `python bench/numbers_rct.py` (offline, all items), `python bench/numbers_rct.py --limit 20` "
+            "(offline, the LLM run's items), `CLAIMTRACE_LLM_BASE_URL=http://127.0.0.1:8089/v1 "
+            "CLAIMTRACE_LLM_MODEL=… python bench/numbers_rct.py --extractor llm --limit 20` (resumable: rows in "
+            "`bench/results/numbers_rct_llm_rows.jsonl`; `--summarise-only` writes the summary of the rows done), "
+            "then `python bench/results_pages.py`."]
+    return out
 
 
 def main() -> None:
     """Run the benchmark and write the JSON result."""
     ap = argparse.ArgumentParser()
-    ap.add_argument("--write-docs", action="store_true", help="only rewrite docs/numbers.md from bench/results")
     ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
     ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--summarise-only", action="store_true",
                     help="with --extractor llm: summarise the rows already done, run nothing new")
     args = ap.parse_args()
-    if args.write_docs:
-        write_docs()
-        return
     dev = DATA / "dev.json"
     if not dev.exists():
         sys.exit(f"error: {dev} not found (../shared/data/rct-numeric is needed)")
     from claimtrace.documents import load_document
     from claimtrace.numbers.extract import extract_numbers
-    from claimtrace.numbers.scoring import score_item
-    from claimtrace.numbers.tables import read_tables
+    from claimtrace.numbers.scoring import error_categories, score_item
 
     items = json.loads(dev.read_text())
     if args.limit:
@@ -177,18 +199,19 @@ def main() -> None:
         path = DATA / "xml" / f"PMC{it['pmcid']}.xml"
         t0 = time.perf_counter()
         if str(path) not in cache:
-            cache[str(path)] = (load_document(path), read_tables(path))
-        doc, tables = cache[str(path)]
+            cache[str(path)] = load_document(path)
+        doc = cache[str(path)]
         if client is not None:
             from claimtrace.numbers.llm import extract_numbers_llm
 
-            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client,
-                                      tables=tables)
+            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client)
         else:
-            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"], tables=tables)
+            res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"])
         times.append(time.perf_counter() - t0)
-        row = {"id": it["id"], "pmcid": it["pmcid"], **score_item(it, res), "flags": res.flags,
-               "seconds": round(times[-1], 3)}
+        scored = score_item(it, res)
+        text = "\n".join((doc.abstract_text, doc.body_text, doc.tables_text))
+        row = {"id": it["id"], "pmcid": it["pmcid"], **scored, "flags": res.flags,
+               "errors": error_categories(it, scored, text), "seconds": round(times[-1], 3)}
         rows.append(row)
         if fh is not None:
             fh.write(json.dumps(row) + "\n")
@@ -214,7 +237,8 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[flo
         "metrics": summarise(rows),
         "speed_seconds_per_ico": {"median": round(statistics.median(times), 4) if times else None,
                                   "n": len(times)},
-        "rows": [{k: r[k] for k in ("id", "outcome_type", "all_correct", "correct", "flags")} for r in rows],
+        "rows": [{k: r.get(k) for k in ("id", "outcome_type", "all_correct", "correct", "errors", "flags")}
+                 for r in rows],
         "provenance": run.finish(),
     }
     suffix = f"_{args.limit}" if args.limit else ""

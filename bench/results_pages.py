@@ -571,6 +571,11 @@ def page_serve() -> Page:
     import serve
 
     return page_from_script("serve", "docs/results/serve.md", serve.report_lines)
+def page_numbers() -> Page:
+    """docs/results/numbers.md (bench/numbers_rct.py)."""
+    import numbers_rct
+
+    return page_from_script("numbers", "docs/results/numbers.md", numbers_rct.lines)
 
 
 PAGES: dict[str, Callable[[], Page]] = {
@@ -584,6 +589,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "tables": page_tables,
     "psychsci": page_psychsci,
     "serve": page_serve,
+    "numbers": page_numbers,
 }
 
 

@@ -80,3 +80,13 @@ def test_meta_cli_writes_table_json_and_forest_plots(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "claimtrace", "meta", str(bad)], capture_output=True, text=True,
                          cwd=REPO, env=env)
     assert res.returncode == 2 and res.stderr.startswith("error:") and "Traceback" not in res.stderr
+
+
+def test_bcg_reml_matches_metafor() -> None:
+    # metafor: rma(yi, vi, data = dat.bcg (log RR), method = "REML"): τ² = 0.3132, estimate −0.7145 (SE 0.1798)
+    pytest.importorskip("pymare", reason="PyMARE (the 'reml' extra) is not installed")
+    res = pool(_studies(), measure="RR", reml=True)
+    reml = next(e for e in res.random if e.model == "random (REML)")
+    assert round(res.tau2["REML"], 4) == 0.3132
+    assert round(reml.estimate, 4) == -0.7145
+    assert round(reml.se, 4) == 0.1798

@@ -86,3 +86,29 @@ def test_continuous_effects_hedges_g() -> None:
     j = 1 - 3 / (4 * 118 - 1)
     assert eff["SMD"].value == pytest.approx(-0.9 / sp * j, rel=1e-6)
     assert continuous_effects(1, 0, 10, 2, 1, 10) == []
+
+
+# ---- SD that is an SE: the reported p or CI of the comparison decides (hand-computed cases) --------
+# Means 10 and 8, "SD" 1.0 in both arms, N = 25 each. Read as SDs: SE of the difference = √(1/25 + 1/25)
+# = 0.2828, t = 7.07, p ≈ 6e-9. Read as SEs: SD = 1.0 × √25 = 5, SE of the difference = √(25/25 + 25/25)
+# = √2 = 1.414, t = 1.414 on 48 df, p = 0.164.
+
+
+def test_se_signature_from_a_reported_p() -> None:
+    from claimtrace.numbers.derive import se_signature
+
+    why = se_signature(10, 1.0, 25, 8, 1.0, 25, p=(0.16, "="))
+    assert why is not None and "0.16" in why
+    assert se_signature(10, 5.0, 25, 8, 5.0, 25, p=(0.16, "=")) is None  # real SDs: p agrees as read
+    assert se_signature(10, 1.0, 25, 8, 1.0, 25, p=(0.001, "<")) is None  # "p < .001" cannot tell them apart
+    assert se_signature(10, 1.0, 25, 8, 1.0, 25, p=(0.05, ">")) is not None  # "p > .05" contradicts SDs
+    assert se_signature(10, 1.0, 25, 8, 1.0, 25, p=(0.5, "=")) is None  # agrees with neither: no claim
+
+
+def test_se_signature_from_a_reported_ci_of_the_difference() -> None:
+    from claimtrace.numbers.derive import se_signature
+
+    # CI −0.8 to 4.8: SE = 5.6 / 3.92 = 1.43, close to √2 = 1.414 (SEs), 5× the 0.283 of SDs
+    assert se_signature(10, 1.0, 25, 8, 1.0, 25, ci=(-0.8, 4.8)) is not None
+    # CI 1.45 to 2.55: SE = 0.281, as the SDs give
+    assert se_signature(10, 1.0, 25, 8, 1.0, 25, ci=(1.45, 2.55)) is None

@@ -51,9 +51,9 @@ def test_continuous_from_a_sentence_group_sizes_from_the_arm_header() -> None:
     i, c = res.arms["intervention"], res.arms["comparator"]
     assert res.outcome_type == "continuous"
     assert (i.mean.value, i.sd.value, c.mean.value, c.sd.value) == (3.1, 1.2, 4.0, 1.5)  # type: ignore[union-attr]
-    # the sentence gives no group sizes: they come from the arm's column header in Table 2 ("Drug X (n = 57)")
+    # the sentence gives no group sizes: they come from the arm's column header in Table 2 (Document table t1)
     assert i.group_size is not None and i.group_size.value == 57 and i.group_size.text == "Drug X (n = 57)"
-    assert i.group_size.table == "T2" and c.group_size is not None and c.group_size.value == 58
+    assert i.group_size.table == "t1" and c.group_size is not None and c.group_size.value == 58
     assert {e.measure for e in res.effects} == {"MD", "SMD"}
 
 
@@ -62,7 +62,7 @@ def test_table_cells_arms_by_header_not_by_order() -> None:
     i, c = res.arms["intervention"], res.arms["comparator"]
     assert (i.mean.value, i.sd.value, i.group_size.value) == (131.5, 11.4, 57)  # type: ignore[union-attr]
     assert (c.mean.value, c.sd.value, c.group_size.value) == (138.2, 12.1, 58)  # type: ignore[union-attr]
-    assert i.mean is not None and i.mean.source == "table" and i.mean.table == "T2" and i.mean.col == 2
+    assert i.mean is not None and i.mean.source == "table" and i.mean.table == "t1" and i.mean.col == 3 and i.mean.row == 2
     assert "arms_swapped" in res.flags  # the table lists the comparator first
 
 
@@ -127,3 +127,28 @@ def test_conclude_with_numbers_adds_the_effect_and_draws_it(tmp_path: Path) -> N
     plain = run("conclude", str(FRAG), "--intervention", "drug X", "--comparator", "placebo", "--outcome", "nausea",
                 "--offline", "--json")
     assert "numbers" not in json.loads(plain.stdout) or json.loads(plain.stdout)["numbers"] is None
+
+
+def test_sd_that_behaves_like_an_se_is_flagged_from_the_reported_p(tmp_path: Path) -> None:
+    # read as SDs, 10.0 ± 1.0 vs 8.0 ± 1.0 with 25 per arm give p ≈ 6e-9; the paper says p = 0.16, which is
+    # what they give as SEs (SD = 5): the SDs are flagged, not changed
+    text = ("Results\n\nPain at week 8 was 10.0 ± 1.0 in the drug X group (n = 25) and 8.0 ± 1.0 in the placebo "
+            "group (n = 25) (p = 0.16).\n")
+    (tmp_path / "se.txt").write_text(text)
+    res = extract_numbers(load_document(tmp_path / "se.txt"), "drug X", "placebo", "pain at week 8")
+    assert res.arms["intervention"].sd is not None and res.arms["intervention"].sd.value == 1.0
+    assert res.arms["intervention"].group_size is not None and res.arms["intervention"].group_size.value == 25
+    assert "sd_may_be_se" in res.flags and any("SEs" in n for n in res.notes)
+    (tmp_path / "sd.txt").write_text(text.replace("(p = 0.16)", "(p < 0.001)"))
+    ok = extract_numbers(load_document(tmp_path / "sd.txt"), "drug X", "placebo", "pain at week 8")
+    assert "sd_may_be_se" not in ok.flags
+
+
+def test_respectively_lists_and_allocation_sentences(tmp_path: Path) -> None:
+    text = ("Results\n\nOf 120 patients, 61 were randomised to drug X and 59 to placebo. Fecal losses were "
+            "3.94 ± 2.35, 3.59 ± 2.05 and 2.19 ± 1.63 in drug Y, drug X and placebo, respectively.\n")
+    (tmp_path / "r.txt").write_text(text)
+    res = extract_numbers(load_document(tmp_path / "r.txt"), "drug X", "placebo", "fecal losses")
+    i, c = res.arms["intervention"], res.arms["comparator"]
+    assert (i.mean.value, i.sd.value, c.mean.value, c.sd.value) == (3.59, 2.05, 2.19, 1.63)  # type: ignore[union-attr]
+    assert (i.group_size.value, c.group_size.value) == (61, 59)  # type: ignore[union-attr]

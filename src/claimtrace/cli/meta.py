@@ -41,9 +41,10 @@ def meta(
     studies: Path = typer.Argument(None, help="JSONL: one study per line, {id, yi, vi} or a `claimtrace numbers` result."),
     measure: str = typer.Option("SMD", "--measure", help="OR, RR, RD, MD or SMD (which effect of a numbers result; OR/RR are pooled on the log scale)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write a forest plot here as PATH.png and PATH.svg."),
+    reml: bool = typer.Option(False, "--reml", help="Also random effects with τ² by REML (PyMARE; the 'reml' extra)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Inverse-variance fixed and random effects (DerSimonian–Laird, Paule–Mandel), τ², I², prediction interval."""
+    """Inverse-variance fixed and random effects (DerSimonian–Laird, Paule–Mandel, REML), τ², I², prediction interval."""
     from claimtrace.batch import read_jsonl
     from claimtrace.numbers.meta import forest, pool
 
@@ -53,7 +54,7 @@ def meta(
         fail("give a STUDIES.jsonl file")
     rows = read_jsonl(studies)
     items = [study_of(r, measure, str(studies)) for r in rows]
-    res = pool(items, measure=measure)
+    res = pool(items, measure=measure, reml=reml)
     if plot is not None:
         if plot.parent and not plot.parent.exists():
             fail(f"--plot: folder {plot.parent} does not exist")

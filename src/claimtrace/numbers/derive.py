@@ -90,3 +90,43 @@ def sd_from_p(md: float, p: float, n1: int, n2: int) -> tuple[float, str]:
     t = float(st.t.isf(p / 2, n1 + n2 - 2))
     sd, _ = sd_from_t(md, t, n1, n2)
     return sd, f"SD = (MD / t) / √(1/N1 + 1/N2), t = t⁻¹(1 − p/2, {n1 + n2 - 2}) (Handbook 6.5.2.3)"
+
+
+#: a recomputed p "agrees" with a reported one within this factor (rounding of the printed numbers)
+P_FACTOR = 3.0
+#: a reported CI's SE "agrees" with a computed one within this relative distance
+SE_TOLERANCE = 0.25
+
+
+def _p_agrees(p_calc: float, p_rep: float, comparison: str) -> bool:
+    if comparison == "<":
+        return p_calc < p_rep * 1.0001
+    if comparison == ">":
+        return p_calc > p_rep * 0.9999
+    lo, hi = max(p_rep / P_FACTOR, 1e-300), min(p_rep * P_FACTOR, 1.0)
+    return lo <= p_calc <= hi
+
+
+def se_signature(m1: float, s1: float, n1: float, m2: float, s2: float, n2: float, *,
+                 p: tuple[float, str] | None = None, ci: tuple[float, float] | None = None) -> str | None:
+    """Why two dispersions labelled SD look like SEs, or None: the comparison's reported p (value, "=", "<"
+    or ">") or 95% CI of the mean difference disagrees with the numbers read as SDs and agrees with them
+    read as SEs (SD = SE × √N). Welch's t-test (scipy ``ttest_ind_from_stats``) recomputes p."""
+    if min(s1, s2) <= 0 or min(n1, n2) < 2:
+        return None
+    if p is not None:
+        p_rep, cmp = p
+        p_sd = float(st.ttest_ind_from_stats(m1, s1, n1, m2, s2, n2, equal_var=False).pvalue)
+        p_se = float(st.ttest_ind_from_stats(m1, s1 * math.sqrt(n1), n1, m2, s2 * math.sqrt(n2), n2,
+                                             equal_var=False).pvalue)
+        if not _p_agrees(p_sd, p_rep, cmp) and _p_agrees(p_se, p_rep, cmp):
+            return (f"reported p {cmp} {p_rep:g}: Welch p is {p_sd:.2g} with these as SDs, {p_se:.2g} with them "
+                    f"as SEs (SD = SE × √N)")
+    if ci is not None:
+        se_rep = abs(ci[1] - ci[0]) / (2 * 1.959963984540054)
+        se_sd = math.sqrt(s1**2 / n1 + s2**2 / n2)
+        se_se = math.sqrt(s1**2 + s2**2)
+        if se_rep > 0 and abs(se_se / se_rep - 1) <= SE_TOLERANCE and se_rep / se_sd >= 2:
+            return (f"reported 95% CI of the difference implies SE {se_rep:.3g}: {se_sd:.3g} with these as SDs, "
+                    f"{se_se:.3g} with them as SEs")
+    return None

@@ -2,38 +2,32 @@
 
 Deterministic: arms are found by word overlap of the intervention/comparator (and their parenthesised
 labels) with column headers or mentions in a sentence; the outcome by overlap with row labels or
-sentences; the numbers by the patterns in :mod:`claimtrace.numbers.cells`. Nothing is guessed: a value
-that no rule reads stays "not reported".
+sentences. Table cells come from ``Document.tables`` (row label and column header path per cell); the
+numbers in a cell or a sentence are read by the statistics engine's one reader for group numbers
+(:mod:`claimtrace.stats.groups`: "n/N (%)", "n (%)", "mean ± SD", "mean (SD)", "n = 30"). Nothing is
+guessed: a value that no rule reads stays "not reported".
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from claimtrace.documents.model import Document
+from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive
-from claimtrace.numbers.cells import (
-    _COUNT_PCT,
-    _FRAC,
-    _PAREN,
-    _PM,
-    Read,
-    group_size_in,
-    read_binary,
-    read_cells,
-    read_continuous,
-)
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
-from claimtrace.numbers.tables import Table, read_tables
+from claimtrace.stats.groups import GroupNumbers, find_group_numbers, read_group_numbers, sample_sizes
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
 _BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|"
                            r"died|events?|adverse|success|failure|response|responders?|remission|cure|"
                            r"recurrence|complications?|occurrence|infection)\b", re.I)
+
+
+_CONTINUOUS_WORDS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|"
+                               r"pressure|index|volume|times?)\b", re.I)
 
 
 @dataclass
@@ -42,7 +36,7 @@ class Candidate:
 
     score: float
     kind: str
-    reads: dict[str, Read]
+    reads: dict[str, GroupNumbers]
     values: dict[str, dict[str, Value]] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
@@ -63,18 +57,20 @@ class Ico:
         return cls(distinctive(i, c), distinctive(c, i), Terms.of(outcome))
 
 
-def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str, *,
-                    tables: list[Table] | None = None) -> NumbersResult:
+def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str) -> NumbersResult:
     """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
     ico = Ico.of(intervention, comparator, outcome)
-    if tables is None:
-        tables = read_tables(doc.source.path) if Path(doc.source.path).exists() else []
-    cands = _table_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    tables = doc.tables
+    cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+        cands = [c for c in cands if c.kind != "binary"]  # a score or a level is not a count of patients
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
     if best is None:
         caps = _caption_candidates(doc, ico)
+        if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+            caps = [c for c in caps if c.kind != "binary"]
         if caps:
             best = max(caps, key=lambda c: c.score)
             caption_only = True
@@ -95,6 +91,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
                                  ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
     _fill_group_sizes(doc, ico, arms, context, tables)
     _derive(arms, best, flags, notes)
+    if best is not None and outcome_type == "continuous":
+        _se_check(doc, best, arms, flags, notes)
     res = NumbersResult(doc=doc.source.path, intervention=intervention, comparator=comparator, outcome=outcome,
                         outcome_type=outcome_type, arms=arms, flags=sorted(set(flags)), notes=notes,
                         context=list(dict.fromkeys(context)))
@@ -118,65 +116,258 @@ def finish(res: NumbersResult) -> None:
 
 
 # ---- tables --------------------------------------------------------------------------------------
+def column_paths(t: Table) -> dict[int, list[str]]:
+    """Each column's header path (1-based column -> the header rows' texts, top down, repeats dropped)."""
+    out: dict[int, list[str]] = {}
+    for c in range(1, t.n_cols + 1):
+        path: list[str] = []
+        for r in range(1, t.header_rows + 1):
+            cell = t.cell(r, c)
+            if cell is not None and cell.text.strip() and (not path or path[-1] != cell.text.strip()):
+                path.append(cell.text.strip())
+        out[c] = path
+    return out
+
+
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
-    width = max(len(r) for r in t.rows)
-    heads = [t.column_header(c) for c in range(width)]
-    si = [ico.intervention.score(h) for h in heads]
-    sc = [ico.comparator.score(h) for h in heads]
-    mi, mc = max(si[1:], default=0), max(sc[1:], default=0)
-    icols = [c for c in range(1, width) if mi > 0 and si[c] == mi and si[c] > sc[c]]
-    ccols = [c for c in range(1, width) if mc > 0 and sc[c] == mc and sc[c] > si[c]]
+    heads = {c: " ".join(p) for c, p in column_paths(t).items() if c > 1}
+    si = {c: ico.intervention.score(h) for c, h in heads.items()}
+    sc = {c: ico.comparator.score(h) for c, h in heads.items()}
+    mi, mc = max(si.values(), default=0), max(sc.values(), default=0)
+    icols = [c for c in heads if mi > 0 and si[c] == mi and si[c] > sc[c]]
+    ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
+    # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
+    # "standard care"): the one column that names that role, if exactly one does
+    if ccols and not icols:
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+    elif icols and not ccols:
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+    elif not icols and not ccols:
+        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        if not icols or not ccols:
+            return [], []
     return icols, ccols
+
+
+_GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\b(treatment|treated|intervention|"
+                                   r"experimental|study group|active|verum)\b", re.I)
+_GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
+                                 r"no intervention|no treatment|untreated)\b", re.I)
+
+
+def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
+    got = [c for c, h in heads.items() if c not in taken and role.search(h) and not other.search(h)]
+    return got if len(got) == 1 else []
+
+
+def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
+    """The cells covering a row, by column (a cell spanning rows counts in each)."""
+    out: dict[int, TableCell] = {}
+    for c in range(1, t.n_cols + 1):
+        cell = t.cell(row.index + 1, c)
+        if cell is not None:
+            out[c] = cell
+    return out
 
 
 def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
     out: list[Candidate] = []
     for t in tables:
+        if t.header_rows == 0:
+            continue
         icols, ccols = _arm_columns(t, ico)
         if not icols or not ccols:
             continue
-        caption = f"{t.label or ''} {t.caption} {t.foot}"
-        baseline = bool(re.search(r"baseline|characteristics|demograph", t.caption, re.I))
+        paths = column_paths(t)
+        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+        # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
+        # "Clinical characteristics" alone may hold outcomes too: ranked lower only
+        results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
+        baseline = bool(re.search(r"baseline|demograph", t.caption or "", re.I)) and not results_caption
+        demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
         counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
-        for row in t.body_rows():
-            if not row:
+        for row in t.rows:
+            if row.header:
                 continue
-            label = row[0].text
-            rest = [c.text for c in row[1:] if c.text.strip()]
+            cells = _row_cells(t, row)
+            label = cells[1].text.strip() if 1 in cells else ""
+            rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
             if label and (not rest or all(x == label for x in rest)):
                 sub = label  # a sub-heading row
                 continue
+            sub = row.group or sub
             s = ico.outcome.score(f"{sub} {label}")
             s2 = ico.outcome.score(label)
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
-            score = max(s, s2) + 0.1 * ico.outcome.score(caption) - (0.15 if baseline else 0.0)
+            if baseline and not re.search(r"baseline", ico.outcome.phrase, re.I):
+                continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
+            score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
+                0.15 if demote else 0.0)
             if max(s, s2) < OUTCOME_MIN:
                 continue
-            reads: dict[str, Read] = {}
+            reads: dict[str, GroupNumbers] = {}
             values: dict[str, dict[str, Value]] = {}
             for arm, cols in (("intervention", icols), ("comparator", ccols)):
-                cells = [(_sub_header(t, c), row[c].text) for c in cols if c < len(row)]
-                r = read_cells(cells, caption + " " + " ".join(t.column_header(c) for c in cols), label,
-                               counts=counts)
+                arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
+                head = " ".join(" ".join(paths[c]) for c in cols)
+                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts, outcome=ico.outcome,
+                              full_heads=[" ".join(paths[c]) for c in cols if c in cells])
                 if r is None:
                     break
-                n_head = group_size_in(t.column_header(cols[0]))
-                if r.group_size is None and n_head is not None:
-                    r.group_size = n_head
+                n_head = _size_in(" ".join(paths[cols[0]]))
+                if r.total is None and n_head is not None:
+                    r.total = n_head
                 reads[arm] = r
-                values[arm] = _table_values(t, row, cols, r, n_head)
+                values[arm] = _table_values(t, cells, cols, r, n_head, " ".join(paths[cols[0]]))
             if len(reads) < 2:
                 continue
             kinds = {r.kind for r in reads.values()} - {""}
             kind = kinds.pop() if len(kinds) == 1 else ""
             flags = ["arms_swapped"] if min(ccols) < min(icols) else []
-            if any(r.sd_is_se for r in reads.values()):
+            if any(r.se_labelled for r in reads.values()):
                 flags.append("sd_may_be_se")
-            out.append(Candidate(score + 0.05, kind, reads, values, flags,
-                                 [f"{t.id} row {row[0].row}"]))
+            out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id]))
     return out
+
+
+def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
+    """Tables with one row per arm and the outcomes in columns ("White Grape Juice | Total losses › Mean | › SD"):
+    the columns whose header path names the outcome, read in each arm's row."""
+    out: list[Candidate] = []
+    for t in tables:
+        if t.header_rows == 0 or not t.stub_column:
+            continue
+        body = [r for r in t.rows if not r.header and r.label]
+        si = {r.id: ico.intervention.score(r.label or "") for r in body}
+        sc = {r.id: ico.comparator.score(r.label or "") for r in body}
+        irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
+        crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
+        if len(irow) != 1 or len(crow) != 1:
+            continue
+        paths = column_paths(t)
+        col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
+                     if c > 1}
+        best = max(col_score.values(), default=0.0)
+        if best < OUTCOME_MIN:
+            continue
+        first = min(c for c, v in col_score.items() if v == best)
+        cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
+        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+        reads: dict[str, GroupNumbers] = {}
+        values: dict[str, dict[str, Value]] = {}
+        for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
+            cells = _row_cells(t, row)
+            arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
+            r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
+                          counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+            if r is None:
+                break
+            n_row = _size_in(row.label or "")
+            if r.total is None and n_row is not None:
+                r.total = n_row
+            reads[arm] = r
+            values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
+        if len(reads) < 2:
+            continue
+        kinds = {r.kind for r in reads.values()} - {""}
+        flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
+        out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
+                             [irow[0].id, crow[0].id]))
+    return out
+
+
+def _size_in(text: str) -> float | None:
+    """A group size written as "n = 30" in a header or phrase."""
+    got = sample_sizes(text)
+    return float(got[0][0]) if got else None
+
+
+_N_PCT_HEAD = re.compile(r"\b(n|no\.?|number)\s*\(\s*%\s*\)", re.I)
+_N_PCT = re.compile(r"\b(n|no\.?|number)\s*\(\s*%\s*\)|\(\s*%\s*\)|,\s*%\s*$|percent", re.I)
+_SE_WORDS = re.compile(r"\bs\.?e\.?m?\b|standard error", re.I)
+_SD_WORDS = re.compile(r"\bs\.?d\.?\b|standard deviation", re.I)
+
+
+def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, counts: bool,
+              outcome: Terms | None = None, full_heads: list[str] | None = None) -> GroupNumbers | None:
+    """One arm's cells in a table row, each as (column sub-header, text); ``context`` is caption + headers.
+
+    A cell with a pattern ("n/N (%)", "n (%)", "mean ± SD", "mean (SD)") is read whole; "k (p)" counts as
+    events and a percentage under an "n (%)" header or for an outcome counted in patients. Lone numbers in
+    separate columns are told apart by their sub-header (%, SD, SE, n). ``counts``: the outcome is a
+    count of patients (plain integers are events, not means)."""
+    nonempty = [(h, t) for h, t in cells if t.strip() and t.strip() not in ("-", "–", "—", "NA", "n.a.")]
+    if not nonempty:
+        return None
+    lab = row_label.lower()
+    n_pct = bool(_N_PCT_HEAD.search(context + " " + row_label))
+    pairs_are_pct = (n_pct or counts) and not re.search(r"\bsd\b|mean", lab)
+    se = bool(_SE_WORDS.search(context)) and not _SD_WORDS.search(context)
+    full = dict(zip(range(len(cells)), full_heads or [h for h, _ in cells], strict=False))
+    whole: list[tuple[str, GroupNumbers]] = []  # cells holding both numbers, with their full header path
+    for k, (h, t) in enumerate(cells):
+        if (h, t) not in nonempty:
+            continue
+        h = full.get(k, h)
+        g = read_group_numbers(t, percent_pairs=pairs_are_pct)
+        if g is not None and ((g.kind == "binary" and (g.percent is not None or g.total is not None))
+                              or g.kind == "continuous"):
+            g.se_labelled = g.se_labelled or (se and g.kind == "continuous")
+            whole.append((h, g))
+    if whole:
+        # several time points under one arm ("Week 4 | Week 12"): the one the outcome names, else the last
+        # several cells under one arm: the time point the outcome names; the whole sample ("Overall", "Total")
+        # over subgroups; the last of several time points (the final one); else the first
+        named = [g for h, g in whole if outcome is not None and _names_time(outcome, h)]
+        if named:
+            return named[-1]
+        overall = [g for h, g in whole if _OVERALL.search(h)]
+        if len(whole) > 1 and len(overall) == 1:
+            return overall[0]
+        times = len(whole) > 1 and all(_TIME.search(h) for h, _ in whole) and len({g.kind for _, g in whole}) == 1
+        return whole[-1][1] if times else whole[0][1]
+    plain: list[tuple[str, GroupNumbers]] = []
+    for h, t in nonempty:
+        g = read_group_numbers(t)
+        if g is not None and (g.plain is not None or (g.percent is not None and g.events is None)):
+            plain.append((h.lower(), g))
+    if not plain:
+        return None
+    out = GroupNumbers("", plain[0][1].start, plain[-1][1].end, " | ".join(g.text for _, g in plain))
+    for h, g in plain:
+        v = g.plain
+        if g.percent is not None or re.search(r"%|percent", h) or (len(plain) == 1 and _N_PCT.search(row_label)
+                                                                   and "(n)" not in g.text):
+            out.percent = g.percent if g.percent is not None else g.text.strip()
+            out.kind = "binary"
+        elif _SD_WORDS.search(h):
+            out.sd, out.kind = v, "continuous"
+        elif _SE_WORDS.search(h):
+            out.sd, out.se_labelled, out.kind = v, True, "continuous"
+        elif "(n)" in g.text or re.fullmatch(r"\s*(n|no\.?|number)\s*", h):
+            out.events, out.kind = v, "binary"
+        elif out.mean is None and out.events is None:
+            out.mean = v
+    if out.kind == "binary" and out.events is None and out.mean is not None and float(out.mean).is_integer():
+        out.events, out.mean = out.mean, None
+    if out.kind == "" and counts and out.mean is not None and float(out.mean).is_integer():
+        out.events, out.mean, out.kind = out.mean, None, "binary"
+    if out.kind == "":
+        out.kind = "continuous" if out.mean is not None else ""
+    return out if (out.events is not None or out.mean is not None or out.percent is not None) else None
+
+
+_OVERALL = re.compile(r"\b(overall|total|all (?:patients|participants|subjects)|whole sample|combined)\b", re.I)
+_TIME = re.compile(r"\b(?:week|wk|month|day|year|visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
+
+
+def _names_time(outcome: Terms, header: str) -> bool:
+    """Whether a column sub-header is a time point that the outcome names ("Week 12" for "... at week 12")."""
+    m = _TIME.search(header)
+    return m is not None and m.group(0).strip().lower() in outcome.phrase.lower()
 
 
 def _covered(label: str, outcome: str) -> float:
@@ -185,36 +376,28 @@ def _covered(label: str, outcome: str) -> float:
     return Terms.of(" ".join(ws)).score(outcome) if ws else 0.0
 
 
-def _sub_header(t: Table, col: int) -> str:
-    """The lowest header row's text in a column (e.g. 'SD' under a spanning arm name)."""
-    for row in reversed(t.rows[: t.n_header_rows]):
-        if col < len(row) and row[col].text:
-            return row[col].text
-    return ""
-
-
-def _table_values(t: Table, row: list, cols: list[int], r: Read, n_head: float | None) -> dict[str, Value]:
-    text = " | ".join(row[c].text for c in cols if c < len(row) and row[c].text)
-    base = {"text": text, "source": "table", "table": t.id, "row": row[0].row, "col": cols[0]}
+def _table_values(t: Table, cells: dict[int, TableCell], cols: list[int], r: GroupNumbers, n_head: float | None,
+                  head: str) -> dict[str, Value]:
+    used = [cells[c] for c in cols if c in cells and cells[c].text.strip()]
+    text = " | ".join(c.text for c in used)
+    first = used[0] if used else cells.get(cols[0])
+    base = {"text": text, "source": "table", "table": t.id, "row": first.row if first else None,
+            "col": first.col if first else cols[0]}
     vals: dict[str, Value] = {}
     for f, v in (("events", r.events), ("mean", r.mean), ("sd", r.sd)):
         if v is not None:
             vals[f] = Value(value=v, **base)
-    if r.group_size is not None:
-        if n_head is not None and r.group_size == n_head:
-            vals["group_size"] = Value(value=n_head, text=t.column_header(cols[0]), source="table", table=t.id,
-                                       row=0, col=cols[0])
+    if r.total is not None:
+        if n_head is not None and r.total == n_head:
+            vals["group_size"] = Value(value=n_head, text=head, source="table", table=t.id, row=1, col=cols[0])
         else:
-            vals["group_size"] = Value(value=r.group_size, **base)
+            vals["group_size"] = Value(value=r.total, **base)
     if r.percent is not None:
-        vals["_percent"] = Value(value=float(r.percent.replace("−", "-")), **base)
+        vals["_percent"] = Value(value=float(r.percent), **base)
     return vals
 
 
 # ---- sentences -----------------------------------------------------------------------------------
-_PATTERNS = (_FRAC, _COUNT_PCT, _PM, _PAREN)
-
-
 def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str, str, int]] | None = None,
                          source: str = "text") -> list[Candidate]:
     out: list[Candidate] = []
@@ -227,7 +410,8 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         ipos, cpos = mentions(ico.intervention, text), mentions(ico.comparator, text)
         if not ipos or not cpos:
             continue
-        found = _assign(text, ipos, cpos)
+        found = _respectively(text, ico) if re.search(r"respectively", text, re.I) else {}
+        found = found or _assign(text, ipos, cpos)
         if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
             continue
         values: dict[str, dict[str, Value]] = {}
@@ -235,7 +419,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             base = {"text": text[a:b], "source": source, "unit_id": uid, "scope": scope if source == "text" else None,
                     "start": start + a if source == "text" else None, "end": start + b if source == "text" else None}
             vals: dict[str, Value] = {}
-            for f, v in (("events", r.events), ("group_size", r.group_size), ("mean", r.mean), ("sd", r.sd)):
+            for f, v in (("events", r.events), ("group_size", r.total), ("mean", r.mean), ("sd", r.sd)):
                 if v is not None:
                     vals[f] = Value(value=v, **base)
             if r.percent is not None:
@@ -246,31 +430,65 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             flags.append("sd_may_be_se")
             for arm in values:
                 if "sd" in values[arm]:
-                    found[arm][0].sd_is_se = True
+                    found[arm][0].se_labelled = True
         out.append(Candidate(s, found["intervention"][0].kind, {a: r for a, (r, _, _) in found.items()}, values,
                              flags, [uid]))
     return out
 
 
-def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Read, int, int]]:
+def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[GroupNumbers, int, int]]:
     """Numbers in a sentence assigned to arms: each to the arm named nearest before it ("drug X (3.1 ± 1.2)")
-    or, when that does not give both arms, nearest after it ("12/60 on drug X")."""
-    for pat in _PATTERNS:
-        reads = []
-        for m in pat.finditer(text):
-            r = read_binary(m.group(0)) if pat in (_FRAC, _COUNT_PCT) else read_continuous(m.group(0))
-            if r is not None:
-                reads.append((r, m.start(), m.end()))
+    or, when that does not give both arms, nearest after it ("12/60 on drug X"). Forms are tried in turn:
+    events of a total, events with a percentage, a mean with its dispersion."""
+    found_all = find_group_numbers(text)
+    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
+             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+             [g for g in found_all if g.kind == "continuous"])
+    for reads in forms:
         if len(reads) < 2:
             continue
         for direction in ("before", "after"):
-            found: dict[str, tuple[Read, int, int]] = {}
-            for r, a, b in reads:
-                arm = _nearest_arm(a if direction == "before" else b, ipos, cpos, direction)
+            found: dict[str, tuple[GroupNumbers, int, int]] = {}
+            for r in reads:
+                arm = _nearest_arm(r.start if direction == "before" else r.end, ipos, cpos, direction)
                 if arm and arm not in found:
-                    found[arm] = (r, a, b)
+                    found[arm] = (r, r.start, r.end)
             if len(found) == 2:
                 return found
+    return {}
+
+
+_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b")
+_LIST_START = re.compile(r".*\b(?:in|for|of|among|between|from)\b", re.I | re.S)
+
+
+def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
+    """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
+    names are two lists of the same length, matched in order (names after the values, or before them)."""
+    found_all = find_group_numbers(text)
+    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
+             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+             [g for g in found_all if g.kind == "continuous"])
+    low = text.lower()
+    for reads in forms:
+        if len(reads) < 2:
+            continue
+        k = low.find("respectively", reads[-1].end)
+        segs = [text[reads[-1].end:k]] if k >= 0 else []
+        m = _LIST_START.match(text[:reads[0].start])
+        if m is not None:
+            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[m.end():reads[0].start].strip()))
+        for seg in segs:
+            items = [x for x in _LIST_SPLIT.split(seg) if re.search(r"[A-Za-z]{2}", x)]
+            if len(items) != len(reads):
+                continue
+            si = [ico.intervention.score(x) for x in items]
+            sc = [ico.comparator.score(x) for x in items]
+            ii = [j for j in range(len(items)) if si[j] > sc[j] and si[j] == max(si) > 0]
+            cc = [j for j in range(len(items)) if sc[j] > si[j] and sc[j] == max(sc) > 0]
+            if len(ii) == 1 and len(cc) == 1:
+                ri, rc = reads[ii[0]], reads[cc[0]]
+                return {"intervention": (ri, ri.start, ri.end), "comparator": (rc, rc.start, rc.end)}
     return {}
 
 
@@ -291,34 +509,87 @@ def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
 # ---- group sizes, derivations, flags -------------------------------------------------------------
 def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table]) -> None:
     """Group sizes, when the chosen source does not give them: from a table column header of the arm
-    ("Placebo (n = 58)"), else from "arm ... (n = 30)" in a sentence."""
+    ("Placebo (n = 58)"), else from "arm ... (n = 30)" in a sentence, else from a sentence on allocation
+    that puts a count next to each arm ("497 were randomised (251 intervention and 246 control)")."""
     for t in tables:
+        if t.header_rows == 0:
+            continue
         icols, ccols = _arm_columns(t, ico)
+        paths = column_paths(t)
         for name, cols in (("intervention", icols), ("comparator", ccols)):
             if arms[name].group_size is not None or not cols:
                 continue
-            head = t.column_header(cols[0])
-            n = group_size_in(head)
+            head = " ".join(paths[cols[0]])
+            n = _size_in(head)
             if n is not None:
-                arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=0, col=cols[0])
+                arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
-    for name, terms in (("intervention", ico.intervention), ("comparator", ico.comparator)):
+    sentences = doc.sentences("all")
+    for name in ("intervention", "comparator"):
         if arms[name].group_size is not None:
             continue
-        for s in doc.sentences("all"):
-            for m in re.finditer(r"\b[nN]\s*=\s*(\d+)", s.text):
-                near = [p for p in mentions(terms, s.text) if 0 <= m.start() - p <= 60]
-                other = ico.comparator if name == "intervention" else ico.intervention
-                after = [p for p in mentions(terms, s.text) if 0 < p - m.end() <= 20]  # "N = 357 for placebo"
-                if (near and not [p for p in mentions(other, s.text) if max(near) < p < m.start()]) or (
-                        after and not [p for p in mentions(other, s.text) if m.end() < p < min(after)]):
-                    arms[name].group_size = Value(value=float(m.group(1)), text=m.group(0), source="text",
-                                                  unit_id=s.id, scope=s.scope, start=s.start + m.start(),
-                                                  end=s.start + m.end())
-                    context.append(s.id)
+        for s in sentences:
+            mine, theirs = _arm_mentions(ico, name, s.text)
+            for n, a, b in sample_sizes(s.text):
+                near = [p for p in mine if 0 <= a - p <= 60]
+                after = [p for p in mine if 0 < p - b <= 20]  # "N = 357 for placebo"
+                if (near and not [p for p in theirs if max(near) < p < a]) or (
+                        after and not [p for p in theirs if b < p < min(after)]):
+                    _set_size(arms[name], float(n), s.text, s.id, s.scope, s.start, a, b, context)
                     break
             if arms[name].group_size is not None:
                 break
+    if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
+        _allocation_sizes(sentences, ico, arms, context)
+
+
+_ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
+#: an integer that counts people, followed closely by words (an arm's name): "251 intervention", "30 in the X group"
+_COUNT_BEFORE = re.compile(r"(?<![\d.,/])(\d{1,5})(?![\d.,/%])\s+(?:(?:patients|participants|subjects|women|men|children|"
+                           r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")
+
+
+def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
+    """Where a sentence names this arm and the other one: by their own words, or, when the sentence names
+    neither that way, by their roles ("intervention", "treatment" / "control", "placebo")."""
+    terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
+    mine, theirs = mentions(terms, text), mentions(other, text)
+    if mine or theirs:
+        return mine, theirs
+    roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
+    mine = [m.start() for m in roles[arm].finditer(text)]
+    theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
+    return mine, theirs
+
+
+_ROLE_I = re.compile(r"(?<!no )\b(?:intervention|treatment|experimental|active)\b", re.I)
+_ROLE_C = re.compile(r"\b(?:control|placebo|usual care|standard care|sham)\b", re.I)
+
+
+def _allocation_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
+    """Both arms' sizes from one sentence on allocation: a count right before each arm's name, each arm once."""
+    for s in sentences:
+        if not _ALLOCATION.search(s.text):
+            continue
+        ipos, cpos = _arm_mentions(ico, "intervention", s.text)
+        if not ipos or not cpos:
+            continue
+        got: dict[str, tuple[int, int, int]] = {}
+        for m in _COUNT_BEFORE.finditer(s.text):
+            arm = ("intervention" if m.end() in ipos else "comparator" if m.end() in cpos else None)
+            if arm is not None and arm not in got:
+                got[arm] = (int(m.group(1)), m.start(1), m.end(1))
+        if len(got) == 2 and all(v[0] > 1 for v in got.values()):
+            for arm, (n, a, b) in got.items():
+                _set_size(arms[arm], float(n), s.text, s.id, s.scope, s.start, a, b, context)
+            return
+
+
+def _set_size(arm: Arm, n: float, text: str, uid: str, scope: str, start: int, a: int, b: int,
+              context: list[str]) -> None:
+    arm.group_size = Value(value=n, text=text[a:b], source="text", unit_id=uid, scope=scope,
+                           start=start + a, end=start + b)
+    context.append(uid)
 
 
 def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], notes: list[str]) -> None:
@@ -339,11 +610,51 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
                 int(arm.events.value), int(n), _pct_text(pct)):
             flags.append("percent_mismatch")
             notes.append(f"{name}: {arm.events.value:g}/{n:g} is not {_pct_text(pct)}%")
-        if read is not None and read.sd_is_se and arm.sd is not None and n:
+        if read is not None and read.se_labelled and arm.sd is not None and n:
             sd, formula = derive.sd_from_se(arm.sd.value, int(n))
             arm.sd = Value(value=sd, text=arm.sd.text, source="derived", derived=formula, unit_id=arm.sd.unit_id,
                            table=arm.sd.table, row=arm.sd.row, col=arm.sd.col)
             notes.append(f"{name}: the dispersion is labelled SE; SD derived as SE × √N")
+
+
+def _se_check(doc: Document, best: Candidate, arms: dict[str, Arm], flags: list[str], notes: list[str]) -> None:
+    """Flag SDs that behave like SEs against the comparison's reported p (same sentence or table row)."""
+    i, c = arms["intervention"], arms["comparator"]
+    if any(x is None for x in (i.mean, i.sd, i.group_size, c.mean, c.sd, c.group_size)) or "sd_may_be_se" in flags:
+        return
+    assert i.mean and i.sd and i.group_size and c.mean and c.sd and c.group_size
+    p = _reported_p(doc, best.context[0]) if best.context else None
+    why = derive.se_signature(i.mean.value, i.sd.value, i.group_size.value, c.mean.value, c.sd.value,
+                              c.group_size.value, p=p)
+    if why:
+        flags.append("sd_may_be_se")
+        notes.append(f"the SDs may be SEs: {why}")
+
+
+_P_HEAD = re.compile(r"^(?:p|p[- ]?values?|sig\.?|significance)\b", re.I)
+
+
+def _reported_p(doc: Document, unit: str) -> tuple[float, str] | None:
+    """The p of the comparison in a sentence, or in a table row's p column (read by the statistics engine)."""
+    from claimtrace.stats import parse
+
+    texts: list[str] = []
+    m = re.fullmatch(r"(t\d+)\.r(\d+)", unit)
+    if m:
+        t = next((t for t in doc.tables if t.id == m.group(1)), None)
+        if t is None:
+            return None
+        for cell in t.cells:
+            if cell.row == int(m.group(2)) and cell.column_path and _P_HEAD.match(cell.column_path[-1]):
+                v = cell.text.strip()
+                texts.append(f"p {v}" if v[:1] in "<>≤≥" else f"p = {v}")
+    else:
+        texts = [s.text for s in doc.sentences("all") if s.id == unit]
+    for text in texts:
+        for r in parse(text):
+            if r.p_value is not None and r.p_comparison in ("=", "<", ">"):
+                return r.p_value, r.p_comparison
+    return None
 
 
 def _pct_text(v: Value) -> str:

@@ -9,10 +9,8 @@ from typing import Literal
 from pydantic import BaseModel
 
 from claimtrace.documents.model import Document
-from claimtrace.numbers.extract import Ico, extract_numbers, finish
-from claimtrace.numbers.match import mentions
+from claimtrace.numbers.extract import extract_numbers, finish
 from claimtrace.numbers.model import NumbersResult, Value
-from claimtrace.numbers.tables import Table, read_tables
 
 MAX_CONTEXT_CHARS = 1500
 
@@ -30,30 +28,24 @@ class _Answer(BaseModel):
     comparator: _ArmAnswer = _ArmAnswer()
 
 
-def select_context(doc: Document, tables: list[Table], intervention: str, comparator: str, outcome: str) -> list[tuple[str, str]]:
-    """The sentences and table rows most about the outcome (id, text), best first, within a size budget."""
-    ico = Ico.of(intervention, comparator, outcome)
-    scored: list[tuple[float, str, str]] = []
-    for s in doc.sentences("all"):
-        if re.search(r"\d", s.text):
-            sc = ico.outcome.score(s.text) + 0.2 * bool(mentions(ico.intervention, s.text) or mentions(ico.comparator, s.text))
-            scored.append((sc, s.id, s.text))
-    for t in tables:
-        width = max(len(r) for r in t.rows)
-        head = " | ".join(t.column_header(c) for c in range(width))
-        for row in t.body_rows():
-            if row:
-                sc = ico.outcome.score(row[0].text) + 0.1
-                text = f"{t.label or t.id}: {t.caption[:80]} [columns: {head}] row: " + " | ".join(c.text for c in row)
-                scored.append((sc, f"{t.id} row {row[0].row}", text))
-    scored.sort(key=lambda x: -x[0])
+def select_context(doc: Document, intervention: str, comparator: str, outcome: str) -> list[tuple[str, str]]:
+    """The sentences and table rows (id, text) that hold numbers, ranked by BM25 for the outcome and the arms
+    (the project's retriever over sentence and table-row units), best first, within a size budget."""
+    from claimtrace.retrieval import BM25Retriever, document_units, search
+
+    units = [u for u in document_units(doc, ["sentence", "table-row"], include_abstract=True)
+             if re.search(r"\d", u.text)]
+    if not units:
+        return []
+    query = f"{outcome} {outcome} {intervention} {comparator}"  # the outcome counts twice: it picks the row
+    hits = search(BM25Retriever(), units, query, k=len(units))
     out: list[tuple[str, str]] = []
     size = 0
-    for sc, uid, text in scored:
-        if sc <= 0 or size + len(text) > MAX_CONTEXT_CHARS:
+    for h in hits:
+        if h.score <= 0 or size + len(h.text) > MAX_CONTEXT_CHARS:
             continue
-        out.append((uid, text))
-        size += len(text)
+        out.append((h.unit_id, h.text))
+        size += len(h.text)
     return out
 
 
@@ -65,20 +57,18 @@ def numbers_in(text: str) -> set[float]:
     return {float(m.group()) for m in _NUM.finditer(text.replace("−", "-").replace("·", ".").replace(",", ""))}
 
 
-def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outcome: str, *, client: object,
-                        tables: list[Table] | None = None) -> NumbersResult:
+def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outcome: str, *,
+                        client: object) -> NumbersResult:
     """Ask the LLM for the per-arm numbers from the selected context; keep only numbers the context contains."""
     from claimtrace.llm import LLMClient
 
     assert isinstance(client, LLMClient)
-    if tables is None:
-        tables = read_tables(doc.source.path)
-    ctx = select_context(doc, tables, intervention, comparator, outcome)
+    ctx = select_context(doc, intervention, comparator, outcome)
     text = "\n".join(f"[{uid}] {t}" for uid, t in ctx)
     res = client.structured("numbers_arms", {"intervention": intervention, "comparator": comparator,
                                              "outcome": outcome, "context": text}, _Answer, task="extraction",
                             max_tokens=200)
-    base = extract_numbers(doc, intervention, comparator, outcome, tables=tables)
+    base = extract_numbers(doc, intervention, comparator, outcome)
     out = base.model_copy(deep=True)
     out.extractor = "llm"
     out.context = [uid for uid, _ in ctx]

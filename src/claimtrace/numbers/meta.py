@@ -1,9 +1,11 @@
 """Inverse-variance pooling of per-study effects with statsmodels, and the forest plot.
 
 ``statsmodels.stats.meta_analysis.combine_effects`` gives the fixed-effect and random-effects
-estimates: DerSimonian–Laird (``method_re="chi2"``) and Paule–Mandel (``method_re="iterated"``);
-statsmodels offers no REML estimator for this, so none is reported. The prediction interval is
-Higgins et al. (2009): μ ± t(0.975, k−2) × √(τ² + SE(μ)²).
+estimates: DerSimonian–Laird (``method_re="chi2"``) and Paule–Mandel (``method_re="iterated"``).
+statsmodels offers no REML estimator for this; with ``reml=True`` τ² is estimated by REML with PyMARE
+(``VarianceBasedLikelihoodEstimator(method="REML")``, MIT, the ``reml`` extra) and the pooled estimate is
+the inverse-variance mean with weights 1 / (vᵢ + τ²), SE = 1 / √Σw, as metafor's ``rma(method="REML")``
+reports it. The prediction interval is Higgins et al. (2009): μ ± t(0.975, k−2) × √(τ² + SE(μ)²).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from claimtrace.numbers.model import MetaResult, PooledEstimate, Study
 RATIO_MEASURES = frozenset({"OR", "RR", "HR", "logOR", "logRR", "logHR"})
 
 
-def pool(studies: list[Study], *, measure: str = "SMD") -> MetaResult:
-    """Fixed and random effects (DL, PM) with τ², I², Q and the prediction interval."""
+def pool(studies: list[Study], *, measure: str = "SMD", reml: bool = False) -> MetaResult:
+    """Fixed and random effects (DL, PM, and REML when asked) with τ², I², Q and the prediction interval."""
     import numpy as np
     from scipy import stats as st
     from statsmodels.stats.meta_analysis import combine_effects
@@ -54,9 +56,37 @@ def pool(studies: list[Study], *, measure: str = "SMD") -> MetaResult:
         randoms.append(PooledEstimate(model=f"random ({name})", estimate=mu, se=se, ci_low=float(re_["ci_low"]),
                                       ci_high=float(re_["ci_upp"]), pi_low=pi_lo, pi_high=pi_hi))
     assert fixed is not None
+    if reml:
+        t2 = reml_tau2(y, v)
+        w = 1 / (v + t2)
+        mu, se = float((w * y).sum() / w.sum()), float(1 / math.sqrt(w.sum()))
+        z = float(st.norm.ppf(0.975))
+        pi_lo = pi_hi = None
+        if k >= 3:
+            half = float(st.t.ppf(0.975, k - 2)) * math.sqrt(t2 + se**2)
+            pi_lo, pi_hi = mu - half, mu + half
+        tau2["REML"] = t2
+        randoms.append(PooledEstimate(model="random (REML)", estimate=mu, se=se, ci_low=mu - z * se, ci_high=mu + z * se,
+                                      pi_low=pi_lo, pi_high=pi_hi))
     return MetaResult(k=k, measure=measure, ratio=measure in RATIO_MEASURES, fixed=fixed, random=randoms, tau2=tau2,
                       q=q, df=k - 1, p_q=float(st.chi2.sf(q, k - 1)), i2=max(0.0, i2), studies=studies,
-                      method="statsmodels.stats.meta_analysis.combine_effects (DL: chi2, PM: iterated)")
+                      method="statsmodels.stats.meta_analysis.combine_effects (DL: chi2, PM: iterated)"
+                      + ("; REML τ² by PyMARE VarianceBasedLikelihoodEstimator" if reml else ""))
+
+
+def reml_tau2(y: object, v: object) -> float:
+    """τ² by restricted maximum likelihood (PyMARE); a one-line error when PyMARE is not installed."""
+    try:
+        from pymare import Dataset
+        from pymare.estimators import VarianceBasedLikelihoodEstimator
+    except ImportError:
+        raise ClaimtraceError("meta --reml needs PyMARE: pip install 'claimtrace[reml]'") from None
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = VarianceBasedLikelihoodEstimator(method="REML").fit_dataset(Dataset(y=y, v=v))
+    return max(0.0, float(est.summary().tau2.ravel()[0]))
 
 
 def forest(result: MetaResult, path: str | Path) -> list[Path]:
