@@ -571,6 +571,8 @@ def page_serve() -> Page:
     import serve
 
     return page_from_script("serve", "docs/results/serve.md", serve.report_lines)
+
+
 def page_numbers() -> Page:
     """docs/results/numbers.md (bench/numbers_rct.py)."""
     import numbers_rct
