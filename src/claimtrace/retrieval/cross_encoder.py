@@ -186,8 +186,9 @@ class CrossEncoderConfig:
     groups_per_step: int = 8
     epochs: int = 1
     max_groups: int | None = 1400
-    paragraph_share: float = 0.1
-    max_minutes: float = 40.0
+    paragraph_share: float = 0.0
+    freeze_layers: int = 3  # the embeddings and the first N encoder layers stay as in MiniLM (half the backward pass)
+    max_minutes: float = 35.0
     seed: int = 13
     threads: int = 2
 
@@ -237,8 +238,12 @@ def train_cross_encoder(groups: Sequence[TrainingGroup], base_model: str | Path,
     batches = training_batches(groups, cfg)
     data = [g for b in batches for g in b]
     steps = cfg.epochs * len(batches)
+    frozen = ("bert.embeddings.", *(f"bert.encoder.layer.{i}." for i in range(cfg.freeze_layers)))
+    for n, p in model.named_parameters():
+        if n.startswith(frozen):
+            p.requires_grad_(False)
     head = [p for n, p in model.named_parameters() if n.startswith("classifier")]
-    body = [p for n, p in model.named_parameters() if not n.startswith("classifier")]
+    body = [p for n, p in model.named_parameters() if p.requires_grad and not n.startswith("classifier")]
     opt = torch.optim.AdamW([{"params": body, "lr": cfg.lr}, {"params": head, "lr": cfg.head_lr}], weight_decay=0.01)
     sched = transformers.get_linear_schedule_with_warmup(opt, int(cfg.warmup * steps), steps)
     step, losses, stopped_early = 0, [], False
@@ -258,8 +263,8 @@ def train_cross_encoder(groups: Sequence[TrainingGroup], base_model: str | Path,
             sched.step()
             opt.zero_grad()
             step += 1
-            losses.append(float(loss))
-            if step % 20 == 0:
+            losses.append(float(loss.detach()))
+            if step % 10 == 0:
                 log.info("step %d/%d loss %.4f (last 20) %.0fs", step, steps, float(np.mean(losses[-20:])),
                          time.time() - t_start)
             if time.time() - t_start > cfg.max_minutes * 60:
