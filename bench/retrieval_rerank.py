@@ -28,14 +28,13 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from provenance import SHARED, Run
-
 from claimtrace.documents import load_document
 from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
 from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.rerank import BiEncoderReranker, Reranker, get_reranker
 from claimtrace.retrieval.units import document_units
+from provenance import SHARED, Run
 
 REPO = Path(__file__).resolve().parents[1]
 RESULT = REPO / "bench" / "results" / "retrieval_rerank.json"
@@ -162,9 +161,11 @@ def main() -> None:
     cache: dict[str, Any] = {}
     t_all = time.time()
     with ITEMS.open("a", encoding="utf-8") as fh:
-        for n_item, p in enumerate(prompts, 1):
+        # the fast rerankers over every item first, then RankGPT (slow) over its subset
+        passes = [[x for x in names if x != "llm"], ["llm"] if "llm" in names else []]
+        for n_item, (p, wanted) in enumerate(((p, w) for w in passes for p in prompts), 1):
             pid = p["prompt_id"]
-            todo = [x for x in names if x not in done.get(pid, {}).get("hits", {}) and (x != "llm" or pid in llm_ids)]
+            todo = [x for x in wanted if x not in done.get(pid, {}).get("hits", {}) and (x != "llm" or pid in llm_ids)]
             if not todo:
                 continue
             if p["doc"] not in cache:

@@ -22,9 +22,13 @@ import sys
 import time
 from pathlib import Path
 
+from claimtrace.retrieval.cross_encoder import (
+    CrossEncoderConfig,
+    TrainingGroup,
+    build_groups,
+    train_cross_encoder,
+)
 from provenance import SHARED, Run, sha256_file
-
-from claimtrace.retrieval.cross_encoder import CrossEncoderConfig, TrainingGroup, build_groups, train_cross_encoder
 
 REPO = Path(__file__).resolve().parents[1]
 EI = SHARED / "data" / "evidence-inference"

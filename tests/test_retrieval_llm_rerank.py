@@ -80,12 +80,11 @@ def test_identity_answers_are_detected_and_warned_once(tmp_path: Path, caplog: p
 
 def test_rankgpt_invocation_ids_are_recorded_on_the_trace(tmp_path: Path) -> None:
     """rag-rerank with RankGPT over a real HTTP endpoint: the trace carries the ledger ids of every rerank window."""
-    from llm_fault_server import FaultServer
-
     from claimtrace.extract.context import ContextSelector
     from claimtrace.extract.embedded import EmbeddedExtractor
     from claimtrace.extract.pipeline import extract_traces
     from claimtrace.llm import LLMClient, load_settings
+    from llm_fault_server import FaultServer
 
     doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml"))
     with FaultServer(responder=lambda body: {"content": json.dumps({"ranking": [2, 1]})}) as srv:

@@ -118,10 +118,12 @@ class TrainingGroup(BaseModel):
 
 
 def build_groups(split_dir: str | Path, *, units: Sequence[str] = ("sentence", "paragraph"), negatives: int = 7,
-                 top: int = 20, seed: int = 13, exclude_pmcids: Sequence[str] = ()) -> tuple[list[TrainingGroup], dict[str, int]]:
+                 top: int = 20, seed: int = 13, exclude_pmcids: Sequence[str] = (),
+                 max_prompts: int | None = None) -> tuple[list[TrainingGroup], dict[str, int]]:
     """Groups from an Evidence-Inference split (body only): query 'I vs C: O', positive = the first body unit
     holding a gold span, negatives = ``negatives`` units drawn from the BM25 top-``top`` of the same paper
-    that hold no gold span (the scorer's overlap test against every gold span of the prompt)."""
+    that hold no gold span (the scorer's overlap test against every gold span of the prompt); ``max_prompts``:
+    only the first prompts of the split."""
     from claimtrace.documents import load_document
     from claimtrace.retrieval.base import rank
     from claimtrace.retrieval.bm25 import BM25Retriever
@@ -136,6 +138,8 @@ def build_groups(split_dir: str | Path, *, units: Sequence[str] = ("sentence", "
     cache: dict[str, Any] = {}
     skip = set(exclude_pmcids)
     for p in ei_prompts(split_dir):
+        if max_prompts is not None and stats["prompts"] >= max_prompts:
+            break
         stats["prompts"] += 1
         if p["pmcid"] in skip:
             stats["excluded"] += 1
@@ -211,7 +215,7 @@ def training_batches(groups: Sequence[TrainingGroup], cfg: CrossEncoderConfig) -
     for unit, share in (("sentence", 1 - cfg.paragraph_share), ("paragraph", cfg.paragraph_share)):
         pool = [g for g in groups if g.unit == unit]
         rng.shuffle(pool)
-        pool = pool[: int(round(total * share))]
+        pool = pool[: round(total * share)]
         batches.extend(pool[i : i + cfg.groups_per_step] for i in range(0, len(pool), cfg.groups_per_step))
     rng.shuffle(batches)
     return batches
