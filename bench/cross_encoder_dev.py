@@ -17,10 +17,15 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from provenance import Run
 
 from claimtrace.evaluate.uncertainty import paired_bootstrap_diff, proportion_ci
-from claimtrace.retrieval.cross_encoder import CrossEncoderConfig, OnnxCrossEncoder, TrainingGroup, training_batches
+from claimtrace.retrieval.cross_encoder import (
+    CrossEncoderConfig,
+    OnnxCrossEncoder,
+    TrainingGroup,
+    training_batches,
+)
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 GROUPS = REPO / ".cache" / "ce_groups.jsonl.gz"

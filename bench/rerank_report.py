@@ -45,8 +45,9 @@ def render_rerank(p: Any) -> None:
     p.add(*_table(p, [r for r in d["table"] if r["reranker"] != "llm"]))
     if d.get("llm_subset_table"):
         w = d["llm_windows"]
-        p.add("", f"RankGPT with the local model is slow, so it ran on a seeded subset of {p.v(len(d['llm_items']), 'd')} "
-                  "items (the other rows on the same subset for the paired comparison):", "")
+        p.add("", f"RankGPT with the local model is slow, so it was run on a seeded subset of {p.v(len(d['llm_items']), 'd')} "
+                  f"items, of which it finished {p.v(d['llm_items_done'], 'd')} on the shared, busy server before the "
+                  "results were written; every row below is on those same items:", "")
         p.add(*_table(p, d["llm_subset_table"]))
         p.add("", f"Its {p.v(w['n'], 'd')} windows: {p.v(w['identity'], 'd')} came back in the input order and "
                   f"{p.v(w['near_identity_tau_0.9'], 'd')} more nearly so (Kendall tau with the input order at least "

@@ -9,7 +9,7 @@ gold span, the scorer's test) and the seconds the reranker took. RankGPT with th
 seeded subset of `--llm-items` items only (it is slow); its row is compared with no reranking on that subset.
 Each row gives n, hit@k with exact 95% intervals, and hit@1 paired with no reranking (paired bootstrap + exact
 McNemar), from uncertainty.py. Per-item rows are kept in the result file. Resumable: the per-item rows are
-appended to bench/results/retrieval_rerank_items.jsonl as they are made and reused on a re-run with the same
+appended to .cache/retrieval_rerank_items.jsonl as they are made and reused on a re-run with the same
 settings. Writes bench/results/retrieval_rerank.json; the retrieval results page renders it.
 """
 
@@ -38,7 +38,7 @@ from provenance import SHARED, Run
 
 REPO = Path(__file__).resolve().parents[1]
 RESULT = REPO / "bench" / "results" / "retrieval_rerank.json"
-ITEMS = REPO / "bench" / "results" / "retrieval_rerank_items.jsonl"
+ITEMS = REPO / ".cache" / "retrieval_rerank_items.jsonl"  # the resume file (the result keeps the per-item rows)
 LLM_LOG = REPO / "bench" / "results" / "retrieval_rerank_llm_calls.jsonl"
 KS = (1, 3, 5)
 log = logging.getLogger("bench.retrieval_rerank")
@@ -136,6 +136,8 @@ def main() -> None:
     ap.add_argument("--llm-items", type=int, default=20)
     ap.add_argument("--finetuned", default=None, help="a fine-tuned retriever folder for the 'finetuned' row")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--summarise-only", action="store_true",
+                    help="compute nothing: summarise the per-item rows already made (e.g. while RankGPT is unfinished)")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     names = [x for x in a.rerankers.split(",") if x]
@@ -166,7 +168,7 @@ def main() -> None:
         for n_item, (p, wanted) in enumerate(((p, w) for w in passes for p in prompts), 1):
             pid = p["prompt_id"]
             todo = [x for x in wanted if x not in done.get(pid, {}).get("hits", {}) and (x != "llm" or pid in llm_ids)]
-            if not todo:
+            if not todo or a.summarise_only:
                 continue
             if p["doc"] not in cache:
                 units = document_units(load_document(p["doc"]), "sentence")
@@ -199,7 +201,7 @@ def main() -> None:
                 log.info("%d/%d prompts (%.0fs)", n_item, len(prompts), time.time() - t_all)
     rows = [done[p["prompt_id"]] for p in prompts if p["prompt_id"] in done]
     table = [summarise(rows, x) for x in names]
-    subset = [r for r in rows if r["id"] in llm_ids]
+    subset = [r for r in rows if r["id"] in llm_ids and "llm" in r["hits"]]  # the items RankGPT finished
     llm_subset = [summarise(subset, x) for x in names] if "llm" in names else []
     windows = [w for r in subset for w in r.get("llm_windows", [])]
     from claimtrace.retrieval.cross_encoder import MANIFEST, shipped_model_dir
