@@ -58,6 +58,7 @@ def main() -> None:
     ap.add_argument("--lr", type=float, default=CrossEncoderConfig.lr)
     ap.add_argument("--head-lr", type=float, default=CrossEncoderConfig.head_lr)
     ap.add_argument("--freeze-layers", type=int, default=CrossEncoderConfig.freeze_layers)
+    ap.add_argument("--max-steps", type=int, default=None, help="stop after N steps (to rebuild a recorded model exactly)")
     ap.add_argument("--result", default=str(RESULT), help="where the training record goes")
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -89,7 +90,7 @@ def main() -> None:
         sys.exit(f"held-out articles in the training groups: {leak[:5]}")
     logging.info("%d groups (%s) in %.0fs", len(groups), stats, groups_seconds)
     cfg = CrossEncoderConfig(max_groups=a.max_groups, max_minutes=a.max_minutes, threads=a.threads, seed=a.seed,
-                             lr=a.lr, head_lr=a.head_lr, freeze_layers=a.freeze_layers)
+                             lr=a.lr, head_lr=a.head_lr, freeze_layers=a.freeze_layers, max_steps=a.max_steps)
     command = "nice -n 10 .venv/bin/python bench/train_cross_encoder.py" + "".join(
         f" {x}" for x in sys.argv[1:])
     data = {"ei_train_prompts_sha256": sha256_file(prompts), "groups_file": str(GROUPS.relative_to(REPO)),

@@ -193,6 +193,7 @@ class CrossEncoderConfig:
     paragraph_share: float = 0.0
     freeze_layers: int = 3  # the embeddings and the first N encoder layers stay as in MiniLM (half the backward pass)
     max_minutes: float = 35.0
+    max_steps: int | None = None  # stop after this many steps (the schedule still spans every batch): an exact re-run
     seed: int = 13
     threads: int = 2
 
@@ -271,6 +272,9 @@ def train_cross_encoder(groups: Sequence[TrainingGroup], base_model: str | Path,
             if step % 10 == 0:
                 log.info("step %d/%d loss %.4f (last 20) %.0fs", step, steps, float(np.mean(losses[-20:])),
                          time.time() - t_start)
+            if cfg.max_steps is not None and step >= cfg.max_steps:
+                stopped_early = True
+                break
             if time.time() - t_start > cfg.max_minutes * 60:
                 stopped_early = True
                 log.warning("time budget reached at step %d/%d", step, steps)
