@@ -91,3 +91,21 @@ def render_rerank(p: Any) -> None:
               f"(sha256 `{ce['model_sha256']}`, pinned in `claimtrace.retrieval.cross_encoder`): the model folder is "
               f"{p.v(size['raw_bytes'] / 1e6, '.1f')} MB on disk, {p.v(size['deflated_bytes'] / 1e6, '.1f')} MB "
               "deflated (what it adds to a wheel).")
+    sp = RES / "rerank_speed.json"
+    if sp.exists():
+        s = json.loads(sp.read_text(encoding="utf-8"))
+        q = s["seconds_per_query_median"]
+        p.add("", "### Cross-encoder speed and size", "",
+              f"`{s['provenance']['command']}` over the first {p.v(s['queries'], 'd')} body-only validation prompts, "
+              f"median of {p.v(s['repeats'], 'd')} runs a query, {p.v(s['threads'], 'd')} onnxruntime thread; "
+              f"machine: {load_note(s['provenance'], p)}.", "",
+              "| step | s/query (median) |", "|---|---|",
+              f"| BM25, body sentences, top 20 | {p.v(q['bm25_sentences_top20'], '.5f')} |",
+              f"| cross-encoder over those 20 | {p.v(q['cross_encoder_sentences_m20'], '.3f')} |",
+              f"| BM25, body paragraphs, top 30 | {p.v(q['bm25_paragraphs_top30'], '.5f')} |",
+              f"| cross-encoder over those 30 (the `retrieve` default M) | {p.v(q['cross_encoder_paragraphs_m30'], '.3f')} |",
+              "", f"Model load: {p.v(s['model_load_s_median'], '.2f')} s (median of 3)."
+              + (f" Wheel `{s['wheel']['wheel']}`: {p.v(s['wheel']['wheel_bytes'] / 1e6, '.1f')} MB, of which the "
+                 f"cross-encoder {p.v(s['wheel']['cross_encoder_compressed_bytes'] / 1e6, '.1f')} MB (int8 weights "
+                 f"barely compress); `pip install --no-deps` of the wheel took {p.v(s['wheel']['install_no_deps_s'], '.1f')} s."
+                 if s.get("wheel") else ""))
