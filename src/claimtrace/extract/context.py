@@ -83,6 +83,9 @@ class ContextSelector:
     _selected: dict[tuple[str, str, str, str], list[str]] = field(default_factory=dict)
     _retrievers: dict[str, Any] = field(default_factory=dict)
     _rerankers: dict[str, Any] = field(default_factory=dict)
+    _invocations: dict[tuple[str, str, str, str], list[str]] = field(default_factory=dict)
+    #: LLM ledger invocation ids of the reranking behind the latest ``paragraphs`` answer (RankGPT), for the trace
+    last_invocation_ids: list[str] = field(default_factory=list)
 
     def retriever_for(self, config: ContextConfig) -> str:
         """The retriever spec a configuration uses."""
@@ -120,6 +123,7 @@ class ContextSelector:
     def paragraphs(self, doc: Document, query: str, config: ContextConfig,
                    gold_paragraph_ids: Sequence[str] | None = None) -> list[str] | None:
         """Paragraph ids to read, best first (None: the whole body)."""
+        self.last_invocation_ids = []
         if config.mode == "fulltext":
             return None
         if config.mode == "oracle":
@@ -145,6 +149,8 @@ class ContextSelector:
             reranker = self._get_reranker(spec) if spec else None
             hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
             self._selected[key] = [h.unit_id for h in hits]
+            self._invocations[key] = list(getattr(reranker, "last_invocation_ids", []) or [])
+        self.last_invocation_ids = list(self._invocations.get(key, []))
         return list(self._selected[key])
 
     def _get_reranker(self, spec: str) -> Any:

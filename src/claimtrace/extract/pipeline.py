@@ -99,6 +99,15 @@ def _given_hypothesis(doc: Document, text: str) -> tuple[TraceSpan, list[Flag]]:
                   message="the given hypothesis was not found verbatim in the body; used as given")])
 
 
+def _rerank_invocations(extractor: Extractor) -> list[str]:
+    """LLM invocation ids of the reranking (RankGPT) that chose the context of the stage just run (taken once)."""
+    selector = getattr(extractor, "selector", None)
+    ids = list(getattr(selector, "last_invocation_ids", None) or [])
+    if ids:
+        selector.last_invocation_ids = []  # type: ignore[union-attr]
+    return ids
+
+
 def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config: ContextConfig, *,
                   hypothesis: str | None = None, gold: Sequence[str] | None = None,
                   hypothesis_gold: Sequence[str] | None = None,
@@ -124,6 +133,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
         out1 = extractor.hypothesis(doc, finding.text, config, hypothesis_gold or gold)
         hyp = out1.span
         flags.extend(out1.flags)
+        inv.extend(_rerank_invocations(extractor))
         inv.extend(out1.invocation_ids)
         if out1.model:
             models.append(out1.model)
@@ -132,6 +142,7 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
     query = finding.text if hyp is None else f"{finding.text}\n{hyp.text}"  # the composite query
     out2 = extractor.evidence(doc, query, config, gold, max_evidence_sentences)
     flags.extend(out2.flags)
+    inv.extend(_rerank_invocations(extractor))
     inv.extend(out2.invocation_ids)
     if out2.model:
         models.append(out2.model)

@@ -1,5 +1,6 @@
-"""Rerankers: none, a sentence-transformers cross-encoder from a local path, and the RankGPT listwise
-LLM reranker (sliding window, robust permutation parsing, every invocation logged)."""
+"""Rerankers: none, the shipped cross-encoder (int8 ONNX, no torch) or one from a local path, bi-encoder
+rescoring, and the RankGPT listwise LLM reranker (sliding window, robust permutation parsing, every
+invocation logged and kept, identity answers of a weak model detected and warned about)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ log = logging.getLogger("claimtrace.retrieval.rerank")
 
 DEFAULT_WINDOW = 20
 DEFAULT_STEP = 10
+#: a window whose permutation has Kendall tau >= this with the input order counts as near-identity
+NEAR_IDENTITY_TAU = 0.9
 
 
 @runtime_checkable
@@ -55,25 +58,42 @@ class NoReranker:
 
 
 class CrossEncoderReranker:
-    """A sentence-transformers ``CrossEncoder`` loaded from a local path (the ``[torch]`` extra)."""
+    """Score (query, text) pairs with a cross-encoder: by default the one shipped with the package (int8 ONNX,
+    no torch); a folder with ``model.onnx`` + ``tokenizer.json`` runs the same way; any other folder is
+    loaded as a sentence-transformers ``CrossEncoder`` (the ``[torch]`` extra)."""
 
     name = "cross-encoder"
 
-    def __init__(self, path: str | Path, *, batch_size: int = 16, max_length: int = 512) -> None:
-        st = _sentence_transformers("the cross-encoder reranker")
-        p = Path(path)
-        if not p.exists():
+    def __init__(self, path: str | Path | None = None, *, batch_size: int = 16, max_length: int | None = None) -> None:
+        from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder
+
+        p = Path(path) if path is not None else None
+        if p is not None and not p.exists():
             raise InputError(p, "no such cross-encoder model folder")
-        self.model = st.CrossEncoder(str(p), device="cpu", max_length=max_length)
+        self.model: Any
+        if p is None or (p / MODEL_FILE).is_file():
+            self.model = OnnxCrossEncoder(p, batch_size=batch_size, max_length=max_length)
+            self._st = False
+        else:
+            st = _sentence_transformers("a sentence-transformers cross-encoder")
+            self.model = st.CrossEncoder(str(p), device="cpu", max_length=max_length or 512)
+            self._st = True
         self.batch_size = batch_size
 
+    def scores(self, query: str, texts: Sequence[str]) -> list[float]:
+        """One relevance score per text (higher is better)."""
+        if not texts:
+            return []
+        if not self._st:
+            return [float(x) for x in self.model.score(query, texts)]
+        raw = self.model.predict([(query, t) for t in texts], batch_size=self.batch_size, show_progress_bar=False)
+        return [float(s) for s in (raw.tolist() if hasattr(raw, "tolist") else raw)]
+
     def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
-        """Score (query, text) pairs and sort by the score."""
+        """Score (query, text) pairs and sort by the score (ties keep the retriever's order)."""
         if not hits:
             return []
-        raw = self.model.predict([(query, h.text) for h in hits], batch_size=self.batch_size,
-                                 show_progress_bar=False)
-        scores = [float(s) for s in (raw.tolist() if hasattr(raw, "tolist") else raw)]
+        scores = self.scores(query, [h.text for h in hits])
         order = sorted(range(len(hits)), key=lambda i: -scores[i])
         return _renumber([hits[i] for i in order], k, [scores[i] for i in order])
 
@@ -137,6 +157,15 @@ def parse_permutation(text: str | Sequence[int], n: int) -> list[int]:
     return seen + [i for i in range(n) if i not in seen]
 
 
+def kendall_tau_with_input(perm: Sequence[int]) -> float:
+    """Kendall's tau between a permutation and the input order (1.0: unchanged, -1.0: reversed)."""
+    if len(perm) < 2:
+        return 1.0
+    from scipy.stats import kendalltau
+
+    return float(kendalltau(range(len(perm)), list(perm)).statistic)
+
+
 def apply_permutation(items: list[Any], start: int, end: int, perm: Sequence[int]) -> list[Any]:
     """Reorder ``items[start:end]`` by ``perm`` (indices into that slice); the rest stays."""
     window = items[start:end]
@@ -175,13 +204,19 @@ class LLMListwiseReranker:
     ledger; ``complete`` (chat messages -> answer text) replaces it for other clients. Each window's
     query, unit ids, answer, parsed permutation, ledger invocation ids and timing are also logged (the
     ``claimtrace.retrieval.rerank`` logger, and one JSON line per call in ``log_path`` when set).
+
+    A weak model often answers with the input order: each window records whether its permutation is the
+    identity and its Kendall tau with the input order; a call where any window is identity or near-identity
+    (tau >= ``near_identity_tau``) logs one warning with the counts. ``last_invocation_ids`` and
+    ``last_windows`` hold the ledger ids and window records of the latest ``rerank`` call (a trace records
+    them), ``calls`` every window since the reranker was made.
     """
 
     name = "llm"
 
     def __init__(self, complete: Complete | None = None, *, client: Any = None, settings: Any = None,
                  window: int = DEFAULT_WINDOW, step: int = DEFAULT_STEP, log_path: str | Path | None = None,
-                 max_chars: int = 600) -> None:
+                 max_chars: int = 600, near_identity_tau: float = NEAR_IDENTITY_TAU) -> None:
         self.complete = complete
         self.client = client
         if complete is None and client is None:
@@ -192,7 +227,10 @@ class LLMListwiseReranker:
         self.step = step
         self.log_path = Path(log_path) if log_path else None
         self.max_chars = max_chars
+        self.near_identity_tau = near_identity_tau
         self.calls: list[dict[str, Any]] = []
+        self.last_windows: list[dict[str, Any]] = []
+        self.last_invocation_ids: list[str] = []
 
     def _ask(self, query: str, passages: list[str]) -> tuple[str, list[int] | None, list[str]]:
         """One window: (raw answer, ranking if structured, ledger invocation ids)."""
@@ -208,6 +246,7 @@ class LLMListwiseReranker:
     def rerank(self, query: str, hits: Sequence[Hit], k: int | None = None) -> list[Hit]:
         """Rerank all hits window by window, then cut to k."""
         items = list(hits)
+        self.last_windows, self.last_invocation_ids = [], []
         for start, end in sliding_windows(len(items), self.window, self.step):
             if end - start < 2:
                 continue
@@ -219,17 +258,31 @@ class LLMListwiseReranker:
             except ClaimtraceError as exc:
                 error = str(exc)
             perm = parse_permutation(ranking if ranking is not None else answer, end - start)
+            tau = kendall_tau_with_input(perm)
             self._log({"query": query, "window": [start, end], "unit_ids": [h.unit_id for h in items[start:end]],
                        "answer": answer, "ranking": ranking, "permutation": perm, "invocation_ids": inv,
+                       "identity": perm == list(range(end - start)), "kendall_tau": round(tau, 4),
                        "error": error, "seconds": round(time.time() - t0, 3)})
             if error:
                 raise ClaimtraceError(f"LLM reranker failed on window {start}-{end}: {error}")
             items = apply_permutation(items, start, end, perm)
+        self._warn_identity(query)
         n = len(items)
         return _renumber(items, k, [float(n - i) for i in range(n)])
 
+    def _warn_identity(self, query: str) -> None:
+        ws = self.last_windows
+        ident = sum(w["identity"] for w in ws)
+        near = sum(not w["identity"] and w["kendall_tau"] >= self.near_identity_tau for w in ws)
+        if ident or near:
+            log.warning("RankGPT: %d of %d windows came back in the input order and %d more nearly so (Kendall tau "
+                        ">= %.2f) for query %r: the model may not be reranking", ident, len(ws), near,
+                        self.near_identity_tau, query[:80])
+
     def _log(self, record: dict[str, Any]) -> None:
         self.calls.append(record)
+        self.last_windows.append(record)
+        self.last_invocation_ids.extend(record["invocation_ids"])
         log.info("rankgpt window %s: %s -> %s (%.1fs)", record["window"], str(record["answer"])[:200],
                  record["permutation"], record["seconds"])
         if self.log_path:
@@ -239,9 +292,12 @@ class LLMListwiseReranker:
 
 
 def get_reranker(spec: str | None, **kwargs: Any) -> Reranker:
-    """A reranker from a spec: 'none', 'cross-encoder:PATH', 'finetuned:DIR' (bi-encoder rescoring) or 'llm'."""
+    """A reranker from a spec: 'none', 'cross-encoder' (the shipped model), 'cross-encoder:PATH',
+    'finetuned:DIR' (bi-encoder rescoring) or 'llm'."""
     if spec in (None, "", "none"):
         return NoReranker()
+    if spec == "cross-encoder":
+        return CrossEncoderReranker()
     if spec.startswith("cross-encoder:"):
         return CrossEncoderReranker(spec.split(":", 1)[1])
     if spec == "llm":
@@ -251,4 +307,4 @@ def get_reranker(spec: str | None, **kwargs: Any) -> Reranker:
         from claimtrace.retrieval.finetuned import FinetunedEmbedder
 
         return BiEncoderReranker(CachedEmbedder(FinetunedEmbedder(spec.split(":", 1)[1], kwargs.get("task", "evidence"))))
-    raise ClaimtraceError(f"unknown reranker {spec!r} (expected none, cross-encoder:PATH, finetuned:DIR or llm)")
+    raise ClaimtraceError(f"unknown reranker {spec!r} (expected none, cross-encoder, cross-encoder:PATH, finetuned:DIR or llm)")
