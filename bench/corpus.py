@@ -202,25 +202,66 @@ def storage(limit: int | None) -> None:
     print(json.dumps(out, indent=2))
 
 
-def llm_sample(n: int, base_url: str, model: str | None) -> None:
-    """LLM calls and tokens per paper with the LLM extractor (real local LLM) on n EI validation papers."""
-    from claimtrace.corpus.estimate import estimate
-    from claimtrace.corpus.work import CorpusItem, RunSettings
-    from claimtrace.llm.settings import load_settings
+def _bootstrap_mean_ci(xs: list[float], reps: int = 10000, seed: int = 0) -> list[float]:
+    import random
 
-    files = sorted(SHARED.glob("evidence-inference/validation/articles/*.nxml"))[:n]
+    rng = random.Random(seed)
+    means = sorted(statistics.fmean(rng.choices(xs, k=len(xs))) for _ in range(reps))
+    return [round(means[int(0.025 * reps)], 1), round(means[int(0.975 * reps) - 1], 1)]
+
+
+def llm_sample(n: int, base_url: str, model: str | None, work: Path) -> None:
+    """LLM calls and tokens per paper: ``claimtrace run --extractor llm`` (real local LLM) on the n smallest
+    EI validation papers, one paper per committed batch, into ``work`` (re-running the same command resumes;
+    done papers are skipped). Per-paper usage comes from the run's ``papers`` table (llm_* columns)."""
+    from claimtrace.corpus.store import Store
+
+    files = sorted(SHARED.glob("evidence-inference/validation/articles/*.nxml"), key=lambda f: (f.stat().st_size, f.name))[:n]
     run = Run(data=files)
-    settings = load_settings(base_url=base_url, model=model)
-    rs = RunSettings(steps=["parse", "traces"], extractor="llm", llm=settings.model_dump(mode="json"),
-                     llm_model=settings.for_task("extraction").model)
-    est = estimate([CorpusItem(path=str(f)) for f in files], rs, sample=n)
-    result = {"schema_version": "1", "papers": n, "endpoint": base_url, "model": rs.llm_model,
-              "steps": "parse,traces", "extractor": "llm (default configuration)",
-              "llm_calls_per_paper": est.llm_calls_per_paper, "llm_tokens_per_paper": est.llm_tokens_per_paper,
-              "seconds_per_paper_median": est.seconds_per_paper_median, "failed": est.failed_in_sample,
+    work.mkdir(parents=True, exist_ok=True)
+    listfile = work / "corpus.txt"
+    listfile.write_text("".join(f"{f}\n" for f in files))
+    # a cache of its own: every call of a first attempt is a real request (a resumed paper may hit it)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CLAIMTRACE_CACHE_DIR": str(work / "llm-cache")}
+    extra = ["--steps", "parse,traces", "--extractor", "llm", "--workers", "1", "--batch-size", "1",
+             "--llm-base-url", base_url, *(["--llm-model", model] if model else [])]
+    cmd = [sys.executable, "-m", "claimtrace", "run", str(listfile), "--out", str(work / "results"), "--json", *extra]
+    print("running: " + " ".join(cmd), file=sys.stderr)
+    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO)
+    if res.returncode != 0:
+        raise SystemExit(f"run failed: {res.stderr[-2000:]}")
+    papers = [p for p in Store(work / "results", create=False).read("papers").to_pylist() if p["status"] == "ok"]
+    per = [{"path": Path(p["path"]).name, "size_bytes": p["size_bytes"], "n_traces": p["n_traces"],
+            "llm_calls": p["llm_calls"], "llm_cache_hits": p["llm_cache_hits"],
+            "llm_prompt_tokens": p["llm_prompt_tokens"], "llm_completion_tokens": p["llm_completion_tokens"],
+            "llm_tokens": (p["llm_prompt_tokens"] or 0) + (p["llm_completion_tokens"] or 0),
+            "seconds": p["seconds"]} for p in papers]
+    per.sort(key=lambda r: r["path"])
+    calls = [float(r["llm_calls"] + r["llm_cache_hits"]) for r in per]
+    toks = [float(r["llm_tokens"]) for r in per]
+    prompt = sum(r["llm_prompt_tokens"] or 0 for r in per)
+
+    def spread(xs: list[float]) -> dict[str, Any]:
+        if not xs:
+            return {}
+        return {"mean": round(statistics.fmean(xs), 1), "median": statistics.median(xs), "min": min(xs),
+                "max": max(xs), "sd": round(statistics.stdev(xs), 1) if len(xs) > 1 else None,
+                "mean_ci95_bootstrap": _bootstrap_mean_ci(xs) if len(xs) > 1 else None}
+
+    result = {"schema_version": "2", "papers": len(per), "papers_asked": n, "endpoint": base_url, "model": model,
+              "steps": "parse,traces", "extractor": "llm (default configuration: hybrid retrieval, LLM reranker)",
+              "sample": "the n smallest EI validation articles (by bytes)",
+              "command": "claimtrace run CORPUS --out OUT " + " ".join(extra),
+              "failed": len(Store(work / "results", create=False).read("papers").to_pylist()) - len(per),
+              "cache_hits": sum(r["llm_cache_hits"] for r in per),
+              "note": ("tokens count only requests sent (cache hits, from a resumed paper, carry none)"),
+              "per_paper": per,
+              "llm_calls_per_paper": spread(calls), "llm_tokens_per_paper": spread(toks),
+              "prompt_token_share": round(prompt / sum(toks), 3) if sum(toks) else None,
+              "seconds_per_paper": spread([float(r["seconds"]) for r in per]),
               "provenance": run.finish()}
     (RESULTS / "corpus_llm.json").write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    print(json.dumps({k: result[k] for k in ("papers", "llm_calls_per_paper", "llm_tokens_per_paper")}, indent=2))
 
 
 def report(price_in: float, price_out: float) -> None:
@@ -301,6 +342,8 @@ def main() -> None:
     ap.add_argument("--llm-papers", type=int, default=2)
     ap.add_argument("--llm-base-url", default="http://127.0.0.1:8089/v1")
     ap.add_argument("--llm-model", default=None)
+    ap.add_argument("--llm-work", type=Path, default=Path("/tmp/claimtrace-bench-corpus-llm"),
+                    help="--part llm: the run's folder (kept: re-running resumes)")
     ap.add_argument("--price-in", type=float, default=0.15, help="stated $ per million input tokens")
     ap.add_argument("--price-out", type=float, default=0.60, help="stated $ per million output tokens")
     a = ap.parse_args()
@@ -309,7 +352,7 @@ def main() -> None:
     elif a.part == "storage":
         storage(a.limit)
     elif a.part == "llm":
-        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model)
+        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model, a.llm_work)
     else:
         report(a.price_in, a.price_out)
 

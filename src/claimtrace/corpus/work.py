@@ -163,6 +163,7 @@ class Worker:
         """Parse the paper once and run the task's steps; a failing step is recorded, never raised."""
         t0 = time.perf_counter()
         res = PaperResult(paper_id=task.paper_id, path=task.item.path, worker=self.name)
+        before = self._client.summary() if self._client is not None else None
         try:
             doc = self._parse(task.item.path)
         except Exception as exc:  # a bad file is recorded and never stops the run
@@ -187,6 +188,12 @@ class Worker:
                     r["paper_id"], r["settings_key"] = task.paper_id, key
                 res.rows[STEP_TABLE[step]] = rows
                 res.done_steps.append(step)
+        if self._client is not None:  # this paper's LLM usage: the run's ledger totals after minus before
+            after = self._client.summary()
+            res.paper.update({f"llm_{k}": getattr(after, k) - (getattr(before, k) if before is not None else 0)
+                              for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")})
+        else:
+            res.paper.update({"llm_calls": 0, "llm_cache_hits": 0, "llm_prompt_tokens": 0, "llm_completion_tokens": 0})
         res.seconds = round(time.perf_counter() - t0, 4)
         res.peak_rss_mb = peak_rss_mb()
         return res
