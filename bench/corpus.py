@@ -210,10 +210,11 @@ def _bootstrap_mean_ci(xs: list[float], reps: int = 10000, seed: int = 0) -> lis
     return [round(means[int(0.025 * reps)], 1), round(means[int(0.975 * reps) - 1], 1)]
 
 
-def llm_sample(n: int, base_url: str, model: str | None, work: Path) -> None:
+def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: bool = True) -> None:
     """LLM calls and tokens per paper: ``claimtrace run --extractor llm`` (real local LLM) on the n smallest
     EI validation papers, one paper per committed batch, into ``work`` (re-running the same command resumes;
-    done papers are skipped). Per-paper usage comes from the run's ``papers`` table (llm_* columns)."""
+    done papers are skipped). Per-paper usage comes from the run's ``papers`` table (llm_* columns).
+    ``run_it=False`` (``--llm-summarize``) summarizes what the run folder holds (e.g. after stopping it)."""
     from claimtrace.corpus.store import Store
 
     files = sorted(SHARED.glob("evidence-inference/validation/articles/*.nxml"), key=lambda f: (f.stat().st_size, f.name))[:n]
@@ -226,10 +227,11 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path) -> None:
     extra = ["--steps", "parse,traces", "--extractor", "llm", "--workers", "1", "--batch-size", "1",
              "--llm-base-url", base_url, *(["--llm-model", model] if model else [])]
     cmd = [sys.executable, "-m", "claimtrace", "run", str(listfile), "--out", str(work / "results"), "--json", *extra]
-    print("running: " + " ".join(cmd), file=sys.stderr)
-    res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO)
-    if res.returncode != 0:
-        raise SystemExit(f"run failed: {res.stderr[-2000:]}")
+    if run_it:
+        print("running: " + " ".join(cmd), file=sys.stderr)
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO)
+        if res.returncode != 0:
+            raise SystemExit(f"run failed: {res.stderr[-2000:]}")
     papers = [p for p in Store(work / "results", create=False).read("papers").to_pylist() if p["status"] == "ok"]
     per = [{"path": Path(p["path"]).name, "size_bytes": p["size_bytes"], "n_traces": p["n_traces"],
             "llm_calls": p["llm_calls"], "llm_cache_hits": p["llm_cache_hits"],
@@ -342,6 +344,8 @@ def main() -> None:
     ap.add_argument("--llm-papers", type=int, default=2)
     ap.add_argument("--llm-base-url", default="http://127.0.0.1:8089/v1")
     ap.add_argument("--llm-model", default=None)
+    ap.add_argument("--llm-summarize", action="store_true",
+                    help="--part llm: only summarize the papers the run folder holds (no run)")
     ap.add_argument("--llm-work", type=Path, default=Path("/tmp/claimtrace-bench-corpus-llm"),
                     help="--part llm: the run's folder (kept: re-running resumes)")
     ap.add_argument("--price-in", type=float, default=0.15, help="stated $ per million input tokens")
@@ -352,7 +356,7 @@ def main() -> None:
     elif a.part == "storage":
         storage(a.limit)
     elif a.part == "llm":
-        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model, a.llm_work)
+        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model, a.llm_work, not a.llm_summarize)
     else:
         report(a.price_in, a.price_out)
 

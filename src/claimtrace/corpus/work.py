@@ -74,6 +74,8 @@ class PaperResult(BaseModel):
     path: str
     paper: dict[str, Any] = Field(default_factory=dict)
     rows: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    row_counts: dict[str, int] = Field(default_factory=dict,
+                                       description="rows per table (kept when a local worker wrote the rows itself)")
     done_steps: list[str] = Field(default_factory=list)
     errors: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
@@ -187,6 +189,7 @@ class Worker:
                 for r in rows:
                     r["paper_id"], r["settings_key"] = task.paper_id, key
                 res.rows[STEP_TABLE[step]] = rows
+                res.row_counts[STEP_TABLE[step]] = len(rows)
                 res.done_steps.append(step)
         if self._client is not None:  # this paper's LLM usage: the run's ledger totals after minus before
             after = self._client.summary()
