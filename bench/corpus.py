@@ -234,7 +234,7 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
             raise SystemExit(f"run failed: {res.stderr[-2000:]}")
     papers = [p for p in Store(work / "results", create=False).read("papers").to_pylist() if p["status"] == "ok"]
     per = [{"path": Path(p["path"]).name, "size_bytes": p["size_bytes"], "n_traces": p["n_traces"],
-            "llm_calls": p["llm_calls"], "llm_cache_hits": p["llm_cache_hits"],
+            "llm_calls": p["llm_calls"], "llm_cache_hits": p["llm_cache_hits"], "llm_failures": p.get("llm_failures"),
             "llm_prompt_tokens": p["llm_prompt_tokens"], "llm_completion_tokens": p["llm_completion_tokens"],
             "llm_tokens": (p["llm_prompt_tokens"] or 0) + (p["llm_completion_tokens"] or 0),
             "seconds": p["seconds"]} for p in papers]

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from claimtrace.corpus.runner import chunks, discover, run_corpus
+from claimtrace.corpus.runner import discover, run_corpus
 from claimtrace.corpus.schema import TABLE_NAMES
 from claimtrace.corpus.store import Store
-from claimtrace.corpus.work import CorpusItem, PaperTask, RunSettings
+from claimtrace.corpus.work import CorpusItem, PaperTask, RunSettings, chunks
 from conftest import REPO, shared_path
 from test_corpus_run import ENV, cli
 

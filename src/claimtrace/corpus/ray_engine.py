@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from claimtrace.corpus.work import PaperResult, PaperTask, RunSettings, Worker
+from claimtrace.corpus.work import MAX_CHUNK, PaperResult, PaperTask, RunSettings, Worker, chunks
 from claimtrace.errors import MissingExtraError
 
 
@@ -81,7 +81,7 @@ def _ray() -> Any:
 
 
 def run_ray(tasks: list[PaperTask], settings: RunSettings, workers: int | None, address: str | None,
-            chunk: int = 4, llm_merge: dict[str, int] | None = None) -> Iterator[PaperResult]:
+            chunk: int = MAX_CHUNK, llm_merge: dict[str, int] | None = None) -> Iterator[PaperResult]:
     """Results of the tasks from Ray actors on a cluster (``address``) or a local Ray instance.
 
     At the end, the LLM cache entries and ledger records the workers made on their nodes are merged into
@@ -110,16 +110,17 @@ def run_ray(tasks: list[PaperTask], settings: RunSettings, workers: int | None, 
             limiter = ray.remote(num_cpus=0)(Limiter).options(name=LIMITER_NAME, get_if_exists=True).remote(
                 settings.llm_max_concurrent, settings.llm_tokens_per_minute)
         actors = [actor_cls.remote(sj, limiter) for _ in range(n)]
-        pending = [tasks[i:i + chunk] for i in range(0, len(tasks), chunk)]
+        pending = chunks(tasks, n, chunk)
         pending.reverse()
         inflight: dict[Any, tuple[int, list[PaperTask]]] = {}
         load = [0] * n
         while pending or inflight:
-            for a in range(n):
-                while pending and load[a] < 2:
-                    c = pending.pop()
-                    inflight[actors[a].process.remote([t.model_dump_json() for t in c])] = (a, c)
-                    load[a] += 1
+            for depth in (1, 2):  # one chunk to every actor first, then a queued one each
+                for a in range(n):
+                    if pending and load[a] < depth:
+                        c = pending.pop()
+                        inflight[actors[a].process.remote([t.model_dump_json() for t in c])] = (a, c)
+                        load[a] += 1
             ready, _ = ray.wait(list(inflight), num_returns=1)
             for ref in ready:
                 a, c = inflight.pop(ref)

@@ -27,11 +27,13 @@ from pydantic import BaseModel, Field
 from claimtrace.corpus.schema import STEP_TABLE, STORE_SCHEMA_VERSION
 from claimtrace.corpus.store import Store
 from claimtrace.corpus.work import (
+    MAX_CHUNK,
     CorpusItem,
     PaperResult,
     PaperTask,
     RunSettings,
     Worker,
+    chunks,
     sha256_of,
     step_keys,
 )
@@ -129,8 +131,6 @@ _STORE: Store | None = None
 #: one thread per worker process for the numeric libraries (as Ray does for its workers): N workers on
 #: N cores must not each start a pool of spinning BLAS/OpenMP/ONNX threads
 _ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CLAIMTRACE_THREADS")
-#: the most papers a local worker takes at once (its step-table rows go into one part file per table)
-MAX_CHUNK = 16
 
 
 def _init_worker(settings_json: str, root: str | None = None) -> None:
@@ -152,18 +152,6 @@ def _process_chunk(tasks_json: list[str], part_id: str | None = None) -> list[st
             r.rows = {}  # on disk now: the parent gets the counts (row_counts), not the rows
         _STORE.write_rows(part_id, tables)
     return [r.model_dump_json() for r in results]
-
-
-def chunks(tasks: list[PaperTask], workers: int, most: int = MAX_CHUNK) -> list[list[PaperTask]]:
-    """Guided chunks: large while much is left (fewer files, less overhead), down to 1 paper at the end
-    (so no worker idles while another finishes a long chunk)."""
-    out: list[list[PaperTask]] = []
-    i = 0
-    while i < len(tasks):
-        size = max(1, min(most, -(-(len(tasks) - i) // (4 * max(workers, 1)))))
-        out.append(tasks[i:i + size])
-        i += size
-    return out
 
 
 def run_local(tasks: list[PaperTask], settings: RunSettings, workers: int, *, store_root: str | Path | None = None,

@@ -86,6 +86,7 @@ TABLES: dict[str, list[Column]] = {
         Column("n_conclusions", _I, "Rows of this paper in conclusions (empty when conclusions did not run)."),
         Column("llm_calls", _I, "LLM requests sent for this paper in its last attempt (0 without an LLM step)."),
         Column("llm_cache_hits", _I, "LLM answers taken from the cache for this paper in its last attempt."),
+        Column("llm_failures", _I, "Of the LLM requests and answers, those that failed (timeout, invalid answer...)."),
         Column("llm_prompt_tokens", _I, "Prompt tokens of those requests, as the endpoint reported them."),
         Column("llm_completion_tokens", _I, "Completion tokens of those requests, as the endpoint reported them."),
         Column("status", _S, "ok (every requested step succeeded) or failed (see the errors table)."),

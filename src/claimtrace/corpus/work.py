@@ -194,9 +194,10 @@ class Worker:
         if self._client is not None:  # this paper's LLM usage: the run's ledger totals after minus before
             after = self._client.summary()
             res.paper.update({f"llm_{k}": getattr(after, k) - (getattr(before, k) if before is not None else 0)
-                              for k in ("calls", "cache_hits", "prompt_tokens", "completion_tokens")})
+                              for k in ("calls", "cache_hits", "failures", "prompt_tokens", "completion_tokens")})
         else:
-            res.paper.update({"llm_calls": 0, "llm_cache_hits": 0, "llm_prompt_tokens": 0, "llm_completion_tokens": 0})
+            res.paper.update({"llm_calls": 0, "llm_cache_hits": 0, "llm_failures": 0, "llm_prompt_tokens": 0,
+                              "llm_completion_tokens": 0})
         res.seconds = round(time.perf_counter() - t0, 4)
         res.peak_rss_mb = peak_rss_mb()
         return res
@@ -295,6 +296,22 @@ class Worker:
         res = conclude(q, [doc], method=method, client=client)
         return [{**q, "method": res.method, "label": res.label, "conclusion": res.conclusion,
                  "rationale": res.rationale, "result_json": res.model_dump_json()}]
+
+
+#: the most papers a worker takes at once (a local worker writes its step-table rows as one part per chunk)
+MAX_CHUNK = 16
+
+
+def chunks(tasks: list[PaperTask], workers: int, most: int = MAX_CHUNK) -> list[list[PaperTask]]:
+    """Guided chunks: large while much is left (fewer files, less overhead), down to 1 paper at the end
+    (so no worker idles while another finishes a long chunk)."""
+    out: list[list[PaperTask]] = []
+    i = 0
+    while i < len(tasks):
+        size = max(1, min(most, -(-(len(tasks) - i) // (4 * max(workers, 1)))))
+        out.append(tasks[i:i + size])
+        i += size
+    return out
 
 
 def all_steps_valid(steps: list[str]) -> list[str]:
