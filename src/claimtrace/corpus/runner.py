@@ -34,6 +34,7 @@ from claimtrace.corpus.work import (
     RunSettings,
     Worker,
     chunks,
+    cpu_seconds,
     sha256_of,
     step_keys,
 )
@@ -63,6 +64,8 @@ class RunSummary(BaseModel):
     seconds: float = 0.0
     papers_per_minute: float | None = None
     worker_peak_rss_mb: dict[str, float] = Field(default_factory=dict)
+    worker_cpu_seconds: dict[str, float] = Field(default_factory=dict, description="CPU each worker used (whole life)")
+    driver_cpu_seconds: float = Field(0.0, description="CPU this (driving) process used for the run")
     removed_invalid_rows: dict[str, int] = Field(default_factory=dict)
     llm_merged: dict[str, int] = Field(default_factory=dict, description=(
         "Ray: the workers' LLM cache entries (all, new here) and ledger records merged into the run's cache folder"))
@@ -374,7 +377,7 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         raise ClaimtraceError(f"unknown engine {engine!r}; choose local or ray")
     nworkers = workers or os.cpu_count() or 1
     store = Store(out)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     with store.locked():
         removed = store.vacuum()
         existing = store.papers()
@@ -459,6 +462,8 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
                 if res.worker:
                     summary.worker_peak_rss_mb[res.worker] = max(summary.worker_peak_rss_mb.get(res.worker, 0.0),
                                                                  res.peak_rss_mb)
+                    summary.worker_cpu_seconds[res.worker] = max(summary.worker_cpu_seconds.get(res.worker, 0.0),
+                                                                 res.cpu_seconds)
                 crashed |= any(e["step"] == "worker" for e in res.errors)
                 for e in res.errors:
                     log.warning("%s: %s: %s", e["path"], e["step"], e["message"])
@@ -475,6 +480,7 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         summary.failed += failed
         summary.ok = summary.computed - summary.failed
         summary.seconds = round(time.perf_counter() - t0, 3)
+        summary.driver_cpu_seconds = round(cpu_seconds() - cpu0, 3)
         if done:
             summary.papers_per_minute = round(60 * done / summary.seconds, 1)
         m["finished"] = _now().isoformat(timespec="seconds")

@@ -81,6 +81,7 @@ class PaperResult(BaseModel):
     seconds: float = 0.0
     worker: str = ""
     peak_rss_mb: float = 0.0
+    cpu_seconds: float = Field(0.0, description="CPU seconds the worker process has used so far (all papers)")
 
 
 def _h(*parts: object) -> str:
@@ -108,6 +109,12 @@ def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str
 def peak_rss_mb() -> float:
     """This process's peak resident memory in MiB."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return round(r.ru_utime + r.ru_stime, 3)
 
 
 def one_line(exc: BaseException) -> str:
@@ -200,6 +207,7 @@ class Worker:
                               "llm_completion_tokens": 0})
         res.seconds = round(time.perf_counter() - t0, 4)
         res.peak_rss_mb = peak_rss_mb()
+        res.cpu_seconds = cpu_seconds()
         return res
 
     def _error(self, task: PaperTask, step: str, exc: BaseException) -> dict[str, Any]:
