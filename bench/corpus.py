@@ -286,11 +286,14 @@ def _bootstrap_mean_ci(xs: list[float], reps: int = 10000, seed: int = 0) -> lis
     return [round(means[int(0.025 * reps)], 1), round(means[int(0.975 * reps) - 1], 1)]
 
 
-def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: bool = True) -> None:
+def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: bool = True,
+               timeout: float = 1800.0, retries: int = 0) -> None:
     """LLM calls and tokens per paper: ``claimtrace run --extractor llm`` (real local LLM) on the n smallest
     EI validation papers, one paper per committed batch, into ``work`` (re-running the same command resumes;
     done papers are skipped). Per-paper usage comes from the run's ``papers`` table (llm_* columns).
-    ``run_it=False`` (``--llm-summarize``) summarizes what the run folder holds (e.g. after stopping it)."""
+    ``run_it=False`` (``--llm-summarize``) summarizes what the run folder holds (e.g. after stopping it).
+    The shared local server answers one request at a time: a long ``timeout`` and no retries wait in its
+    queue rather than sending the same request again (a timed-out request still costs the server its time)."""
     from claimtrace.corpus.store import Store
 
     files = sorted(SHARED.glob("evidence-inference/validation/articles/*.nxml"), key=lambda f: (f.stat().st_size, f.name))[:n]
@@ -300,8 +303,9 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
     listfile.write_text("".join(f"{f}\n" for f in files))
     # a cache of its own: every call of a first attempt is a real request (a resumed paper may hit it)
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "CLAIMTRACE_CACHE_DIR": str(work / "llm-cache")}
+    (work / "llm.toml").write_text(f"[llm]\ntimeout = {timeout}\nmax_retries = {retries}\n")
     extra = ["--steps", "parse,traces", "--extractor", "llm", "--workers", "1", "--batch-size", "1",
-             "--llm-base-url", base_url, *(["--llm-model", model] if model else [])]
+             "--llm-settings", str(work / "llm.toml"), "--llm-base-url", base_url, *(["--llm-model", model] if model else [])]
     cmd = [sys.executable, "-m", "claimtrace", "run", str(listfile), "--out", str(work / "results"), "--json", *extra]
     if run_it:
         print("running: " + " ".join(cmd), file=sys.stderr)
@@ -329,7 +333,8 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
     result = {"schema_version": "2", "papers": len(per), "papers_asked": n, "endpoint": base_url, "model": model,
               "steps": "parse,traces", "extractor": "llm (default configuration: hybrid retrieval, LLM reranker)",
               "sample": "the n smallest EI validation articles (by bytes)",
-              "command": "claimtrace run CORPUS --out OUT " + " ".join(extra),
+              "command": "claimtrace run CORPUS --out OUT " + " ".join(extra).replace(str(work), "WORK"),
+              "llm_timeout_s": timeout, "llm_retries": retries,
               "failed": len(Store(work / "results", create=False).read("papers").to_pylist()) - len(per),
               "cache_hits": sum(r["llm_cache_hits"] for r in per),
               "note": ("tokens count only requests sent (cache hits, from a resumed paper, carry none)"),
@@ -342,8 +347,14 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
     print(json.dumps({k: result[k] for k in ("papers", "llm_calls_per_paper", "llm_tokens_per_paper")}, indent=2))
 
 
+def _fmt(x: float) -> str:
+    return f"{x:,.1f}"
+
+
 def report(price_in: float, price_out: float) -> None:
     """Write the throughput and extrapolation sections of docs/corpus.md from the result files."""
+    import math
+
     tp = json.loads((RESULTS / "corpus_throughput.json").read_text())
     st = json.loads((RESULTS / "corpus_storage.json").read_text()) if (RESULTS / "corpus_storage.json").exists() else None
     llm = json.loads((RESULTS / "corpus_llm.json").read_text()) if (RESULTS / "corpus_llm.json").exists() else None
@@ -351,23 +362,35 @@ def report(price_in: float, price_out: float) -> None:
     lines = [f"Written by `python bench/corpus.py --part report` from `bench/results/corpus_throughput.json` "
              f"(command `{tp['provenance']['command']}`, commit `{tp['provenance']['commit']}`).", "",
              f"Corpus: {tp['corpus']['papers']} real papers ({tp['corpus']['what']}); steps {tp['steps']}, "
-             f"{tp['extractor']} extractor; {tp['repeats']} repeat(s) of each configuration, in one run.", "",
-             "| engine | workers | papers/min (median, wall clock incl. start-up) | peak RSS per worker (MiB) | loaded |",
-             "|---|---|---|---|---|"]
+             f"{tp['extractor']} extractor; {tp['repeats']} repeat(s) of each configuration, interleaved, in one run.",
+             "",
+             "| engine | workers | papers/min (median, wall clock incl. start-up) | peak RSS per worker (MiB) "
+             "| other processes' CPU (cores, max) | loaded |",
+             "|---|---|---|---|---|---|"]
     for k, label, w in (("local_1", "local", 1), ("local_2", "local", 2), ("ray_2", "ray (local cluster)", 2)):
-        loaded = any(r["loaded"] for r in tp["runs"][k])
-        lines.append(f"| {label} | {w} | {m[k]} | {tp['worker_peak_rss_mb_max'][k]} | {'yes' if loaded else 'no'} |")
+        runs = tp["runs"][k]
+        loaded = any(r["loaded"] for r in runs)
+        others = max((r.get("others_cpu_cores", float("nan")) for r in runs), default=float("nan"))
+        lines.append(f"| {label} | {w} | {_fmt(m[k])} | {tp['worker_peak_rss_mb_max'][k]} | {others} "
+                     f"| {'yes' if loaded else 'no'} |")
+    cap = tp.get("machine_parallel_capacity")
     lines += ["", f"- 2 workers vs 1: **{tp['speedup_2_vs_1']}x** (target >= 1.7); Ray overhead "
               f"(local 2 / Ray 2 papers per minute): **{tp['ray_overhead_ratio']}** (target <= 1.15).",
               "- Same rows in all three runs (ignoring batch ids, worker names and times): "
-              + ", ".join(f"{t} {'yes' if v else 'NO'}" for t, v in tp["same_rows_in_all_runs"].items()) + ".",
-              f"- Machine: {tp['provenance']['machine']['cores']} cores; load (1 min) "
+              + ", ".join(f"{t} {'yes' if v else 'NO'}" for t, v in tp["same_rows_in_all_runs"].items()) + "."]
+    if cap is not None:
+        lines.append(f"- The machine's own ceiling, measured in the same run: two CPU-bound processes finish two "
+                     f"equal jobs **{cap['speedup_2_processes']}x** as fast as one (other processes' CPU meanwhile "
+                     f"{cap['others_cpu_cores']} cores). A 2-worker speed-up can only approach this figure.")
+    if "loaded_rule" in tp:
+        lines.append(f"- Loaded rule: {tp['loaded_rule']}.")
+    lines += [f"- Machine: {tp['provenance']['machine']['cores']} cores; load (1 min) "
               f"{tp['provenance']['machine']['load_average_at_start'][0]} at start, "
               f"{tp['provenance']['machine']['load_average_at_end'][0]} at end. "
-              + ("**The machine was loaded (other jobs shared its cores): these timings are upper bounds, "
+              + ("**Other processes used the cores during the timed runs: these timings are upper bounds, "
                  "not the speed, and the speed-up and overhead ratios are not a valid measurement of the "
-                 "targets.** Re-run `python bench/corpus.py` on an idle machine." if tp["loaded"] else
-                 "Load stayed within the cores."),
+                 "targets.** Re-run the command above on an idle machine." if tp["loaded"] else
+                 "Other processes stayed below the threshold in every timed run."),
               "- No confidence interval: with the repeats above each ratio is a single (or median) measurement.",
               ""]
     if st is not None:
@@ -384,24 +407,36 @@ def report(price_in: float, price_out: float) -> None:
     # extrapolation to 1M papers
     ppm1 = m["local_1"]
     core_hours = 1_000_000 / ppm1 / 60
-    import math
-
     lines += ["### 1 million papers", "",
-              f"- Offline (embedded extractor): at the measured {ppm1} papers/min of one worker, 1M papers are "
+              f"- Offline (embedded extractor): at the measured {_fmt(ppm1)} papers/min of one worker, 1M papers are "
               f"{core_hours:,.1f} core-hours: **{max(1, math.ceil(core_hours / 24))} core(s) for 24 h**, plus a "
-              "driver, assuming linear scaling (tested here only up to 2 workers, and not validly: see above)"
-              + (" and papers like these (mostly JATS; PDFs parse far slower). The measurement was loaded, so "
-                 "this is an upper bound on the cores needed." if tp["loaded"] else ".")]
-    if llm is not None:
+              "driver, assuming linear scaling (measured here up to 2 workers, see above) and papers like these "
+              "(mostly JATS; PDFs parse far slower)"
+              + (". The measurement was loaded, so this is an upper bound on the cores needed." if tp["loaded"] else ".")]
+    if llm is not None and isinstance(llm.get("llm_tokens_per_paper"), dict):
         calls, toks = llm["llm_calls_per_paper"], llm["llm_tokens_per_paper"]
-        cost = toks / 1e6 * (price_in * 0.9 + price_out * 0.1)
+        share = llm.get("prompt_token_share") or 0.9
+        cost = toks["mean"] / 1e6 * (price_in * share + price_out * (1 - share))
+        ci = toks.get("mean_ci95_bootstrap")
         model = llm["model"] or "the local LLM server's default model (Qwen2.5-Coder-1.5B, scripts/local-llm.sh)"
-        lines += [f"- With an LLM (LLM extractor, default configuration, measured on {llm['papers']} paper(s) with {model} in "
-                  f"`bench/results/corpus_llm.json`): {calls:.1f} calls and {toks:,.0f} tokens per paper; "
-                  f"at a stated ${price_in}/M input and ${price_out}/M output tokens (assuming 90% of tokens are "
-                  f"input), **${cost:.4f} per paper, ${cost * 1e6:,.0f} per million papers**, "
-                  f"{toks * 1e6 / 1e9:,.1f} billion tokens. A sample of {llm['papers']} is far too small for a "
-                  "confidence interval: calls per paper vary with the number of findings per abstract."]
+        per = ", ".join(f"{r['llm_calls'] + r['llm_cache_hits']} calls / {r['llm_tokens']:,} tokens"
+                        for r in llm["per_paper"])
+        lines += [f"- With an LLM (LLM extractor, {llm['extractor']}, `claimtrace run` on {llm['papers']} paper(s): "
+                  f"{llm['sample']}, with {model}; `bench/results/corpus_llm.json`): per paper {per}. Mean "
+                  f"{calls['mean']} calls (range {calls['min']:g}-{calls['max']:g}) and {toks['mean']:,.0f} tokens "
+                  f"(range {toks['min']:,.0f}-{toks['max']:,.0f}"
+                  + (f"; 95% bootstrap interval of the mean {ci[0]:,.0f}-{ci[1]:,.0f}, n={llm['papers']}" if ci else "")
+                  + f"), {share:.0%} of them prompt tokens. At a stated ${price_in}/M input and ${price_out}/M output "
+                  f"tokens: **${cost:.4f} per paper, ${cost * 1e6:,.0f} per million papers** "
+                  f"({toks['mean'] * 1e6 / 1e9:,.1f} billion tokens)"
+                  + (f"; the interval of the mean gives ${cost * ci[0] / toks['mean'] * 1e6:,.0f}-"
+                     f"${cost * ci[1] / toks['mean'] * 1e6:,.0f} per million" if ci else "")
+                  + f". Failed LLM requests in the sample: {sum(r.get('llm_failures') or 0 for r in llm['per_paper'])} "
+                  "(they carry no token count). The sample is the smallest papers of the set, so a typical paper's "
+                  "calls and tokens may differ (more findings in a longer abstract mean more calls)."]
+    elif llm is not None:
+        lines.append(f"- With an LLM: measured on {llm['papers']} paper only ({llm['llm_calls_per_paper']} calls, "
+                     f"{llm['llm_tokens_per_paper']:,.0f} tokens): re-run `python bench/corpus.py --part llm`.")
     else:
         lines.append("- With an LLM: not measured yet (`python bench/corpus.py --part llm`).")
     text = "\n".join(lines) + "\n"
@@ -423,6 +458,8 @@ def main() -> None:
     ap.add_argument("--llm-papers", type=int, default=2)
     ap.add_argument("--llm-base-url", default="http://127.0.0.1:8089/v1")
     ap.add_argument("--llm-model", default=None)
+    ap.add_argument("--llm-timeout", type=float, default=1800.0, help="--part llm: seconds per request")
+    ap.add_argument("--llm-retries", type=int, default=0, help="--part llm: retries of a failed request")
     ap.add_argument("--llm-summarize", action="store_true",
                     help="--part llm: only summarize the papers the run folder holds (no run)")
     ap.add_argument("--llm-work", type=Path, default=Path("/tmp/claimtrace-bench-corpus-llm"),
@@ -435,7 +472,8 @@ def main() -> None:
     elif a.part == "storage":
         storage(a.limit)
     elif a.part == "llm":
-        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model, a.llm_work, not a.llm_summarize)
+        llm_sample(a.llm_papers, a.llm_base_url, a.llm_model, a.llm_work, not a.llm_summarize, a.llm_timeout,
+                   a.llm_retries)
     else:
         report(a.price_in, a.price_out)
 
