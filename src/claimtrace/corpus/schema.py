@@ -47,7 +47,8 @@ _PAPER_KEY = [
 ]
 _ROW_TAIL = [
     Column("settings_key", _S, "Key of the settings this row was computed with (matches the papers row's <step>_key)."),
-    Column("batch_id", _S, "The batch that wrote this row (sortable: start time in ms, then a counter)."),
+    Column("batch_id", _S, "The batch that wrote this row: the run's start time in ms, then a counter (-w<n>: the "
+                           "worker chunk n of the local engine, committed with its papers rows)."),
 ]
 
 _SPAN = [  # shared by the hypothesis_ and evidence_ columns of traces
