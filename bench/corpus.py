@@ -380,9 +380,12 @@ def report(price_in: float, price_out: float) -> None:
               "- Same rows in all three runs (ignoring batch ids, worker names and times): "
               + ", ".join(f"{t} {'yes' if v else 'NO'}" for t, v in tp["same_rows_in_all_runs"].items()) + "."]
     if cap is not None:
-        lines.append(f"- The machine's own ceiling, measured in the same run: two CPU-bound processes finish two "
-                     f"equal jobs **{cap['speedup_2_processes']}x** as fast as one (other processes' CPU meanwhile "
-                     f"{cap['others_cpu_cores']} cores). A 2-worker speed-up can only approach this figure.")
+        lines.append(f"- The machine's own ceiling, measured in the same run: two CPU-bound processes in one session "
+                     f"finish two equal jobs **{cap['speedup_2_processes']}x** as fast as one process"
+                     + (f", {cap['speedup_2_processes_own_sessions']}x when each has a session of its own"
+                        if "speedup_2_processes_own_sessions" in cap else "")
+                     + f" (other processes' CPU meanwhile {cap['others_cpu_cores']} cores). The local engine's "
+                     "workers share the run's session, so its 2-worker speed-up can only approach the first figure.")
     if "loaded_rule" in tp:
         lines.append(f"- Loaded rule: {tp['loaded_rule']}.")
     lines += [f"- Machine: {tp['provenance']['machine']['cores']} cores; load (1 min) "
