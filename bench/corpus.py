@@ -417,6 +417,14 @@ def report(price_in: float, price_out: float) -> None:
               "driver, assuming linear scaling (measured here up to 2 workers, see above) and papers like these "
               "(mostly JATS; PDFs parse far slower)"
               + (". The measurement was loaded, so this is an upper bound on the cores needed." if tp["loaded"] else ".")]
+    cpu = [sum(r["worker_cpu_seconds"].values()) / r["computed"] for r in tp["runs"]["local_1"]
+           if r.get("worker_cpu_seconds") and r["computed"]]
+    if cpu:
+        cpu_s = statistics.median(cpu)
+        cpu_hours = cpu_s * 1_000_000 / 3600
+        lines.append(f"- By the worker's CPU time instead of the wall clock (less sensitive to other processes, "
+                     f"model loading included): {cpu_s:.4f} CPU-seconds per paper, {cpu_hours:,.1f} core-hours for 1M "
+                     f"papers: **{max(1, math.ceil(cpu_hours / 24))} core(s) for 24 h** on cores like these.")
     if llm is not None and isinstance(llm.get("llm_tokens_per_paper"), dict):
         calls, toks = llm["llm_calls_per_paper"], llm["llm_tokens_per_paper"]
         share = llm.get("prompt_token_share") or 0.9
