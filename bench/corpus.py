@@ -329,7 +329,7 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
             return {}
         return {"mean": round(statistics.fmean(xs), 1), "median": statistics.median(xs), "min": min(xs),
                 "max": max(xs), "sd": round(statistics.stdev(xs), 1) if len(xs) > 1 else None,
-                "mean_ci95_bootstrap": _bootstrap_mean_ci(xs) if len(xs) > 1 else None}
+                "mean_ci95_bootstrap": _bootstrap_mean_ci(xs) if len(xs) >= 5 else None}  # none from 4 or fewer
 
     result = {"schema_version": "2", "papers": len(per), "papers_asked": n, "endpoint": base_url, "model": model,
               "steps": "parse,traces", "extractor": "llm (default configuration: hybrid retrieval, LLM reranker)",
