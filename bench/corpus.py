@@ -433,7 +433,8 @@ def report(price_in: float, price_out: float) -> None:
         model = llm["model"] or "the local LLM server's default model (Qwen2.5-Coder-1.5B, scripts/local-llm.sh)"
         per = ", ".join(f"{r['llm_calls'] + r['llm_cache_hits']} calls / {r['llm_tokens']:,} tokens"
                         for r in llm["per_paper"])
-        lines += [f"- With an LLM (LLM extractor, {llm['extractor']}, `claimtrace run` on {llm['papers']} paper(s): "
+        zero = sum(1 for r in llm["per_paper"] if r["llm_calls"] + r["llm_cache_hits"] == 0)
+        lines += [f"- With an LLM (extractor {llm['extractor']}, `claimtrace run` on {llm['papers']} paper(s): "
                   f"{llm['sample']}, with {model}; `bench/results/corpus_llm.json`): per paper {per}. Mean "
                   f"{calls['mean']} calls (range {calls['min']:g}-{calls['max']:g}) and {toks['mean']:,.0f} tokens "
                   f"(range {toks['min']:,.0f}-{toks['max']:,.0f}"
@@ -443,6 +444,8 @@ def report(price_in: float, price_out: float) -> None:
                   f"({toks['mean'] * 1e6 / 1e9:,.1f} billion tokens)"
                   + (f"; the interval of the mean gives ${cost * ci[0] / toks['mean'] * 1e6:,.0f}-"
                      f"${cost * ci[1] / toks['mean'] * 1e6:,.0f} per million" if ci else "")
+                  + (f". {zero} of the papers needed no LLM call (nothing in it for the extractor to ask about)"
+                     if zero else "")
                   + f". Failed LLM requests in the sample: {sum(r.get('llm_failures') or 0 for r in llm['per_paper'])} "
                   "(they carry no token count). The sample is the smallest papers of the set, so a typical paper's "
                   "calls and tokens may differ (more findings in a longer abstract mean more calls)."]
