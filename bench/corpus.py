@@ -314,7 +314,8 @@ def llm_sample(n: int, base_url: str, model: str | None, work: Path, run_it: boo
         if res.returncode != 0:
             raise SystemExit(f"run failed: {res.stderr[-2000:]}")
     papers = [p for p in Store(work / "results", create=False).read("papers").to_pylist() if p["status"] == "ok"]
-    per = [{"path": Path(p["path"]).name, "size_bytes": p["size_bytes"], "n_traces": p["n_traces"],
+    per = [{"path": Path(p["path"]).name, "size_bytes": p["size_bytes"], "n_paragraphs": p["n_paragraphs"],
+            "n_traces": p["n_traces"],
             "llm_calls": p["llm_calls"], "llm_cache_hits": p["llm_cache_hits"], "llm_failures": p.get("llm_failures"),
             "llm_prompt_tokens": p["llm_prompt_tokens"], "llm_completion_tokens": p["llm_completion_tokens"],
             "llm_tokens": (p["llm_prompt_tokens"] or 0) + (p["llm_completion_tokens"] or 0),
@@ -433,7 +434,8 @@ def report(price_in: float, price_out: float) -> None:
         model = llm["model"] or "the local LLM server's default model (Qwen2.5-Coder-1.5B, scripts/local-llm.sh)"
         per = ", ".join(f"{r['llm_calls'] + r['llm_cache_hits']} calls / {r['llm_tokens']:,} tokens"
                         for r in llm["per_paper"])
-        zero = sum(1 for r in llm["per_paper"] if r["llm_calls"] + r["llm_cache_hits"] == 0)
+        zero = [r for r in llm["per_paper"] if r["llm_calls"] + r["llm_cache_hits"] == 0]
+        no_body = sum(1 for r in zero if r.get("n_paragraphs") == 0)
         lines += [f"- With an LLM (extractor {llm['extractor']}, `claimtrace run` on {llm['papers']} paper(s): "
                   f"{llm['sample']}, with {model}; `bench/results/corpus_llm.json`): per paper {per}. Mean "
                   f"{calls['mean']} calls (range {calls['min']:g}-{calls['max']:g}) and {toks['mean']:,.0f} tokens "
@@ -444,8 +446,8 @@ def report(price_in: float, price_out: float) -> None:
                   f"({toks['mean'] * 1e6 / 1e9:,.1f} billion tokens)"
                   + (f"; the interval of the mean gives ${cost * ci[0] / toks['mean'] * 1e6:,.0f}-"
                      f"${cost * ci[1] / toks['mean'] * 1e6:,.0f} per million" if ci else "")
-                  + (f". {zero} of the papers needed no LLM call (nothing in it for the extractor to ask about)"
-                     if zero else "")
+                  + (f". {len(zero)} of the papers needed no LLM call ({no_body} of them with no body text for the "
+                     "extractor to search: abstract-only records)" if zero else "")
                   + f". Failed LLM requests in the sample: {sum(r.get('llm_failures') or 0 for r in llm['per_paper'])} "
                   "(they carry no token count). The sample is the smallest papers of the set, so a typical paper's "
                   "calls and tokens may differ (more findings in a longer abstract mean more calls)."]
