@@ -446,8 +446,9 @@ def report(price_in: float, price_out: float) -> None:
                   f"({toks['mean'] * 1e6 / 1e9:,.1f} billion tokens)"
                   + (f"; the interval of the mean gives ${cost * ci[0] / toks['mean'] * 1e6:,.0f}-"
                      f"${cost * ci[1] / toks['mean'] * 1e6:,.0f} per million" if ci else "")
-                  + (f". {len(zero)} of the papers needed no LLM call ({no_body} of them with no body text for the "
-                     "extractor to search: abstract-only records)" if zero else "")
+                  + (f". {len(zero)} of the papers needed no LLM call"
+                     + (f" ({no_body} of them with no body text for the extractor to search: abstract-only records)"
+                        if all("n_paragraphs" in r for r in zero) else "") if zero else "")
                   + f". Failed LLM requests in the sample: {sum(r.get('llm_failures') or 0 for r in llm['per_paper'])} "
                   "(they carry no token count). The sample is the smallest papers of the set, so a typical paper's "
                   "calls and tokens may differ (more findings in a longer abstract mean more calls)."]
