@@ -9,6 +9,10 @@ Use it in every benchmark script:
 
 `finish()` marks a run whose load average (1 min, at start or end) exceeded the core count as
 `"loaded": true`: its timings are upper bounds and are not published as the speed (docs say so).
+A bench that itself keeps N processes busy passes `finish(own_processes=N)`: the flag then counts only
+the load of OTHER processes (rule below, in `finish`), since the bench's own processes raise the 1-min load
+by up to N. For a precise figure over a timed section, `OthersCpu` measures the CPU other processes used
+during it (from /proc/stat, minus the CPU of the measured processes).
 The fields `date`, `machine` and `provenance.commit` name the run, not the result: the reproduction
 check ignores them.
 """
@@ -101,10 +105,77 @@ class Run:
                         "python": platform.python_version(), "load_average_at_start": _load()},
         }
 
-    def finish(self) -> dict[str, Any]:
-        """Add the load average at the end and the `loaded` flag; return the provenance block."""
+    def finish(self, own_processes: int = 0) -> dict[str, Any]:
+        """Add the load average at the end and the `loaded` flag; return the provenance block.
+
+        Rule: loaded = max(1-min load at start, 1-min load at end - own_processes) > cores. The load at start
+        is taken before the bench starts its processes; ``own_processes`` (the processes the bench itself
+        keeps busy, 0 by default) is subtracted from the load at the end only.
+        """
         m = self.block["machine"]
         m["load_average_at_end"] = _load()
         cores = m["cores"] or 1
-        m["loaded"] = max(m["load_average_at_start"][0], m["load_average_at_end"][0]) > cores
+        if own_processes:
+            m["own_processes"] = own_processes
+            m["loaded_rule"] = "max(load_1min_start, load_1min_end - own_processes) > cores"
+        m["loaded"] = max(m["load_average_at_start"][0], m["load_average_at_end"][0] - own_processes) > cores
         return self.block
+
+
+def _proc_tree_cpu(root_pids: Iterable[int]) -> float:
+    """CPU seconds (user + system, including reaped children) of processes whose session is one of ``root_pids``."""
+    roots = set(root_pids)
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for d in Path("/proc").iterdir():
+        if not d.name.isdigit():
+            continue
+        try:
+            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # fields[0] is the state (field 3 of proc(5)); session is field 6, utime..cstime fields 14-17
+        if int(fields[3]) in roots:
+            total += sum(int(x) for x in fields[11:15])
+    return total / tick
+
+
+def _busy_seconds() -> float:
+    """CPU seconds all cores spent busy since boot (/proc/stat: everything but idle and iowait)."""
+    vals = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (sum(vals[:8]) - vals[3] - vals[4]) / os.sysconf("SC_CLK_TCK")
+
+
+class OthersCpu:
+    """The CPU that OTHER processes used during a timed section, in cores (average over the section).
+
+    ``with OthersCpu(sessions) as oc: ...`` measures the machine's busy CPU time (/proc/stat) minus the CPU
+    of the measured processes: this process's own children (reaped: pass ``own_children=True``) and every
+    process whose session id is in ``sessions`` (e.g. a cluster started with ``start_new_session``). Linux only.
+    """
+
+    def __init__(self, sessions: Iterable[int] = (), own_children: bool = True) -> None:
+        self.sessions = list(sessions)
+        self.own_children = own_children
+        self.cores = 0.0
+
+    def _own(self) -> float:
+        import resource
+
+        ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+        me = resource.getrusage(resource.RUSAGE_SELF)
+        own = me.ru_utime + me.ru_stime + (ch.ru_utime + ch.ru_stime if self.own_children else 0.0)
+        return own + (_proc_tree_cpu(self.sessions) if self.sessions else 0.0)
+
+    def __enter__(self) -> OthersCpu:
+        import time
+
+        self._t0, self._busy0, self._own0 = time.perf_counter(), _busy_seconds(), self._own()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import time
+
+        wall = max(time.perf_counter() - self._t0, 1e-9)
+        others = (_busy_seconds() - self._busy0) - (self._own() - self._own0)
+        self.cores = round(max(others, 0.0) / wall, 3)

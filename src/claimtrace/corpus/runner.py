@@ -14,7 +14,9 @@ import json
 import logging
 import os
 import platform
+import queue
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -25,11 +27,14 @@ from pydantic import BaseModel, Field
 from claimtrace.corpus.schema import STEP_TABLE, STORE_SCHEMA_VERSION
 from claimtrace.corpus.store import Store
 from claimtrace.corpus.work import (
+    MAX_CHUNK,
     CorpusItem,
     PaperResult,
     PaperTask,
     RunSettings,
     Worker,
+    chunks,
+    cpu_seconds,
     sha256_of,
     step_keys,
 )
@@ -59,7 +64,11 @@ class RunSummary(BaseModel):
     seconds: float = 0.0
     papers_per_minute: float | None = None
     worker_peak_rss_mb: dict[str, float] = Field(default_factory=dict)
+    worker_cpu_seconds: dict[str, float] = Field(default_factory=dict, description="CPU each worker used (whole life)")
+    driver_cpu_seconds: float = Field(0.0, description="CPU this (driving) process used for the run")
     removed_invalid_rows: dict[str, int] = Field(default_factory=dict)
+    llm_merged: dict[str, int] = Field(default_factory=dict, description=(
+        "Ray: the workers' LLM cache entries (all, new here) and ledger records merged into the run's cache folder"))
 
 
 # ---------------------------------------------------------------------- the corpus
@@ -119,39 +128,50 @@ def _resolve(listfile: Path, path: str) -> str:
 
 # ---------------------------------------------------------------------- engines
 _WORKER: Worker | None = None
+_STORE: Store | None = None
 
 
 #: one thread per worker process for the numeric libraries (as Ray does for its workers): N workers on
-#: N cores must not each start a pool of spinning BLAS/OpenMP threads
-_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: N cores must not each start a pool of spinning BLAS/OpenMP/ONNX threads
+_ONE_THREAD = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "CLAIMTRACE_THREADS")
 
 
-def _init_worker(settings_json: str) -> None:
-    global _WORKER
+def _init_worker(settings_json: str, root: str | None = None) -> None:
+    global _WORKER, _STORE
     logging.disable(logging.WARNING)
     _WORKER = Worker(RunSettings.model_validate_json(settings_json))
+    _STORE = Store(root) if root is not None else None
 
 
-def _process_chunk(tasks_json: list[str]) -> list[str]:
+def _process_chunk(tasks_json: list[str], part_id: str | None = None) -> list[str]:
+    """Process a chunk; with a store, write its step-table rows as this worker's parts and return the rest."""
     assert _WORKER is not None
-    return [_WORKER.process(PaperTask.model_validate_json(t)).model_dump_json() for t in tasks_json]
+    results = [_WORKER.process(PaperTask.model_validate_json(t)) for t in tasks_json]
+    if _STORE is not None and part_id is not None:
+        tables: dict[str, list[dict[str, Any]]] = {}
+        for r in results:
+            for t, rows in r.rows.items():
+                tables.setdefault(t, []).extend(rows)
+            r.rows = {}  # on disk now: the parent gets the counts (row_counts), not the rows
+        _STORE.write_rows(part_id, tables)
+    return [r.model_dump_json() for r in results]
 
 
-def _chunks(tasks: list[PaperTask], size: int) -> list[list[PaperTask]]:
-    return [tasks[i:i + size] for i in range(0, len(tasks), size)]
+def run_local(tasks: list[PaperTask], settings: RunSettings, workers: int, *, store_root: str | Path | None = None,
+              part_prefix: str = "", max_chunk: int = MAX_CHUNK) -> Iterator[PaperResult]:
+    """Results of the tasks from a pool of worker processes (bounded in-flight work), as they finish.
 
-
-def run_local(tasks: list[PaperTask], settings: RunSettings, workers: int, chunk: int = 4) -> Iterator[PaperResult]:
-    """Results of the tasks from a pool of worker processes (bounded in-flight work), as they finish."""
-    pending = _chunks(tasks, chunk)
-    pending.reverse()
+    With ``store_root`` each worker writes the step-table rows of its chunks into the store itself
+    (parts named ``<part_prefix>-w<chunk>``) and sends back only the papers fields, counts and errors.
+    """
+    pending = chunks(tasks, workers, max_chunk)
     sj = settings.model_dump_json()
     # the workers inherit the environment when they start (numpy reads these when it is imported)
     saved = {v: os.environ.get(v) for v in _ONE_THREAD}
     for v in _ONE_THREAD:
         os.environ.setdefault(v, "1")
     try:
-        yield from _pool(pending, sj, workers)
+        yield from _pool(pending, sj, workers, None if store_root is None else str(store_root), part_prefix)
     finally:
         for v, old in saved.items():
             if old is None:
@@ -160,20 +180,24 @@ def run_local(tasks: list[PaperTask], settings: RunSettings, workers: int, chunk
                 os.environ[v] = old
 
 
-def _pool(pending: list[list[PaperTask]], sj: str, workers: int) -> Iterator[PaperResult]:
+def _pool(chunk_list: list[list[PaperTask]], sj: str, workers: int, root: str | None,
+          prefix: str) -> Iterator[PaperResult]:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
+    pending = list(enumerate(chunk_list))
+    pending.reverse()
     while pending:
         ex = ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
-                                 initializer=_init_worker, initargs=(sj,))
+                                 initializer=_init_worker, initargs=(sj, root))
         inflight: dict[Future[list[str]], list[PaperTask]] = {}
         try:
             while pending or inflight:
-                while pending and len(inflight) < 2 * workers:
-                    c = pending.pop()
-                    inflight[ex.submit(_process_chunk, [t.model_dump_json() for t in c])] = c
+                while pending and len(inflight) < 3 * workers:  # a queued chunk per worker while it works
+                    idx, c = pending.pop()
+                    inflight[ex.submit(_process_chunk, [t.model_dump_json() for t in c],
+                                       f"{prefix}-w{idx:06d}" if root is not None else None)] = c
                 done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                 for fut in done:
                     c = inflight.pop(fut)
@@ -262,7 +286,7 @@ def _paper_row(res: PaperResult, task: PaperTask, old: dict[str, Any] | None, ba
     for s in task.steps:
         row[f"{s}_key"] = task.keys[s] if s in res.done_steps else None
         if s in STEP_TABLE:
-            row[f"n_{STEP_TABLE[s]}"] = len(res.rows.get(STEP_TABLE[s], [])) if s in res.done_steps else None
+            row[f"n_{STEP_TABLE[s]}"] = res.row_counts.get(STEP_TABLE[s], 0) if s in res.done_steps else None
     from claimtrace.corpus.schema import STEPS
 
     row["steps"] = [s for s in STEPS if row.get(f"{s}_key")]
@@ -313,6 +337,38 @@ def model_hashes(settings: RunSettings) -> dict[str, str]:
     return out
 
 
+class _Committer:
+    """Commits batches in order on a thread of its own, so the loop that feeds the workers never waits on disk."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.queue: queue.Queue[tuple[Any, ...] | None] = queue.Queue(maxsize=2)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, name="claimtrace-commit", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (item := self.queue.get()) is not None:
+            if self.error is None:
+                try:
+                    self.store.commit(*item)
+                except BaseException as exc:  # raised again in the main thread
+                    self.error = exc
+
+    def put(self, *batch: Any) -> None:
+        """Queue a batch (blocks while two are waiting)."""
+        if self.error is not None:
+            raise self.error
+        self.queue.put(batch)
+
+    def close(self) -> None:
+        """Commit what is queued; raise the first commit error."""
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+
 def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, *, workers: int | None = None,
                engine: str = "local", ray_address: str | None = None, batch_size: int = 32,
                batch_seconds: float = 30.0, corpus_name: str = "",
@@ -327,7 +383,7 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         raise ClaimtraceError(f"unknown engine {engine!r}; choose local or ray")
     nworkers = workers or os.cpu_count() or 1
     store = Store(out)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     with store.locked():
         removed = store.vacuum()
         existing = store.papers()
@@ -355,7 +411,9 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
             bid = batch_id()
             rows = [{"paper_id": e["paper_id"], "path": e["path"], "status": "failed", "steps": [],
                      "finished_at": _now(), "batch_id": bid} for e in pl.unreadable]
-            store.commit(bid, rows, {}, [{**e, "batch_id": bid} for e in pl.unreadable])
+            store.commit(bid, rows, {}, [{**e, "batch_id": bid} for e in pl.unreadable],
+                         superseded={r["paper_id"]: existing[r["paper_id"]]["batch_id"]
+                                     for r in rows if r["paper_id"] in existing})
             summary.failed += len(rows)
             summary.computed += len(rows)
         by_id = {t.paper_id: t for t in pl.tasks}
@@ -370,9 +428,11 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
         elif engine == "ray":
             from claimtrace.corpus.ray_engine import run_ray
 
-            results = run_ray(pl.tasks, settings, workers, ray_address)
+            results = run_ray(pl.tasks, settings, workers, ray_address, llm_merge=summary.llm_merged)
         else:
-            results = run_local(pl.tasks, settings, nworkers)
+            # the workers write the step tables' rows themselves; this process only commits the papers rows
+            results = run_local(pl.tasks, settings, nworkers, store_root=store.root, part_prefix=f"{stamp:014d}",
+                                max_chunk=min(MAX_CHUNK, batch_size))
         buf: list[PaperResult] = []
         last = time.monotonic()
         done = failed = 0
@@ -392,11 +452,15 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
                         row["batch_id"] = bid
                     tables.setdefault(t, []).extend(rows)
                 errors.extend({**e, "batch_id": bid} for e in r.errors)
-            store.commit(bid, papers, tables, errors)
+            committer.put(bid, papers, tables, errors,
+                          {p["paper_id"]: existing[p["paper_id"]]["batch_id"] for p in papers
+                           if p["paper_id"] in existing})
             buf.clear()
             last = time.monotonic()
 
-        if pl.tasks:
+        committer = _Committer(store)
+        crashed = False
+        try:
             for res in results:
                 buf.append(res)
                 done += 1
@@ -406,6 +470,9 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
                 if res.worker:
                     summary.worker_peak_rss_mb[res.worker] = max(summary.worker_peak_rss_mb.get(res.worker, 0.0),
                                                                  res.peak_rss_mb)
+                    summary.worker_cpu_seconds[res.worker] = max(summary.worker_cpu_seconds.get(res.worker, 0.0),
+                                                                 res.cpu_seconds)
+                crashed |= any(e["step"] == "worker" for e in res.errors)
                 for e in res.errors:
                     log.warning("%s: %s: %s", e["path"], e["step"], e["message"])
                 if len(buf) >= batch_size or time.monotonic() - last > batch_seconds:
@@ -413,10 +480,15 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
                 if on_progress:
                     on_progress(done, todo, failed)
             flush()
+        finally:
+            committer.close()
+        if crashed:  # a chunk may have left rows of papers it did not finish: remove them now
+            store.vacuum()
         summary.computed += done
         summary.failed += failed
         summary.ok = summary.computed - summary.failed
         summary.seconds = round(time.perf_counter() - t0, 3)
+        summary.driver_cpu_seconds = round(cpu_seconds() - cpu0, 3)
         if done:
             summary.papers_per_minute = round(60 * done / summary.seconds, 1)
         m["finished"] = _now().isoformat(timespec="seconds")

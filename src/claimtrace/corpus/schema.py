@@ -47,7 +47,8 @@ _PAPER_KEY = [
 ]
 _ROW_TAIL = [
     Column("settings_key", _S, "Key of the settings this row was computed with (matches the papers row's <step>_key)."),
-    Column("batch_id", _S, "The batch that wrote this row (sortable: start time in ms, then a counter)."),
+    Column("batch_id", _S, "The batch that wrote this row: the run's start time in ms, then a counter (-w<n>: the "
+                           "worker chunk n of the local engine, committed with its papers rows)."),
 ]
 
 _SPAN = [  # shared by the hypothesis_ and evidence_ columns of traces
@@ -84,6 +85,11 @@ TABLES: dict[str, list[Column]] = {
         Column("n_traces", _I, "Rows of this paper in the traces table (empty when traces did not run)."),
         Column("n_graph_edges", _I, "Rows of this paper in graph_edges (empty when graphs did not run)."),
         Column("n_conclusions", _I, "Rows of this paper in conclusions (empty when conclusions did not run)."),
+        Column("llm_calls", _I, "LLM requests sent for this paper in its last attempt (0 without an LLM step)."),
+        Column("llm_cache_hits", _I, "LLM answers taken from the cache for this paper in its last attempt."),
+        Column("llm_failures", _I, "Of the LLM requests and answers, those that failed (timeout, invalid answer...)."),
+        Column("llm_prompt_tokens", _I, "Prompt tokens of those requests, as the endpoint reported them."),
+        Column("llm_completion_tokens", _I, "Completion tokens of those requests, as the endpoint reported them."),
         Column("status", _S, "ok (every requested step succeeded) or failed (see the errors table)."),
         Column("steps", _L, "Steps done successfully for this paper."),
         Column("parse_key", _S, "Settings key of the parse step (empty when it failed)."),

@@ -114,16 +114,49 @@ class Store:
         if rows:
             write_atomic(pa.Table.from_pylist(rows, schema=schema(table)), self.root / table / f"part-{batch_id}.parquet")
 
+    def write_rows(self, batch_id: str, tables: dict[str, list[dict[str, Any]]]) -> None:
+        """Write step-table rows as one atomic part per table (a worker's share of a batch, before the commit).
+
+        The rows are results only once the ``papers`` rows that carry their step keys are committed; until
+        then the validity rule makes them invisible, and :meth:`vacuum` removes them after a crash.
+        """
+        for t, rows in tables.items():
+            if t in ("papers", "errors"):
+                raise ValueError(f"{t} rows are written by commit, not write_rows")
+            for row in rows:
+                row["batch_id"] = batch_id
+            self.write_part(t, batch_id, rows)
+
     def commit(self, batch_id: str, papers: list[dict[str, Any]], tables: dict[str, list[dict[str, Any]]],
-               errors: list[dict[str, Any]]) -> None:
-        """Write a batch: the step tables and errors first, the papers part last (the commit point)."""
+               errors: list[dict[str, Any]], superseded: dict[str, str] | None = None) -> None:
+        """Write a batch: the step tables and errors first, the papers part last (the commit point).
+
+        ``superseded`` maps each paper that already had a ``papers`` row to that row's batch (the runner reads
+        the store once when it starts): only those batches' parts are rewritten to drop the older rows.
+        Without it, every part is scanned (slow on large stores).
+        """
         for t, rows in tables.items():
             self.write_part(t, batch_id, rows)
         self.write_part("errors", batch_id, errors)
         self.write_part("papers", batch_id, papers)
         ids = {r["paper_id"] for r in papers}
-        self._drop_older(ids, batch_id, "papers")
-        self._drop_older(ids, batch_id, "errors")  # errors describe the last attempt only
+        if superseded is None:
+            self._drop_older(ids, batch_id, "papers")
+            self._drop_older(ids, batch_id, "errors")  # errors describe the last attempt only
+            return
+        by_batch: dict[str, set[str]] = {}
+        for pid in ids:
+            old = superseded.get(pid)
+            if old is not None and old != batch_id:
+                by_batch.setdefault(old, set()).add(pid)
+        for old, pids in sorted(by_batch.items()):
+            for t in ("papers", "errors"):
+                part = self.root / t / f"part-{old}.parquet"
+                if part.is_file():
+                    col = pq.read_table(part, columns=["paper_id"])["paper_id"]
+                    hit = pc.is_in(col, value_set=pa.array(sorted(pids), pa.string()))
+                    if pc.any(hit).as_py():
+                        self._rewrite(part, t, pc.invert(hit))
 
     def _rewrite(self, part: Path, table: str, keep: pa.Array) -> None:
         data = pq.read_table(part, schema=schema(table))

@@ -74,11 +74,14 @@ class PaperResult(BaseModel):
     path: str
     paper: dict[str, Any] = Field(default_factory=dict)
     rows: dict[str, list[dict[str, Any]]] = Field(default_factory=dict)
+    row_counts: dict[str, int] = Field(default_factory=dict,
+                                       description="rows per table (kept when a local worker wrote the rows itself)")
     done_steps: list[str] = Field(default_factory=list)
     errors: list[dict[str, Any]] = Field(default_factory=list)
     seconds: float = 0.0
     worker: str = ""
     peak_rss_mb: float = 0.0
+    cpu_seconds: float = Field(0.0, description="CPU seconds the worker process has used so far (all papers)")
 
 
 def _h(*parts: object) -> str:
@@ -106,6 +109,12 @@ def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str
 def peak_rss_mb() -> float:
     """This process's peak resident memory in MiB."""
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return round(r.ru_utime + r.ru_stime, 3)
 
 
 def one_line(exc: BaseException) -> str:
@@ -163,6 +172,7 @@ class Worker:
         """Parse the paper once and run the task's steps; a failing step is recorded, never raised."""
         t0 = time.perf_counter()
         res = PaperResult(paper_id=task.paper_id, path=task.item.path, worker=self.name)
+        before = self._client.summary() if self._client is not None else None
         try:
             doc = self._parse(task.item.path)
         except Exception as exc:  # a bad file is recorded and never stops the run
@@ -186,9 +196,18 @@ class Worker:
                 for r in rows:
                     r["paper_id"], r["settings_key"] = task.paper_id, key
                 res.rows[STEP_TABLE[step]] = rows
+                res.row_counts[STEP_TABLE[step]] = len(rows)
                 res.done_steps.append(step)
+        if self._client is not None:  # this paper's LLM usage: the run's ledger totals after minus before
+            after = self._client.summary()
+            res.paper.update({f"llm_{k}": getattr(after, k) - (getattr(before, k) if before is not None else 0)
+                              for k in ("calls", "cache_hits", "failures", "prompt_tokens", "completion_tokens")})
+        else:
+            res.paper.update({"llm_calls": 0, "llm_cache_hits": 0, "llm_failures": 0, "llm_prompt_tokens": 0,
+                              "llm_completion_tokens": 0})
         res.seconds = round(time.perf_counter() - t0, 4)
         res.peak_rss_mb = peak_rss_mb()
+        res.cpu_seconds = cpu_seconds()
         return res
 
     def _error(self, task: PaperTask, step: str, exc: BaseException) -> dict[str, Any]:
@@ -285,6 +304,22 @@ class Worker:
         res = conclude(q, [doc], method=method, client=client)
         return [{**q, "method": res.method, "label": res.label, "conclusion": res.conclusion,
                  "rationale": res.rationale, "result_json": res.model_dump_json()}]
+
+
+#: the most papers a worker takes at once (a local worker writes its step-table rows as one part per chunk)
+MAX_CHUNK = 16
+
+
+def chunks(tasks: list[PaperTask], workers: int, most: int = MAX_CHUNK) -> list[list[PaperTask]]:
+    """Guided chunks: large while much is left (fewer files, less overhead), down to 1 paper at the end
+    (so no worker idles while another finishes a long chunk)."""
+    out: list[list[PaperTask]] = []
+    i = 0
+    while i < len(tasks):
+        size = max(1, min(most, -(-(len(tasks) - i) // (4 * max(workers, 1)))))
+        out.append(tasks[i:i + size])
+        i += size
+    return out
 
 
 def all_steps_valid(steps: list[str]) -> list[str]:

@@ -188,6 +188,36 @@ class ResponseCache(SQLiteStore):
         """Number of cached answers."""
         return int(self._retry(lambda: self._conn().execute("SELECT COUNT(*) FROM responses").fetchone()[0]))
 
+    _COLUMNS = ("key", "created", "endpoint", "model", "text", "prompt_tokens", "completion_tokens", "invocation_id")
+
+    def rows_since(self, created: float) -> list[dict[str, Any]]:
+        """Every answer stored at or after ``created`` (seconds since the epoch), as plain rows (for :meth:`merge`)."""
+        rows = self._retry(
+            lambda: self._conn()
+            .execute(f"SELECT {', '.join(self._COLUMNS)} FROM responses WHERE created >= ? ORDER BY created",
+                     (created,))
+            .fetchall()
+        )
+        return [dict(zip(self._COLUMNS, r, strict=True)) for r in rows]
+
+    def merge(self, rows: list[dict[str, Any]]) -> int:
+        """Add answers from another cache (a key already here keeps its answer); returns how many were new."""
+        args = [tuple(r[c] for c in self._COLUMNS) for r in rows]
+
+        def insert() -> int:
+            conn = self._conn()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cur = conn.executemany(f"INSERT OR IGNORE INTO responses ({', '.join(self._COLUMNS)}) "
+                                       f"VALUES ({', '.join('?' * len(self._COLUMNS))})", args)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return max(cur.rowcount, 0)
+
+        return self._retry(insert)
+
     def get_mode(self, endpoint: str, model: str) -> str | None:
         """The structured-output mode remembered for an endpoint and model."""
         row = self._retry(
