@@ -1,0 +1,98 @@
+"""Each head of the shipped trained retriever on its own task, against the untrained encoder, on held-out pairs.
+
+    python bench/retrieval_heads.py
+
+Hypothesis head: the hypothesis gold sets (bench/data/ei-hypotheses*.jsonl: 90 papers, none in the training
+data — see bench/retrieval_train.py's leakage check); query = the gold finding, candidates = the paper's body
+sentences; hit@1 / hit@5 when the top sentence(s) include a gold hypothesis sentence (``hypothesis_units``).
+Evidence head: EI validation, body spans (bench/retrieval_fusion.py computes it with the fusion grid; its
+trained-vs-dense rows are copied here). Differences carry 95% paired bootstrap intervals.
+Writes bench/results/retrieval_heads.json.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from provenance import Run
+
+REPO = Path(__file__).resolve().parents[1]
+GOLD = sorted((REPO / "bench" / "data").glob("ei-hypotheses*.jsonl"))
+RESULTS = REPO / "bench" / "results" / "retrieval_heads.json"
+FUSION = REPO / "bench" / "results" / "retrieval_fusion.json"
+
+
+def main() -> None:
+    """Rank each paper's body sentences for its finding with every retriever; score; write."""
+    from claimtrace.documents import load_document
+    from claimtrace.evaluate.uncertainty import paired_bootstrap_diff, proportion_ci
+    from claimtrace.retrieval.pipeline import get_retriever
+    from claimtrace.retrieval.units import document_units
+
+    model = REPO / "src" / "claimtrace" / "resources" / "retriever"
+    prov = Run(data=[*GOLD, model / "model.onnx", model / "heads.npz"])
+    systems = {"bm25": get_retriever("bm25"), "dense (untrained MiniLM)": get_retriever("dense"),
+               "trained, hypothesis head": get_retriever("trained", task="hypothesis"),
+               "trained, evidence head": get_retriever("trained", task="evidence"),
+               "bm25 + trained hypothesis head (default fusion)": get_retriever("hybrid-trained", task="hypothesis")}
+    per: dict[str, dict[str, list[int]]] = {s: {} for s in systems}
+    sets: dict[str, str] = {}
+    t0 = time.time()
+    for gold in GOLD:
+        for line in gold.read_text().splitlines():
+            if not line.strip():
+                continue
+            it = json.loads(line)
+            if not it.get("hypothesis_units"):
+                continue
+            doc = load_document((gold.parent / it["doc"]).resolve())
+            units = document_units(doc, "sentence")
+            want = set(it["hypothesis_units"])
+            key = f"{gold.stem}:{it['id']}"
+            sets[key] = gold.stem
+            for name, r in systems.items():
+                s = np.asarray(r.scores(r.build(units), it["finding"]))
+                order = np.argsort(-s, kind="stable")[:5]
+                per[name][key] = [int(any(units[i].id in want for i in order[:k])) for k in (1, 5)]
+    keys = sorted(sets)
+    base = "dense (untrained MiniLM)"
+    rows = []
+    for name in systems:
+        row: dict[str, object] = {"task": "hypothesis", "system": name, "n": len(keys)}
+        for j, k in enumerate((1, 5)):
+            v = [per[name][x][j] for x in keys]
+            row[f"hit@{k}"] = proportion_ci(sum(v), len(v)).model_dump()
+            row[f"hit@{k}_minus_untrained"] = paired_bootstrap_diff(v, [per[base][x][j] for x in keys]).model_dump()
+        row["by_set"] = {g.stem: float(np.mean([per[name][x][0] for x in keys if sets[x] == g.stem])) for g in GOLD}
+        row["per_item"] = {x: per[name][x] for x in keys}
+        rows.append(row)
+    evidence_rows = []
+    if FUSION.exists():
+        fus = json.loads(FUSION.read_text())
+        for r in fus["rows"]:
+            if r["name"] in ("dense", "trained"):
+                evidence_rows.append({k: v for k, v in r.items() if k != "per_prompt"})
+        for unit in ("paragraph", "sentence"):
+            t = next(r for r in fus["rows"] if r["unit"] == unit and r["name"] == "trained")["per_prompt"]
+            d = next(r for r in fus["rows"] if r["unit"] == unit and r["name"] == "dense")["per_prompt"]
+            ids = sorted(t)
+            evidence_rows.append({"unit": unit, "comparison": "trained evidence head - untrained MiniLM",
+                                  "hit@1": paired_bootstrap_diff([t[i][0] for i in ids], [d[i][0] for i in ids]).model_dump(),
+                                  "hit@5": paired_bootstrap_diff([t[i][2] for i in ids], [d[i][2] for i in ids]).model_dump()})
+    result = {"schema_version": "1", "hypothesis_sets": [g.name for g in GOLD],
+              "hypothesis_metric": "a gold hypothesis sentence (hypothesis_units) among the top-k body sentences",
+              "hypothesis": rows, "evidence": evidence_rows, "seconds": round(time.time() - t0, 1),
+              "provenance": prov.finish()}
+    RESULTS.write_text(json.dumps(result, indent=1) + "\n")
+    for r in rows:
+        print(f"{r['system']:50s} hit@1 {r['hit@1']['estimate']:.3f}  hit@5 {r['hit@5']['estimate']:.3f}  "  # type: ignore[index]
+              f"d@1 {r['hit@1_minus_untrained']['estimate']:+.3f} [{r['hit@1_minus_untrained']['low']:+.3f}, "  # type: ignore[index]
+              f"{r['hit@1_minus_untrained']['high']:+.3f}]")  # type: ignore[index]
+
+
+if __name__ == "__main__":
+    main()
