@@ -8,7 +8,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 RES = REPO / "bench" / "results"
-ORDER = ["bm25", "dense", "hybrid", "finetuned", "hybrid-finetuned"]
+ORDER = ["bm25", "dense", "hybrid", "trained", "hybrid-trained", "default", "finetuned", "hybrid-finetuned"]
 
 
 def _load(name: str) -> dict:  # type: ignore[type-arg]
@@ -75,6 +75,10 @@ def render(p: Any) -> None:
           "other's first sixty characters, or at least sixty percent of the shorter one's tokens are in the other).",
           "", "### Body spans only (the claim-trace setting; prompts with a gold span in the body)", "")
     p.add(*ei_table(p, ei, "body spans"))
+    p.add("")
+    default_section(p, ei, eb)
+    fusion_section(p)
+    heads_section(p)
     if any(r.get("subset") for r in ei):
         p.add("", "### Subset for the LLM reranker (body spans; the first prompts of `ei_eval.py inputs validation "
                   "retrieve`, every row on the same prompts, scored with the scorer's definitions on those prompts only)",
@@ -124,19 +128,126 @@ def render(p: Any) -> None:
         p.add("", f"Embedding cache: first pass over the papers {p.v(c['cold_s'], '.2f')} s, second pass "
                   f"{p.v(c['warm_s'], '.3f')} s (a ratio of {p.v(c['speedup'], '.0f')} within the run; "
                   f"{p.v(c['warm_misses'], 'd')} of {p.v(c['units'], 'd')} units re-embedded).")
-    tr = RES / "retrieval_train.json"
-    if tr.exists():
-        t = json.loads(tr.read_text())
-        p.add("", "## Fine-tuned retriever (EI train split, evidence task, sentence units)", "",
-              f"Built by the command recorded in `bench/results/retrieval_train.json`: `{t['command']}`. "
-              f"{p.v(t['train_triplets'], 'd')} training / {p.v(t['val_triplets'], 'd')} validation triplets "
-              f"(held-out papers), {p.v(t['steps'], 'd')} steps, stopped: {t['stopped']}, "
-              f"{p.v(t['seconds'], '.0f')} s wall on a loaded shared machine (not a speed figure); validation "
-              "recall@1 within each query's BM25 top-10 pool: "
-              + ", ".join(f"step {p.v(h['step'], 'd')}: {p.v(h['val_recall@1'])}" for h in t["history"]) + ".",
-              "", "The model folder and its training log are not in the repository: the rows with `finetuned` "
-              "need them (the retrieval issue ships them). Rows with rerank `finetuned-m30`: the retriever's top "
-              "thirty, rescored by the fine-tuned bi-encoder (evidence head). `–`: not measured.")
+    train_section(p)
+    wheel_section(p)
+
+
+def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:  # type: ignore[type-arg]
+    """The shipped default against BM25 on the same items: EI validation body spans and EvidenceBench."""
+    body = [r for r in ei if r["variant"] == "body spans" and not r.get("subset") and r["rerank"] == "none"]
+    d = {(r["retriever"], r["unit"]): r for r in body}
+    if ("default", "sentence") not in d and ("default", "paragraph") not in d:
+        return
+    p.add("## The default retriever (`claimtrace retrieve` with no `--retriever`)", "",
+          "`default` = BM25 fused with the trained multi-task retriever that ships in the package "
+          "(`src/claimtrace/resources/retriever`, int8 ONNX, no torch; evidence head). Differences from BM25 on "
+          f"the same prompts, with {p.level} paired bootstrap intervals (`evaluate/uncertainty.py`, per-prompt hits "
+          "kept in `bench/results/retrieval_ei.json`). The fusion was chosen on EI validation (next section), so "
+          "the EI validation rows are development data for the fusion; the model itself never saw a validation "
+          "paper (leakage check in `bench/retrieval_train.py`).", "",
+          "| split | metric | n | BM25 | default | default − BM25 |", "|---|---|---|---|---|---|")
+    for unit, k, metric in (("sentence", 1, "sentence hit@1"), ("paragraph", 5, "paragraph recall@5"),
+                            ("paragraph", 1, "paragraph recall@1")):
+        b, r = d.get(("bm25", unit)), d.get(("default", unit))
+        if b and r and "minus_bm25" in r:
+            p.add(f"| EI validation, body | {metric} | {p.v(r['prompts'], 'd')} | {p.v(b[f'hit@{k}'])} | "
+                  f"{p.v(r[f'hit@{k}'])} | {p.diff(r['minus_bm25'][f'hit@{k}'])} |")
+    eb_d = {r["retriever"]: r for r in eb if r["rerank"] == "none"}
+    if "default" in eb_d and "ER@10_minus_bm25" in eb_d["default"]:
+        r, b = eb_d["default"], eb_d["bm25"]
+        p.add(f"| EvidenceBench | ER@10 | {p.v(r['papers'], 'd')} | {p.v(b['ER@10'])} | {p.v(r['ER@10'])} | "
+              f"{p.diff(r['ER@10_minus_bm25'])} |")
+    p.add("", "Targets (issue 14): sentence hit@1 ≥ BM25 + 0.10, paragraph recall@5 ≥ 0.92, EvidenceBench "
+              "ER@10 ≥ BM25 + 0.08.", "")
+
+
+def fusion_section(p: Any) -> None:
+    """The fusion grid on EI validation (development data)."""
+    f = _load("retrieval_fusion.json")
+    if not f:
+        return
+    c = f["chosen"]
+    p.add("## Choosing the fusion of BM25 and the trained retriever (EI validation: development data)", "",
+          "`bench/retrieval_fusion.py` scores every prompt once per retriever and ranks by each fusion "
+          "(`retrieval/hybrid.py`: reciprocal rank fusion with k = 60, or a weighted sum of min-max or z-score "
+          f"normalised scores). Criterion: {f['criterion']}. Chosen: **{c['name']}** (`TRAINED_FUSION` in "
+          "`retrieval/pipeline.py`). These figures are computed in-process and agree with the CLI rows above only "
+          f"up to ties. n = {p.v(f['rows'][0]['prompts'], 'd')} prompts; in brackets the {p.level} paired bootstrap "
+          "interval of the difference from BM25.", "",
+          "| fusion | para R@1 | para R@5 (− BM25) | sent hit@1 (− BM25) | sent hit@3 |", "|---|---|---|---|---|")
+    rows = {(r["unit"], r["name"]): r for r in f["rows"]}
+    for name in dict.fromkeys(r["name"] for r in f["rows"]):
+        par, sen = rows[("paragraph", name)], rows[("sentence", name)]
+        p.add(f"| {name} | {p.v(par['hit@1']['estimate'])} | {p.v(par['hit@5']['estimate'])} "
+              f"({p.diff(par['hit@5_minus_bm25'])}) | {p.v(sen['hit@1']['estimate'])} "
+              f"({p.diff(sen['hit@1_minus_bm25'])}) | {p.v(sen['hit@3']['estimate'])} |")
+    p.add("")
+
+
+def heads_section(p: Any) -> None:
+    """Each head on its own held-out task against the untrained encoder."""
+    h = _load("retrieval_heads.json")
+    if not h:
+        return
+    p.add("## Each head of the trained retriever on its own task (held-out pairs)", "",
+          f"Hypothesis task: the hypothesis gold sets ({', '.join(h['hypothesis_sets'])}; annotated by an LLM "
+          "agent (Claude, 2026-11-30), not checked by a person; none of their papers is in the training data), query "
+          f"= the gold finding, candidates = the paper's body sentences; hit@k: {h['hypothesis_metric']}. "
+          f"Differences from the untrained MiniLM with {p.level} paired bootstrap intervals.", "",
+          "| system | n | hit@1 | hit@5 | hit@1 − untrained | hit@5 − untrained |", "|---|---|---|---|---|---|")
+    for r in h["hypothesis"]:
+        p.add(f"| {r['system']} | {p.v(r['n'], 'd')} | {p.ci(r['hit@1'])} | {p.v(r['hit@5']['estimate'])} | "
+              f"{p.diff(r['hit@1_minus_untrained'])} | {p.diff(r['hit@5_minus_untrained'])} |")
+    ev = [r for r in h["evidence"] if "comparison" in r]
+    if ev:
+        p.add("", "Evidence task (EI validation, body spans, ICO query; the evidence head alone, no BM25): "
+                  "trained evidence head − untrained MiniLM: "
+              + "; ".join(f"{r['unit']} hit@1 {p.diff(r['hit@1'])}, hit@5 {p.diff(r['hit@5'])}" for r in ev)
+              + f" (n = {p.v(ev[0]['hit@1']['n'], 'd')}).")
+    p.add("")
+
+
+def train_section(p: Any) -> None:
+    """How the shipped model was built."""
+    from results_pages import load_note
+
+    t = _load("retrieval_train.json")
+    if not t or "examples" not in t:
+        return
+    hp = t["hyper_parameters"]
+    p.add("", "## The shipped trained retriever: how it was built", "",
+          f"Command: `{t['provenance']['command']}` (`make retriever-model`). Data: Evidence-Inference TRAIN only: "
+          f"{p.v(t['examples']['evidence'], 'd')} evidence examples (ICO prompt → body sentence holding a gold span; "
+          "abstract finding + aim sentence → that sentence) and "
+          f"{p.v(t['examples']['hypothesis'], 'd')} hypothesis examples (abstract finding → the paper's aim sentence, "
+          "found by a rule: silver pairs), one hard negative each from the query's BM25 top "
+          f"{p.v(hp['mine_top'], 'd')} with the τ = {p.v(hp['tau'], '.2f')} filter; "
+          f"{p.v(t['train_triplets'], 'd')} training / {p.v(t['val_triplets'], 'd')} validation triplets, "
+          f"{p.v(t['steps'], 'd')} steps (batch {p.v(hp['batch_size'], 'd')}, {p.v(hp['epochs'], 'd')} epoch(s), "
+          f"lr {hp['lr']}, max {p.v(hp['max_seq_length'], 'd')} tokens, seed {p.v(hp['seed'], 'd')}), stopped: "
+          f"{t['stopped']}. Leakage check against {p.v(t['leakage']['heldout_papers'], 'd')} held-out papers "
+          "(EI validation, the 96 EvidenceBench items' papers, the hypothesis gold sets' papers): "
+          f"{p.v(t['leakage']['ids'], 'd')} ids, {p.v(t['leakage']['documents'], 'd')} documents, "
+          f"{p.v(t['leakage']['texts'], 'd')} sentences in common. Export: int8 weights "
+          f"({p.v(t['model_bytes'] / 1e6, '.1f')} MB), agreement with the torch model on "
+          f"{p.v(t['agreement_texts'], 'd')} held-out EI validation texts: lowest cosine "
+          + ", ".join(f"{k.split('.')[0]} {p.v(v, '.4f')}" for k, v in t["agreement"].items() if k.endswith("min_cosine"))
+          + f". Wall time {p.v(t['seconds'] / 60, '.0f')} min on this machine ({load_note(t['provenance'], p)}).")
+
+
+def wheel_section(p: Any) -> None:
+    """The wheel's size with the model, and its install time."""
+    w = _load("retrieval_wheel.json")
+    if not w:
+        return
+    from results_pages import load_note
+
+    p.add("", "## The wheel with the model", "",
+          f"`pip wheel . --no-deps`: {p.v(w['wheel_bytes'] / 1e6, '.1f')} MB, of which the model files take "
+          f"{p.v(w['model_bytes_compressed_in_wheel'] / 1e6, '.1f')} MB (sha256 checked inside the wheel). Install "
+          f"of the wheel alone into a fresh venv (`pip install --no-deps`): median {p.v(w['install_no_deps_s_median'], '.1f')} s "
+          f"over {p.v(w['repeats'], 'd')} runs; build median {p.v(w['build_s_median'], '.1f')} s "
+          f"({load_note(w['provenance'], p)}).")
 
 
 def main() -> None:

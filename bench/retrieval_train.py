@@ -54,11 +54,14 @@ def main() -> None:
     ap.add_argument("--papers", type=int, default=250, help="EI train papers sampled (all their examples are used)")
     ap.add_argument("--mine-top", type=int, default=10, help="BM25 candidates per query for hard negatives")
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--eval-every", type=int, default=1000, help="steps between validation checks (each costs "
+                    "minutes on a loaded 2-core machine; the start and the end are always checked)")
+    ap.add_argument("--val-max", type=int, default=24, help="validation triplets (from held-back training papers)")
     ap.add_argument("--batch-size", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--lr", type=float, default=5e-5)
     ap.add_argument("--max-seq-length", type=int, default=128)
-    ap.add_argument("--max-minutes", type=float, default=20.0)
+    ap.add_argument("--max-minutes", type=float, default=22.0, help="stop training (mining included) after this")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--export-only", action="store_true", help="reuse the model trained in --work (its report)")
     a = ap.parse_args()
@@ -110,8 +113,8 @@ def main() -> None:
     counts = {t: sum(e.task == t for e in examples) for t in ("evidence", "hypothesis")}
     # 3. train
     cfg = TrainConfig(epochs=a.epochs, batch_size=a.batch_size, lr=a.lr, max_seq_length=a.max_seq_length,
-                      max_minutes=a.max_minutes, seed=a.seed, threads=a.threads, eval_every=25, patience=4,
-                      val_max=80, mine_top=a.mine_top)
+                      max_minutes=a.max_minutes, seed=a.seed, threads=a.threads, eval_every=a.eval_every,
+                      patience=4, val_max=a.val_max, mine_top=a.mine_top)
     t0 = time.time()
     if a.export_only:
         report = json.loads((work / "model" / "claimtrace_retriever.json").read_text())["report"]

@@ -156,3 +156,21 @@ def test_aim_rule_and_leakage_check_on_real_papers() -> None:
     assert leak["ids"] == [str(HYDRO)] and leak["documents"] == [str(HYDRO)] and leak["texts"]
     ids2, sents2 = heldout_fingerprint([TDCS])
     assert leakage(ex, ids2, sents2) == {"ids": [], "texts": [], "documents": []}
+
+
+def test_presets_fall_back_to_the_shipped_model_and_pick_the_head(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from claimtrace.extract.config import get_preset
+    from claimtrace.extract.context import ContextSelector
+
+    monkeypatch.setenv("CLAIMTRACE_MODELS_DIR", str(tmp_path))  # no user-trained model
+    sel = ContextSelector()
+    d = shipped_retriever_dir()
+    cfg = get_preset("finetuned-rerank")
+    assert sel.retriever_for(cfg) == f"finetuned:{d}" and sel.reranker_for(cfg) == f"rescore:hybrid-finetuned:{d}"
+    doc = load_document(HYDRO)
+    finding = doc.abstract[-1].sentences[0].text
+    hyp = sel.paragraphs(doc, finding, cfg, task="hypothesis")
+    ev = sel.paragraphs(doc, finding, cfg, task="evidence")
+    assert hyp is not None and ev is not None and len(hyp) == len(ev) == 5
+    assert "p3" in hyp  # the paragraph with the aim sentence, found by the hypothesis head
