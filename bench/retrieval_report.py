@@ -198,6 +198,15 @@ def heads_section(p: Any) -> None:
     for r in h["hypothesis"]:
         p.add(f"| {r['system']} | {p.v(r['n'], 'd')} | {p.ci(r['hit@1'])} | {p.v(r['hit@5']['estimate'])} | "
               f"{p.diff(r['hit@1_minus_untrained'])} | {p.diff(r['hit@5_minus_untrained'])} |")
+    st = h.get("stage1")
+    if st:
+        p.add("", f"Stage 1 under retrieval (the embedded extractor's hypothesis, n = {p.v(st['n'], 'd')} gold items "
+                  f"of the same sets; {st['metric']}; rerank presets now read the shipped model with its hypothesis head; "
+                  f"share of full text: ratio of hit counts with a {p.level} bootstrap interval; target ≥ 0.80):", "",
+              "| preset | Hyp hit@1 | share of full text's hit@1 |", "|---|---|---|")
+        for name in ("fulltext-zeroshot", "rag-k5", "rag-rerank", "finetuned-rerank"):
+            if name in st:
+                p.add(f"| {name} | {p.ci(st[name]['hit@1'])} | {p.ci(st[name]['share_of_fulltext'])} |")
     ev = [r for r in h["evidence"] if "comparison" in r]
     if ev:
         p.add("", "Evidence task (EI validation, body spans, ICO query; the evidence head alone, no BM25): "
