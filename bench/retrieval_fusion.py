@@ -35,6 +35,10 @@ GRID: list[tuple[str, str, float, float, str]] = [
     *[(f"bm25+trained rrf w={w}", "rrf", 1, w, "trained") for w in (0.5, 1.0, 1.5, 2.0, 3.0)],
     *[(f"bm25+trained minmax w={w}", "minmax", 1 - w, w, "trained") for w in (0.3, 0.5, 0.6, 0.7, 0.8)],
     *[(f"bm25+trained zscore w={w}", "zscore", 1 - w, w, "trained") for w in (0.3, 0.5, 0.6, 0.7, 0.8)],
+    # units scored by their best sentence (FinetunedRetriever(max_sentence=True); for sentence units the same)
+    ("trained maxsent", "single", 0, 1, "maxsent"),
+    *[(f"bm25+trained maxsent rrf w={w}", "rrf", 1, w, "maxsent") for w in (1.0, 2.0)],
+    *[(f"bm25+trained maxsent minmax w={w}", "minmax", 1 - w, w, "maxsent") for w in (0.5, 0.7)],
 ]
 
 
@@ -71,7 +75,10 @@ def main() -> None:
     prov = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / "validation",
                      model / "model.onnx", model / "heads.npz"])
     ps = ev.prompts("validation", True)[: a.limit]
-    retr = {"bm25": BM25Retriever(), "dense": DenseRetriever(None), "trained": get_retriever("trained")}
+    from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+    retr = {"bm25": BM25Retriever(), "dense": DenseRetriever(None), "trained": get_retriever("trained"),
+            "maxsent": FinetunedRetriever(model, max_sentence=True)}
     hits: dict[str, dict[str, dict[str, list[int]]]] = {u: {g[0]: {} for g in GRID} for u in ("paragraph", "sentence")}
     t0 = time.time()
     cache: dict[tuple[str, str], tuple[list[object], dict[str, object]]] = {}
@@ -112,7 +119,7 @@ def main() -> None:
         r = next(r for r in rows if r["unit"] == unit and r["name"] == name)
         return float(r[f"hit@{k}"]["estimate"])  # type: ignore[index]
 
-    fusions = [g[0] for g in GRID if g[4] == "trained" and g[1] != "single"]
+    fusions = [g[0] for g in GRID if g[4] in ("trained", "maxsent") and g[1] != "single"]
     best = max(fusions, key=lambda f: (val("sentence", f, 1) + val("paragraph", f, 5), val("paragraph", f, 1)))
     g = next(x for x in GRID if x[0] == best)
     result = {"schema_version": "1", "split": "EI validation, body spans (ei_eval.py definitions)",

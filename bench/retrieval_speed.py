@@ -60,7 +60,7 @@ def main() -> None:
     parse_s = (time.time() - t0) / len(docs)
     units = [document_units(d, a.unit) for d in docs]
     onnx = OnnxMiniLM()
-    from claimtrace.retrieval.embeddings import OnnxHeadEmbedder
+    from claimtrace.retrieval.embeddings import OnnxHeadEmbedder, shipped_retriever_dir
     from claimtrace.retrieval.pipeline import DEFAULT_RETRIEVER, TRAINED_FUSION
 
     loads = []
@@ -83,11 +83,15 @@ def main() -> None:
             return HybridRetriever([BM25Retriever(), DenseRetriever(
                 CachedEmbedder(onnx, EmbeddingCache(Path(tmp) / f"hybrid-{rep}.sqlite")))])
         if name in ("trained", "default"):
-            dense = DenseRetriever(CachedEmbedder(trained, EmbeddingCache(Path(tmp) / f"{name}-{rep}.sqlite")))
+            from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+            fusion, w1, w2, max_sentence = TRAINED_FUSION
+            ft = FinetunedRetriever(shipped_retriever_dir(), max_sentence=max_sentence)
+            ft.embedder = CachedEmbedder(trained, EmbeddingCache(Path(tmp) / f"{name}-{rep}.sqlite"))
+            ft._dense.embedder = ft.embedder
             if name == "trained":
-                return dense
-            fusion, w1, w2 = TRAINED_FUSION
-            return HybridRetriever([BM25Retriever(), dense], (w1, w2), fusion=fusion)
+                return ft
+            return HybridRetriever([BM25Retriever(), ft], (w1, w2), fusion=fusion)
         from claimtrace.retrieval.finetuned import FinetunedRetriever
 
         return FinetunedRetriever(a.finetuned)

@@ -405,25 +405,58 @@ class FinetunedEmbedder:
         return (x / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+@dataclass
+class MaxSentenceIndex:
+    """Unit vectors, their sentences' vectors, and which unit each sentence belongs to."""
+
+    units: np.ndarray
+    sentences: np.ndarray
+    owner: np.ndarray
+
+
 class FinetunedRetriever:
-    """Dense retrieval with a fine-tuned multi-task bi-encoder (``finetuned:DIR --task ...``)."""
+    """Dense retrieval with a fine-tuned multi-task bi-encoder (``finetuned:DIR --task ...``).
+
+    ``max_sentence``: a unit scores the best cosine among itself and its sentences (a long paragraph is
+    cut at 256 tokens and its one relevant sentence is diluted by the rest; for sentence units it changes nothing).
+    """
 
     name = "finetuned"
 
-    def __init__(self, path: str | Path, task: str = "evidence", *, cache: bool = True) -> None:
+    def __init__(self, path: str | Path, task: str = "evidence", *, cache: bool = True,
+                 max_sentence: bool = False) -> None:
         from claimtrace.retrieval.dense import DenseRetriever
 
         inner = FinetunedEmbedder(path, task)
         self.embedder: Embedder = CachedEmbedder(inner, EmbeddingCache()) if cache else inner
         self._dense = DenseRetriever(self.embedder)
+        self.max_sentence = max_sentence
 
     def build(self, units: Sequence[Unit]) -> Any:
-        """Embed the units."""
-        return self._dense.build(units)
+        """Embed the units (and, with ``max_sentence``, their sentences)."""
+        if not self.max_sentence:
+            return self._dense.build(units)
+        from claimtrace.documents.sentences import split_sentences
+
+        texts, owner = [], []
+        for i, u in enumerate(units):
+            parts = [u.text[a:b] for a, b in split_sentences(u.text)]
+            for t in parts if len(parts) > 1 else []:
+                texts.append(t)
+                owner.append(i)
+        vecs = self.embedder.encode([u.text for u in units])
+        svecs = self.embedder.encode(texts) if texts else np.zeros((0, vecs.shape[1]), dtype=np.float32)
+        return MaxSentenceIndex(vecs, svecs, np.asarray(owner, dtype=np.int64))
 
     def scores(self, index: Any, query: str) -> np.ndarray:
-        """Cosine of each unit with the query in the task's space."""
-        return self._dense.scores(index, query)
+        """Cosine of each unit with the query in the task's space (best sentence with ``max_sentence``)."""
+        if not isinstance(index, MaxSentenceIndex):
+            return self._dense.scores(index, query)
+        q = self.embedder.encode([query])[0]
+        out = np.asarray(index.units @ q, dtype=np.float32)
+        if len(index.owner):
+            np.maximum.at(out, index.owner, (index.sentences @ q).astype(np.float32))
+        return out
 
 
 # ---- torch-free export ----------------------------------------------------------------------------------

@@ -18,8 +18,9 @@ RETRIEVERS = ("default", "bm25", "dense", "hybrid", "trained", "hybrid-trained",
 #: what ``default`` means: BM25 fused with the shipped trained retriever (chosen on EI validation, see
 #: docs/retrieval.md and bench/results/retrieval_fusion.json)
 DEFAULT_RETRIEVER = "hybrid-trained"
-#: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight)
-TRAINED_FUSION = ("rrf", 1.0, 1.0)
+#: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight,
+#: whether a unit scores its best sentence)
+TRAINED_FUSION: tuple[str, float, float, bool] = ("rrf", 1.0, 1.0, False)
 
 
 def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: str | None = None,
@@ -34,12 +35,12 @@ def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: st
         from claimtrace.retrieval.embeddings import shipped_retriever_dir
         from claimtrace.retrieval.finetuned import FinetunedRetriever
 
-        trained = FinetunedRetriever(shipped_retriever_dir(), task=task)
+        fusion, w_bm25, w_trained, max_sentence = TRAINED_FUSION
+        trained = FinetunedRetriever(shipped_retriever_dir(), task=task, max_sentence=max_sentence)
         if spec == "trained":
             return trained
         from claimtrace.retrieval.hybrid import HybridRetriever
 
-        fusion, w_bm25, w_trained = TRAINED_FUSION
         return HybridRetriever([BM25Retriever(), trained], (w_bm25, w_trained), fusion=fusion)
     if spec == "bm25":
         return BM25Retriever()
