@@ -231,9 +231,17 @@ def train_section(p: Any) -> None:
           f"{p.v(t['examples']['hypothesis'], 'd')} hypothesis examples (abstract finding → the paper's aim sentence, "
           "found by a rule: silver pairs), one hard negative each from the query's BM25 top "
           f"{p.v(hp['mine_top'], 'd')} with the τ = {p.v(hp['tau'], '.2f')} filter; "
-          f"{p.v(t['train_triplets'], 'd')} training / {p.v(t['val_triplets'], 'd')} validation triplets, "
-          f"{p.v(t['steps'], 'd')} steps (batch {p.v(hp['batch_size'], 'd')}, {p.v(hp['epochs'], 'd')} epoch(s), "
-          f"lr {hp['lr']}, max {p.v(hp['max_seq_length'], 'd')} tokens, seed {p.v(hp['seed'], 'd')}), stopped: "
+          f"{p.v(t['train_triplets'], 'd')} training / {p.v(t['val_triplets'], 'd')} validation triplets "
+          "(validation: held-back training papers). "
+          + (("Shared encoder **frozen** (the base all-MiniLM-L6-v2): only the two task heads were trained, on the "
+              "encoder's cached vectors (full batch, triplet loss against every τ-filtered candidate of the query's "
+              "pool, a pull towards the identity), because a full fine-tune of the encoder did not get past its first "
+              "few steps within the time limit on this shared, loaded machine. Validation MRR of the positive within its pool, untrained → trained: "
+              + "; ".join(f"{task} {p.v(r['val_mrr_untrained'])} → {p.v(r['val_mrr_best'])} "
+                          f"(n = {p.v(r['val_triplets'], 'd')})" for task, r in t["report_tasks"].items()) + ". ")
+             if t.get("report_tasks") else
+             f"{p.v(t['steps'], 'd')} steps (batch {p.v(hp['batch_size'], 'd')}, lr {hp['lr']}). ")
+          + f"Seed {p.v(hp['seed'], 'd')}; stopped: "
           f"{t['stopped']}. Leakage check against {p.v(t['leakage']['heldout_papers'], 'd')} held-out papers "
           "(EI validation, the 96 EvidenceBench items' papers, the hypothesis gold sets' papers): "
           f"{p.v(t['leakage']['ids'], 'd')} ids, {p.v(t['leakage']['documents'], 'd')} documents, "

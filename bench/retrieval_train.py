@@ -64,11 +64,21 @@ def main() -> None:
     ap.add_argument("--max-minutes", type=float, default=22.0, help="stop training (mining included) after this")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--export-only", action="store_true", help="reuse the model trained in --work (its report)")
+    ap.add_argument("--encoder", choices=("frozen", "finetune"), default="frozen",
+                    help="frozen: train the task heads on the base encoder's cached vectors (minutes); finetune: the "
+                         "encoder too (too slow on a shared, loaded 2-core machine)")
+    ap.add_argument("--head-epochs", type=int, default=300)
     a = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     say = logging.getLogger("retrieval_train").info
 
-    from claimtrace.retrieval.finetuned import TrainConfig, export_agreement, export_onnx, train_retriever
+    from claimtrace.retrieval.finetuned import (
+        TrainConfig,
+        export_agreement,
+        export_onnx,
+        train_heads,
+        train_retriever,
+    )
     from claimtrace.retrieval.training_data import (
         ei_hypothesis_data,
         ei_training_data,
@@ -119,6 +129,11 @@ def main() -> None:
     if a.export_only:
         report = json.loads((work / "model" / "claimtrace_retriever.json").read_text())["report"]
         train_s = float(report["seconds"])
+    elif a.encoder == "frozen":
+        cfg.head_lr = 5e-3
+        cfg.val_max = 400
+        report = train_heads(examples, work / "model", cfg, epochs=a.head_epochs, log=say)
+        train_s = time.time() - t0
     else:
         report = train_retriever(examples, work / "model", cfg, log=say)
         train_s = time.time() - t0
@@ -154,6 +169,7 @@ def main() -> None:
               "examples": counts, "train_triplets": report["train_triplets"], "val_triplets": report["val_triplets"],
               "mining": report["mining"], "steps": report["steps"], "stopped": report["stopped"],
               "history": report["history"], "best_val_recall@1": report["best_val_recall@1"],
+              "report_tasks": report.get("tasks"), "encoder": report.get("encoder", "fine-tuned"),
               "agreement": agree, "agreement_texts": len(texts), "model_bytes": size,
               "model_sha256": manifest["files"], "leakage": training["leakage"], "hyper_parameters": hp,
               "seconds": round(wall, 1), "train_seconds": round(train_s, 1), "provenance": prov.finish()}

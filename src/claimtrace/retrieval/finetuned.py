@@ -561,3 +561,114 @@ def export_agreement(model_dir: str | Path, exported: str | Path, texts: Sequenc
         out[f"{task}.min_cosine"] = float(cos.min())
         out[f"{task}.median_cosine"] = float(np.median(cos))
     return out
+
+
+# ---- heads on a frozen shared encoder (cheap: the encoder's vectors come from the embedding cache) ------------
+
+def train_heads(examples: Sequence[TrainingExample], out: str | Path, cfg: TrainConfig | None = None, *,
+                epochs: int = 200, l2_identity: float = 1e-2, log: Any = None) -> dict[str, Any]:
+    """Mine hard negatives, then train each task's linear head on the FROZEN shared encoder (base MiniLM).
+
+    Loss per query: the triplet loss (cosine distance, margin ``cfg.margin``) against its hard negative and
+    every other tau-filtered candidate of its pool, plus ``l2_identity`` * ||W - I||^2 (full batch, AdamW at
+    ``cfg.head_lr``). Validation MRR of the positive within its pool (held-back papers) is checked every 5
+    epochs and the best heads are kept. The folder saved is a normal retriever folder (encoder = the base model).
+    """
+    cfg = cfg or TrainConfig()
+    torch = _torch()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    say = log or logger.info
+    exs = list(examples)
+    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
+        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
+    t0 = time.time()
+    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
+    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
+    if not triplets:
+        raise ClaimtraceError("no training triplets could be mined from the data")
+    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    val = val[: cfg.val_max]
+    emb = get_embedder()  # the base encoder (ONNX MiniLM), its vectors cached from mining
+
+    def tensors(ts: list[Triplet]) -> tuple[Any, Any, Any, Any]:
+        q = torch.from_numpy(emb.encode([t.query for t in ts]))
+        pool_texts = [x for t in ts for x in t.pool]
+        owner = torch.tensor([i for i, t in enumerate(ts) for _ in t.pool])
+        first = torch.tensor([j == 0 for t in ts for j in range(len(t.pool))])
+        return q, torch.from_numpy(emb.encode(pool_texts)), owner, first
+
+    dim = int(emb.dim)
+    heads: dict[str, tuple[Any, Any]] = {}
+    history: list[dict[str, Any]] = []
+    report_tasks: dict[str, Any] = {}
+    for task in cfg.tasks:
+        tr = [t for t in train if t.task == task]
+        va = [t for t in val if t.task == task]
+        if not tr:
+            heads[task] = (torch.eye(dim), torch.zeros(dim))
+            continue
+        qt, pt, ot, ft = tensors(tr)
+        qv, pv, ov, fv = tensors(va) if va else (None, None, None, None)
+        w = torch.nn.Parameter(torch.eye(dim))
+        b = torch.nn.Parameter(torch.zeros(dim))
+        opt = torch.optim.AdamW([w, b], lr=cfg.head_lr, weight_decay=0.0)
+
+        def cosines(q: Any, p: Any, o: Any, w: Any = w, b: Any = b) -> Any:
+            hq = torch.nn.functional.normalize(q @ w.T + b, dim=-1)
+            hp = torch.nn.functional.normalize(p @ w.T + b, dim=-1)
+            return (hp * hq[o]).sum(-1)
+
+        def recall(q: Any, p: Any, o: Any, f: Any) -> float:
+            """Mean reciprocal rank of the positive within its pool (smoother than recall@1 on few triplets)."""
+            with torch.no_grad():
+                c = cosines(q, p, o)
+                n = int(o.max()) + 1
+                pos = torch.zeros(n).scatter_add(0, o[f], c[f])
+                above = torch.zeros(n).scatter_add(0, o, (c > pos[o]).float())
+                return float((1.0 / (1.0 + above)).mean())
+
+        base_rec = recall(qv, pv, ov, fv) if va else float("nan")
+        best_rec, best_state, bad = base_rec, (torch.eye(dim), torch.zeros(dim)), 0
+        for epoch in range(epochs):
+            c = cosines(qt, pt, ot)
+            pos = torch.zeros(int(ot.max()) + 1).scatter_add(0, ot[ft], c[ft])
+            neg = ~ft
+            loss = torch.relu(cfg.margin - pos[ot[neg]] + c[neg]).mean() + l2_identity * ((w - torch.eye(dim)) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if va and (epoch + 1) % 5 == 0:
+                rec = recall(qv, pv, ov, fv)
+                history.append({"task": task, "epoch": epoch + 1, "loss": float(loss.detach()), "val_mrr": rec})
+                if rec > best_rec:
+                    best_rec, best_state, bad = rec, (w.detach().clone(), b.detach().clone()), 0
+                else:
+                    bad += 1
+                    if bad >= 20:
+                        break
+        if not va:
+            best_state = (w.detach().clone(), b.detach().clone())
+        heads[task] = best_state
+        report_tasks[task] = {"train_triplets": len(tr), "val_triplets": len(va), "val_mrr_untrained": base_rec,
+                              "val_mrr_best": best_rec}
+        say(f"{task} head: validation MRR {base_rec:.3f} -> {best_rec:.3f} ({len(tr)} train, {len(va)} validation)")
+    report = {"encoder": "frozen (the base model)", "tasks": report_tasks, "history": history, "mining": mstats,
+              "trained_tasks": sorted(t for t, r in report_tasks.items() if r["val_mrr_best"] > r["val_mrr_untrained"]
+                                      or not r["val_triplets"]),
+              "train_triplets": len(train), "val_triplets": len(val), "steps": len(history),
+              "stopped": "best validation heads kept", "best_val_recall@1": None, "best_val_mrr": {t: r["val_mrr_best"] for t, r in report_tasks.items()},
+              "seconds": round(time.time() - t0, 1)}
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    import shutil
+
+    shutil.copytree(cfg.base_model or default_base_model(), d / "encoder", dirs_exist_ok=True)
+    np.savez(d / "heads.npz", **{f"{t}.{k}": v.numpy().astype(np.float32) for t, (w_, b_) in heads.items()
+                                for k, v in (("weight", w_), ("bias", b_))})
+    meta = {"kind": "claimtrace-multitask-biencoder", "version": 1, "base_model": cfg.base_model or "all-MiniLM-L6-v2",
+            "tasks": list(cfg.tasks), "trained_tasks": report["trained_tasks"], "tau": cfg.tau, "margin": cfg.margin,
+            "max_seq_length": cfg.max_seq_length, "encoder_frozen": True, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "report": report}
+    (d / CONFIG_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return report
