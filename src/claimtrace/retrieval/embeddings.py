@@ -290,7 +290,7 @@ class OnnxHeadEmbedder:
     sha256 its manifest pins (a mismatch is a one-line error)."""
 
     def __init__(self, folder: str | Path | None = None, task: str = "evidence", *, verify: bool = True,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, cache_encoder: bool = True) -> None:
         d = Path(folder) if folder else shipped_retriever_dir()
         meta = read_retriever_manifest(d)
         files: dict[str, str] = meta["files"]
@@ -304,7 +304,10 @@ class OnnxHeadEmbedder:
                     raise ClaimtraceError(f"{path}: sha256 {digest} does not match the pinned {expected}")
         if task not in meta["tasks"]:
             raise ClaimtraceError(f"{d}: no head for task {task!r} (has {meta['tasks']})")
-        self.base = OnnxMiniLM(d / meta["model"], d / meta["tokenizer"], verify=False, threads=threads)
+        encoder = OnnxMiniLM(d / meta["model"], d / meta["tokenizer"], verify=False, threads=threads)
+        encoder.model_id = f"onnx-encoder:{files[meta['model']][:16]}"
+        # the encoder's vectors are shared by every head (and by every process, through the disk cache)
+        self.base: Embedder = CachedEmbedder(encoder) if cache_encoder else encoder
         heads = np.load(d / meta["heads"])
         self.weight = heads[f"{task}.weight"].astype(np.float32)
         self.bias = heads[f"{task}.bias"].astype(np.float32)
