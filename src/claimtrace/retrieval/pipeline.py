@@ -15,8 +15,8 @@ from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, pars
 
 RETRIEVERS = ("default", "bm25", "dense", "hybrid", "trained", "hybrid-trained", "finetuned:DIR",
               "hybrid-finetuned:DIR")
-#: what ``default`` means: BM25 fused with the shipped trained retriever (chosen on EI validation, see
-#: docs/retrieval.md and bench/results/retrieval_fusion.json)
+#: what ``default`` means: BM25 fused with the shipped trained retriever (equal-weight RRF, fixed before
+#: measuring; bench/retrieval_fusion.py measures other fusions on EI validation)
 DEFAULT_RETRIEVER = "hybrid-trained"
 #: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight,
 #: whether a unit scores its best sentence)
