@@ -194,7 +194,7 @@ def heads_section(p: Any) -> None:
         return
     p.add("## Each head of the trained retriever on its own task (held-out pairs)", "",
           f"Hypothesis task: the hypothesis gold sets ({', '.join(h['hypothesis_sets'])}; annotated by an LLM "
-          "agent (Claude, 2026-11-30), not checked by a person; none of their papers is in the training data), query "
+          "agent (Claude), not checked by a person — dates in bench/data/README.md; none of their papers is in the training data), query "
           f"= the gold finding, candidates = the paper's body sentences; hit@k: {h['hypothesis_metric']}. "
           f"Differences from the untrained MiniLM with {p.level} paired bootstrap intervals.", "",
           "| system | n | hit@1 | hit@5 | hit@1 − untrained | hit@5 − untrained |", "|---|---|---|---|---|---|")
