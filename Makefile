@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip
 SAMPLE := examples/PMC1090588.nxml
 
-.PHONY: demo test lint typecheck bench clean results results-fast
+.PHONY: demo test lint typecheck bench clean results results-fast retriever-model
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,7 @@ demo: $(VENV)/.installed
 	$(BIN)/claimtrace parse $(SAMPLE)
 	$(BIN)/claimtrace stats $(SAMPLE)
 	$(BIN)/claimtrace extract $(SAMPLE) --extractor embedded
+	$(BIN)/claimtrace retrieve $(SAMPLE) -q "anodal or cathodal tDCS vs sham-tDCS: reaction time" --units sentences -k 3
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts
@@ -40,6 +41,10 @@ results-fast: $(VENV)/.installed
 # the same plus the slow steps (local LLM, long runs, the fine-tuned retriever)
 results: $(VENV)/.installed
 	$(BIN)/python bench/reproduce.py --slow --compare
+
+# the shipped trained retriever (src/claimtrace/resources/retriever) from EI train: needs torch, onnx, ../shared
+retriever-model: $(VENV)/.installed-dev
+	nice -n 10 $(BIN)/python bench/retrieval_train.py
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts

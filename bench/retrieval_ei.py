@@ -52,6 +52,9 @@ def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict:
         res[f"hit@{k}"] = sum(by.values()) / len(ps)
         if k == 1:
             res["hit@1_by_prompt"] = by
+        res.setdefault("hits_by_prompt", {})
+        for i, v in by.items():
+            res["hits_by_prompt"].setdefault(i, []).append(v)
     if ids is None:  # the whole split: the official scorer's figures must agree with the per-prompt ones
         args = [sys.executable, str(TOOLS / "ei_eval.py"), "score", "validation", "retrieve", str(out)]
         official = json.loads(run([*args, "--with-abstract"] if with_abstract else args))
@@ -71,7 +74,9 @@ def main() -> None:
     ap.add_argument("--work", default="/tmp/claimtrace-bench-ei")
     ap.add_argument("--resume", action="store_true", help="keep an earlier output in --work and resume it")
     a = ap.parse_args()
-    prov = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / "validation"])
+    model = REPO / "src" / "claimtrace" / "resources" / "retriever"
+    prov = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / "validation",
+                     model / "model.onnx", model / "heads.npz"])
     rr_label = a.rerank.split(":")[0] + ("-m" + str(a.m) if a.rerank != "none" else "")
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -107,12 +112,30 @@ def main() -> None:
                        "hit@1": s["hit@1"], "hit@3": s["hit@3"], "hit@5": s["hit@5"], "seconds": round(secs, 1),
                        "model": retriever if label != retriever else None,
                        "subset": f"first {len(lines)} prompts" if a.limit else None,
-                       "hit@1_by_prompt": s["hit@1_by_prompt"], "provenance": copy.deepcopy(prov.finish())}
+                       "hit@1_by_prompt": s["hit@1_by_prompt"], "hits_by_prompt": s["hits_by_prompt"],
+                       "provenance": copy.deepcopy(prov.finish())}
                 print(json.dumps(row), flush=True)
                 rows["rows"] = [r for r in rows["rows"] if not (
                     r["variant"] == row["variant"] and r["retriever"] == label and r["rerank"] == rr_label
                     and r["unit"] == unit and r["prompts"] == row["prompts"])] + [row]
+                add_paired(rows["rows"])
                 RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def add_paired(rows: list[dict]) -> None:  # type: ignore[type-arg]
+    """Each row with per-prompt hits gets its difference from BM25 (same variant, unit, prompts, no reranker):
+    hit@1/3/5 with a 95% paired bootstrap interval and n."""
+    from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
+
+    for r in rows:
+        base = next((b for b in rows if b["retriever"] == "bm25" and b["rerank"] == "none" and b["unit"] == r["unit"]
+                     and b["variant"] == r["variant"] and b["prompts"] == r["prompts"] and "hits_by_prompt" in b), None)
+        if "hits_by_prompt" not in r or base is None or base is r:
+            continue
+        ids = sorted(r["hits_by_prompt"])
+        r["minus_bm25"] = {f"hit@{k}": paired_bootstrap_diff([r["hits_by_prompt"][i][j] for i in ids],
+                                                             [base["hits_by_prompt"][i][j] for i in ids]).model_dump()
+                           for j, k in enumerate((1, 3, 5))}
 
 
 if __name__ == "__main__":

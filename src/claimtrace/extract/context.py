@@ -27,11 +27,11 @@ class RetrieverReranker:
 
     name = "rescore"
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, task: str = "evidence") -> None:
         from claimtrace.retrieval.pipeline import get_retriever
 
         self.spec = spec
-        self.retriever = get_retriever(spec, task="evidence")
+        self.retriever = get_retriever(spec, task=task)
 
     def rerank(self, query: str, hits: Sequence[Any], k: int | None = None) -> list[Any]:
         """The hits ranked by the retriever's scores over the candidates."""
@@ -53,9 +53,14 @@ def default_finetuned_dir() -> Path:
 
 
 def check_finetuned_dir(path: str | Path | None) -> Path:
-    """The fine-tuned retriever folder, or a one-line error when it is missing."""
+    """The fine-tuned retriever folder (none given: the user's trained one, else the shipped trained retriever),
+    or a one-line error when it is missing."""
+    from claimtrace.retrieval.embeddings import RETRIEVER_MANIFEST, shipped_retriever_dir
+
     d = Path(path).expanduser() if path else default_finetuned_dir()
-    if not (d / "claimtrace_retriever.json").is_file():
+    if not path and not (d / "claimtrace_retriever.json").is_file():
+        d = shipped_retriever_dir()
+    if not (d / "claimtrace_retriever.json").is_file() and not (d / RETRIEVER_MANIFEST).is_file():
         raise ClaimtraceError(f"no fine-tuned retriever in {d} (train one with `claimtrace train-retriever`, "
                               "or give its folder as extractor_options.finetuned_model in an experiment config)")
     return d
@@ -104,15 +109,15 @@ class ContextSelector:
             return f"{default}:{check_finetuned_dir(self.finetuned_dir)}"
         return default
 
-    def _prepare(self, doc: Document, spec: str) -> tuple[list[Any], Any, Any]:
-        key = (doc.id, spec)
+    def _prepare(self, doc: Document, spec: str, task: str = "evidence") -> tuple[list[Any], Any, Any]:
+        key = (doc.id, f"{spec} ({task})")
         if key not in self._cache:
             from claimtrace.retrieval.pipeline import get_retriever
             from claimtrace.retrieval.units import document_units
 
-            if spec not in self._retrievers:
-                self._retrievers[spec] = get_retriever(spec, task="evidence")
-            retriever = self._retrievers[spec]
+            if key[1] not in self._retrievers:
+                self._retrievers[key[1]] = get_retriever(spec, task=task)
+            retriever = self._retrievers[key[1]]
             units = document_units(doc, "paragraph")
             index = retriever.build(units) if units else None
             for k in [k for k in self._cache if k[0] != doc.id]:  # one document at a time
@@ -121,8 +126,9 @@ class ContextSelector:
         return self._cache[key]
 
     def paragraphs(self, doc: Document, query: str, config: ContextConfig,
-                   gold_paragraph_ids: Sequence[str] | None = None) -> list[str] | None:
-        """Paragraph ids to read, best first (None: the whole body)."""
+                   gold_paragraph_ids: Sequence[str] | None = None, task: str = "evidence") -> list[str] | None:
+        """Paragraph ids to read, best first (None: the whole body); ``task`` picks the trained retriever's head
+        (``hypothesis`` for stage 1's finding query, ``evidence`` for stage 2)."""
         self.last_invocation_ids = []
         if config.mode == "fulltext":
             return None
@@ -138,37 +144,38 @@ class ContextSelector:
         from claimtrace.retrieval.selectors import PRESETS, select
 
         retriever_spec = self.retriever_for(config)
-        units, index, retriever = self._prepare(doc, retriever_spec)
+        units, index, retriever = self._prepare(doc, retriever_spec, task)
         if not units:
             return []
         spec = self.reranker_for(config)
-        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec}")
+        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec} ({task})")
         if key not in self._selected:
             for k in [k for k in self._selected if k[0] != doc.id]:  # one document at a time
                 del self._selected[k]
-            reranker = self._get_reranker(spec) if spec else None
+            reranker = self._get_reranker(spec, task) if spec else None
             hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
             self._selected[key] = [h.unit_id for h in hits]
             self._invocations[key] = list(getattr(reranker, "last_invocation_ids", []) or [])
         self.last_invocation_ids = list(self._invocations.get(key, []))
         return list(self._selected[key])
 
-    def _get_reranker(self, spec: str) -> Any:
-        if spec not in self._rerankers:
+    def _get_reranker(self, spec: str, task: str = "evidence") -> Any:
+        key = f"{spec} ({task})"
+        if key not in self._rerankers:
             if spec.startswith("rescore:"):
-                self._rerankers[spec] = RetrieverReranker(spec.split(":", 1)[1])
+                self._rerankers[key] = RetrieverReranker(spec.split(":", 1)[1], task)
             elif spec == "dense":
                 from claimtrace.retrieval.embeddings import get_embedder
                 from claimtrace.retrieval.rerank import BiEncoderReranker
 
-                self._rerankers[spec] = BiEncoderReranker(get_embedder(None))
+                self._rerankers[key] = BiEncoderReranker(get_embedder(None))
             else:
                 from claimtrace.retrieval.rerank import get_reranker
 
                 kwargs: dict[str, Any] = {}
                 if spec.startswith("finetuned:"):
-                    kwargs["task"] = "evidence"
+                    kwargs["task"] = task
                 elif spec == "llm" and self.llm_client is not None:
                     kwargs["client"] = self.llm_client
-                self._rerankers[spec] = get_reranker(spec, **kwargs)
-        return self._rerankers[spec]
+                self._rerankers[key] = get_reranker(spec, **kwargs)
+        return self._rerankers[key]

@@ -196,7 +196,8 @@ class EmbeddedExtractor:
             self._index = DocIndex(doc, self.similarity, self.table_rows)
         return self._index
 
-    def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None) -> np.ndarray:
+    def _allowed(self, ix: DocIndex, query: str, config: ContextConfig, gold: Sequence[str] | None,
+                 task: str = "evidence") -> np.ndarray:
         """Mask of the sentences inside the configuration's context."""
         # the finding itself (a body sentence when the paper has no abstract) is never its own answer
         first_line = normalise(query.split("\n")[0])
@@ -205,7 +206,7 @@ class EmbeddedExtractor:
         mask = np.array([t != first_line for t in ix.norm], dtype=bool)
         if config.mode == "fulltext":
             return mask
-        pids = self.selector.paragraphs(ix.doc, query, config, gold)
+        pids = self.selector.paragraphs(ix.doc, query, config, gold, task=task)
         if pids is None:
             return mask
         keep = set(pids)
@@ -221,7 +222,7 @@ class EmbeddedExtractor:
         prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
                           for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
         score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        score = np.where(self._allowed(ix, finding, config, gold) & ~ix.is_table, score, -np.inf)
+        score = np.where(self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table, score, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",

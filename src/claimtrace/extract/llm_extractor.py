@@ -110,7 +110,7 @@ class LLMExtractor:
 
     def _context(self, doc: Document, query: str, config: ContextConfig, gold: Sequence[str] | None,
                  stage: str) -> tuple[str, list[Flag], list[str] | None]:
-        pids = self.selector.paragraphs(doc, query, config, gold)
+        pids = self.selector.paragraphs(doc, query, config, gold, task="hypothesis" if stage == "hypothesis" else "evidence")
         text, truncated = render_context(doc, pids, self.max_context_chars)
         flags = []
         if truncated:

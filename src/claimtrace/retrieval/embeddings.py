@@ -262,6 +262,72 @@ def _default_onnx() -> OnnxMiniLM:
     return OnnxMiniLM()
 
 
+# ---- the shipped trained retriever (resources/retriever) --------------------------------------------------
+
+RETRIEVER_MANIFEST = "manifest.json"
+
+
+def shipped_retriever_dir() -> Path:
+    """The folder of the trained multi-task retriever that ships with the package."""
+    return Path(str(resources.files("claimtrace").joinpath("resources/retriever")))
+
+
+def read_retriever_manifest(folder: str | Path | None = None) -> dict[str, Any]:
+    """A retriever folder's manifest (files with their sha256, tasks, dimension), or a one-line error."""
+    import json
+
+    d = Path(folder) if folder else shipped_retriever_dir()
+    f = d / RETRIEVER_MANIFEST
+    if not f.is_file():
+        raise InputError(d, f"no trained retriever here (no {RETRIEVER_MANIFEST})")
+    meta: dict[str, Any] = json.loads(f.read_text(encoding="utf-8"))
+    return meta
+
+
+class OnnxHeadEmbedder:
+    """A trained multi-task retriever exported torch-free: the int8 ONNX encoder (mean pooling, L2 norm),
+    then one task's linear head from ``heads.npz``, then L2 norm. Every file is checked against the
+    sha256 its manifest pins (a mismatch is a one-line error)."""
+
+    def __init__(self, folder: str | Path | None = None, task: str = "evidence", *, verify: bool = True,
+                 threads: int | None = None, cache_encoder: bool = True) -> None:
+        d = Path(folder) if folder else shipped_retriever_dir()
+        meta = read_retriever_manifest(d)
+        files: dict[str, str] = meta["files"]
+        if verify:
+            for name, expected in files.items():
+                path = d / name
+                if not path.is_file():
+                    raise InputError(path, "missing file of the trained retriever")
+                digest = _sha256(path)
+                if digest != expected:
+                    raise ClaimtraceError(f"{path}: sha256 {digest} does not match the pinned {expected}")
+        if task not in meta["tasks"]:
+            raise ClaimtraceError(f"{d}: no head for task {task!r} (has {meta['tasks']})")
+        encoder = OnnxMiniLM(d / meta["model"], d / meta["tokenizer"], verify=False, threads=threads)
+        encoder.model_id = f"onnx-encoder:{files[meta['model']][:16]}"
+        # the encoder's vectors are shared by every head (and by every process, through the disk cache)
+        self.base: Embedder = CachedEmbedder(encoder) if cache_encoder else encoder
+        heads = np.load(d / meta["heads"])
+        self.weight = heads[f"{task}.weight"].astype(np.float32)
+        self.bias = heads[f"{task}.bias"].astype(np.float32)
+        self.dim = int(self.weight.shape[0])
+        self.task = task
+        self.meta = meta
+        self.model_id = f"onnx-heads:{meta['name']}:{files[meta['model']][:16]}:{files[meta['heads']][:16]}:{task}"
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed texts in the task's space (unit-length rows)."""
+        base = self.base.encode(texts)
+        return _normalise(base @ self.weight.T + self.bias)
+
+
+@lru_cache(maxsize=4)
+def shipped_embedder(task: str = "evidence") -> Embedder:
+    """The shipped trained retriever's embedder for one task (built once per process, disk-cached)."""
+    return CachedEmbedder(OnnxHeadEmbedder(task=task))
+
+
 def get_embedder(spec: str | None = None, *, cache: bool = True) -> Embedder:
     """An embedder from a spec: None/'minilm' (ONNX default), 'onnx:PATH', or a sentence-transformers path/id."""
     inner: Embedder

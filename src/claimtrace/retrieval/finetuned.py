@@ -182,6 +182,7 @@ class TrainConfig:
     threads: int = 1  # one thread: OpenMP spinning on a busy 2-core machine is far slower
     val_max: int = 40
     val_pool: int = 10
+    mine_top: int = 20  # BM25 candidates per query searched for a hard negative
 
 
 def sample_by_document(examples: Sequence[TrainingExample], n: int, seed: int = 13) -> list[TrainingExample]:
@@ -265,7 +266,7 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
     if cfg.max_examples is not None and len(exs) > cfg.max_examples:
         exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
     t0 = time.time()
-    triplets, mstats = mine_triplets(exs, tau=cfg.tau)
+    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
     say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
     if not triplets:
         raise ClaimtraceError("no training triplets could be mined from the data")
@@ -356,13 +357,22 @@ def save_model(encoder: Any, heads: Any, out: str | Path, cfg: TrainConfig, repo
 # ---- inference ------------------------------------------------------------------------------------------
 
 class FinetunedEmbedder:
-    """The fine-tuned encoder followed by one task's projection head, normalised."""
+    """The fine-tuned encoder followed by one task's projection head, normalised: a training folder (torch),
+    or its torch-free export (a folder with ``manifest.json``: int8 ONNX + heads, as the shipped model)."""
 
     def __init__(self, path: str | Path, task: str = "evidence", *, batch_size: int = 32) -> None:
+        from claimtrace.retrieval.embeddings import RETRIEVER_MANIFEST, OnnxHeadEmbedder
+
         d = Path(path)
         cfg_file = d / CONFIG_FILE
+        self._onnx: OnnxHeadEmbedder | None = None
+        if not cfg_file.is_file() and (d / RETRIEVER_MANIFEST).is_file():
+            self._onnx = OnnxHeadEmbedder(d, task)
+            self.meta = self._onnx.meta
+            self.dim, self.task, self.model_id = self._onnx.dim, task, self._onnx.model_id
+            return
         if not cfg_file.is_file():
-            raise InputError(d, f"not a fine-tuned retriever folder (no {CONFIG_FILE})")
+            raise InputError(d, f"not a fine-tuned retriever folder (no {CONFIG_FILE} or {RETRIEVER_MANIFEST})")
         self.meta = json.loads(cfg_file.read_text(encoding="utf-8"))
         if task not in self.meta["tasks"]:
             raise ClaimtraceError(f"{d}: no head for task {task!r} (has {self.meta['tasks']})")
@@ -386,6 +396,8 @@ class FinetunedEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed texts through the encoder and the task head."""
+        if self._onnx is not None:
+            return self._onnx.encode(texts)
         base = self.encoder.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
                                    convert_to_numpy=True, show_progress_bar=False)
         x = np.asarray(base, dtype=np.float32).reshape(len(texts), -1) @ self.weight.T + self.bias
@@ -393,22 +405,270 @@ class FinetunedEmbedder:
         return (x / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
+@dataclass
+class MaxSentenceIndex:
+    """Unit vectors, their sentences' vectors, and which unit each sentence belongs to."""
+
+    units: np.ndarray
+    sentences: np.ndarray
+    owner: np.ndarray
+
+
 class FinetunedRetriever:
-    """Dense retrieval with a fine-tuned multi-task bi-encoder (``finetuned:DIR --task ...``)."""
+    """Dense retrieval with a fine-tuned multi-task bi-encoder (``finetuned:DIR --task ...``).
+
+    ``max_sentence``: a unit scores the best cosine among itself and its sentences (a long paragraph is
+    cut at 256 tokens and its one relevant sentence is diluted by the rest; for sentence units it changes nothing).
+    """
 
     name = "finetuned"
 
-    def __init__(self, path: str | Path, task: str = "evidence", *, cache: bool = True) -> None:
+    def __init__(self, path: str | Path, task: str = "evidence", *, cache: bool = True,
+                 max_sentence: bool = False) -> None:
         from claimtrace.retrieval.dense import DenseRetriever
 
         inner = FinetunedEmbedder(path, task)
         self.embedder: Embedder = CachedEmbedder(inner, EmbeddingCache()) if cache else inner
         self._dense = DenseRetriever(self.embedder)
+        self.max_sentence = max_sentence
 
     def build(self, units: Sequence[Unit]) -> Any:
-        """Embed the units."""
-        return self._dense.build(units)
+        """Embed the units (and, with ``max_sentence``, their sentences)."""
+        if not self.max_sentence:
+            return self._dense.build(units)
+        from claimtrace.documents.sentences import split_sentences
+
+        texts, owner = [], []
+        for i, u in enumerate(units):
+            parts = [u.text[a:b] for a, b in split_sentences(u.text)]
+            for t in parts if len(parts) > 1 else []:
+                texts.append(t)
+                owner.append(i)
+        vecs = self.embedder.encode([u.text for u in units])
+        svecs = self.embedder.encode(texts) if texts else np.zeros((0, vecs.shape[1]), dtype=np.float32)
+        return MaxSentenceIndex(vecs, svecs, np.asarray(owner, dtype=np.int64))
 
     def scores(self, index: Any, query: str) -> np.ndarray:
-        """Cosine of each unit with the query in the task's space."""
-        return self._dense.scores(index, query)
+        """Cosine of each unit with the query in the task's space (best sentence with ``max_sentence``)."""
+        if not isinstance(index, MaxSentenceIndex):
+            return self._dense.scores(index, query)
+        q = self.embedder.encode([query])[0]
+        out = np.asarray(index.units @ q, dtype=np.float32)
+        if len(index.owner):
+            np.maximum.at(out, index.owner, (index.sentences @ q).astype(np.float32))
+        return out
+
+
+# ---- torch-free export ----------------------------------------------------------------------------------
+
+QUANTIZATION = ("int8 weights: MatMul weight-only 8-bit blocks of 128, symmetric (onnxruntime MatMulNBitsQuantizer), "
+                "embedding Gather dynamic int8 (onnxruntime quantize_dynamic); activations stay float")
+
+
+def quantize_int8(src: str | Path, dst: str | Path) -> None:
+    """Int8 weights with onnxruntime's quantizers: weight-only 8-bit MatMuls, then int8 embedding tables.
+
+    (Plain dynamic quantisation, which also quantises activations, agreed with the float model only to
+    cosine 0.95-0.98 per tensor, 0.99 per channel; weight-only keeps >= 0.999 at the same size, ~23 MB.)
+    """
+    import tempfile
+
+    try:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    except ImportError as exc:
+        raise MissingExtraError(f"int8 export ({exc.name})", "torch", str(exc.name or "onnx")) from None
+    q = MatMulNBitsQuantizer(str(src), bits=8, block_size=128, is_symmetric=True, op_types_to_quantize=("MatMul",),
+                             quant_axes=(("MatMul", 0),))
+    q.process()
+    with tempfile.TemporaryDirectory() as tmp:
+        mid = Path(tmp) / "matmul8.onnx"
+        q.model.save_model_to_file(str(mid), use_external_data_format=False)
+        quantize_dynamic(str(mid), str(dst), weight_type=QuantType.QInt8, op_types_to_quantize=["Gather"],
+                         extra_options={"DefaultTensorType": 1})  # 1 = float: MatMulNBits outputs are not typed
+
+def export_onnx(model_dir: str | Path, out: str | Path, *, name: str = "claimtrace-retriever",
+                quantize: bool = True, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Export a trained retriever folder torch-free: the encoder as (int8) ONNX giving ``last_hidden_state``,
+    the heads as ``heads.npz``, the tokenizer, and a manifest pinning each file's sha256.
+
+    Needs the ``[torch]`` extra and ``onnx``; the result loads with ``OnnxHeadEmbedder`` (onnxruntime only).
+    """
+    import shutil
+
+    from claimtrace.retrieval.embeddings import MAX_SEQ_LENGTH, RETRIEVER_MANIFEST, _sha256
+
+    torch = _torch()
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError:
+        raise MissingExtraError("exporting the retriever", "torch", "sentence-transformers") from None
+    src = Path(model_dir)
+    meta = json.loads((src / CONFIG_FILE).read_text(encoding="utf-8"))
+    dst = Path(out)
+    dst.mkdir(parents=True, exist_ok=True)
+    st = SentenceTransformer(str(src / "encoder"), device="cpu")
+    hf: Any = st[0].auto_model
+    hf.eval()
+    tok = st.tokenizer(["a sentence to trace the graph", "and another"], padding=True, return_tensors="pt")
+    fp32 = dst / "model.fp32.onnx"
+
+    class _Wrap(torch.nn.Module):  # type: ignore[name-defined]
+        def __init__(self, m: Any) -> None:
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.m(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)[0]
+
+    dyn = {"input_ids": {0: "batch", 1: "seq"}, "attention_mask": {0: "batch", 1: "seq"},
+           "token_type_ids": {0: "batch", 1: "seq"}, "last_hidden_state": {0: "batch", 1: "seq"}}
+    with torch.no_grad():
+        torch.onnx.export(_Wrap(hf), (tok["input_ids"], tok["attention_mask"], tok["token_type_ids"]), str(fp32),
+                          input_names=["input_ids", "attention_mask", "token_type_ids"],
+                          output_names=["last_hidden_state"], dynamic_axes=dyn, opset_version=17, dynamo=False)
+    model = dst / "model.onnx"
+    if quantize:
+        quantize_int8(fp32, model)
+        fp32.unlink()
+    else:
+        fp32.replace(model)
+    shutil.copyfile(src / "heads.npz", dst / "heads.npz")
+    tok_file = src / "encoder" / "tokenizer.json"
+    shutil.copyfile(tok_file, dst / "tokenizer.json")
+    files = {f: _sha256(dst / f) for f in ("model.onnx", "heads.npz", "tokenizer.json")}
+    manifest = {"name": name, "kind": "claimtrace-multitask-biencoder-onnx", "version": 1,
+                "model": "model.onnx", "heads": "heads.npz", "tokenizer": "tokenizer.json",
+                "quantization": QUANTIZATION if quantize else None,
+                "pooling": "mean over the attention mask, L2 norm, then head, then L2 norm",
+                "max_seq_length": MAX_SEQ_LENGTH, "dim": 384, "tasks": meta["tasks"],
+                "trained_tasks": meta.get("trained_tasks", []), "base_model": meta.get("base_model"),
+                "files": files, **(extra or {})}
+    (dst / RETRIEVER_MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+    return manifest
+
+
+def export_agreement(model_dir: str | Path, exported: str | Path, texts: Sequence[str]) -> dict[str, float]:
+    """Per task, the lowest and median cosine between the torch model's and the exported model's vectors."""
+    from claimtrace.retrieval.embeddings import OnnxHeadEmbedder
+
+    out: dict[str, float] = {}
+    meta = json.loads((Path(model_dir) / CONFIG_FILE).read_text(encoding="utf-8"))
+    for task in meta["tasks"]:
+        a = FinetunedEmbedder(model_dir, task).encode(list(texts))
+        b = OnnxHeadEmbedder(exported, task).encode(list(texts))
+        cos = (a * b).sum(axis=1)
+        out[f"{task}.min_cosine"] = float(cos.min())
+        out[f"{task}.median_cosine"] = float(np.median(cos))
+    return out
+
+
+# ---- heads on a frozen shared encoder (cheap: the encoder's vectors come from the embedding cache) ------------
+
+def train_heads(examples: Sequence[TrainingExample], out: str | Path, cfg: TrainConfig | None = None, *,
+                epochs: int = 200, l2_identity: float = 1e-2, log: Any = None) -> dict[str, Any]:
+    """Mine hard negatives, then train each task's linear head on the FROZEN shared encoder (base MiniLM).
+
+    Loss per query: the triplet loss (cosine distance, margin ``cfg.margin``) against its hard negative and
+    every other tau-filtered candidate of its pool, plus ``l2_identity`` * ||W - I||^2 (full batch, AdamW at
+    ``cfg.head_lr``). Validation MRR of the positive within its pool (held-back papers) is checked every 5
+    epochs and the best heads are kept. The folder saved is a normal retriever folder (encoder = the base model).
+    """
+    cfg = cfg or TrainConfig()
+    torch = _torch()
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.threads)
+    say = log or logger.info
+    exs = list(examples)
+    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
+        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
+    t0 = time.time()
+    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
+    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
+    if not triplets:
+        raise ClaimtraceError("no training triplets could be mined from the data")
+    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    val = val[: cfg.val_max]
+    emb = get_embedder()  # the base encoder (ONNX MiniLM), its vectors cached from mining
+
+    def tensors(ts: list[Triplet]) -> tuple[Any, Any, Any, Any]:
+        q = torch.from_numpy(emb.encode([t.query for t in ts]))
+        pool_texts = [x for t in ts for x in t.pool]
+        owner = torch.tensor([i for i, t in enumerate(ts) for _ in t.pool])
+        first = torch.tensor([j == 0 for t in ts for j in range(len(t.pool))])
+        return q, torch.from_numpy(emb.encode(pool_texts)), owner, first
+
+    dim = int(emb.dim)
+    heads: dict[str, tuple[Any, Any]] = {}
+    history: list[dict[str, Any]] = []
+    report_tasks: dict[str, Any] = {}
+    for task in cfg.tasks:
+        tr = [t for t in train if t.task == task]
+        va = [t for t in val if t.task == task]
+        if not tr:
+            heads[task] = (torch.eye(dim), torch.zeros(dim))
+            continue
+        qt, pt, ot, ft = tensors(tr)
+        qv, pv, ov, fv = tensors(va) if va else (None, None, None, None)
+        w = torch.nn.Parameter(torch.eye(dim))
+        b = torch.nn.Parameter(torch.zeros(dim))
+        opt = torch.optim.AdamW([w, b], lr=cfg.head_lr, weight_decay=0.0)
+
+        def cosines(q: Any, p: Any, o: Any, w: Any = w, b: Any = b) -> Any:
+            hq = torch.nn.functional.normalize(q @ w.T + b, dim=-1)
+            hp = torch.nn.functional.normalize(p @ w.T + b, dim=-1)
+            return (hp * hq[o]).sum(-1)
+
+        def recall(q: Any, p: Any, o: Any, f: Any) -> float:
+            """Mean reciprocal rank of the positive within its pool (smoother than recall@1 on few triplets)."""
+            with torch.no_grad():
+                c = cosines(q, p, o)
+                n = int(o.max()) + 1
+                pos = torch.zeros(n).scatter_add(0, o[f], c[f])
+                above = torch.zeros(n).scatter_add(0, o, (c > pos[o]).float())
+                return float((1.0 / (1.0 + above)).mean())
+
+        base_rec = recall(qv, pv, ov, fv) if va else float("nan")
+        best_rec, best_state, bad = base_rec, (torch.eye(dim), torch.zeros(dim)), 0
+        for epoch in range(epochs):
+            c = cosines(qt, pt, ot)
+            pos = torch.zeros(int(ot.max()) + 1).scatter_add(0, ot[ft], c[ft])
+            neg = ~ft
+            loss = torch.relu(cfg.margin - pos[ot[neg]] + c[neg]).mean() + l2_identity * ((w - torch.eye(dim)) ** 2).sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if va and (epoch + 1) % 5 == 0:
+                rec = recall(qv, pv, ov, fv)
+                history.append({"task": task, "epoch": epoch + 1, "loss": float(loss.detach()), "val_mrr": rec})
+                if rec > best_rec:
+                    best_rec, best_state, bad = rec, (w.detach().clone(), b.detach().clone()), 0
+                else:
+                    bad += 1
+                    if bad >= 20:
+                        break
+        if not va:
+            best_state = (w.detach().clone(), b.detach().clone())
+        heads[task] = best_state
+        report_tasks[task] = {"train_triplets": len(tr), "val_triplets": len(va), "val_mrr_untrained": base_rec,
+                              "val_mrr_best": best_rec}
+        say(f"{task} head: validation MRR {base_rec:.3f} -> {best_rec:.3f} ({len(tr)} train, {len(va)} validation)")
+    report = {"encoder": "frozen (the base model)", "tasks": report_tasks, "history": history, "mining": mstats,
+              "trained_tasks": sorted(t for t, r in report_tasks.items() if r["val_mrr_best"] > r["val_mrr_untrained"]
+                                      or not r["val_triplets"]),
+              "train_triplets": len(train), "val_triplets": len(val), "steps": len(history),
+              "stopped": "best validation heads kept", "best_val_recall@1": None, "best_val_mrr": {t: r["val_mrr_best"] for t, r in report_tasks.items()},
+              "seconds": round(time.time() - t0, 1)}
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    import shutil
+
+    shutil.copytree(cfg.base_model or default_base_model(), d / "encoder", dirs_exist_ok=True)
+    np.savez(d / "heads.npz", **{f"{t}.{k}": v.numpy().astype(np.float32) for t, (w_, b_) in heads.items()
+                                for k, v in (("weight", w_), ("bias", b_))})
+    meta = {"kind": "claimtrace-multitask-biencoder", "version": 1, "base_model": cfg.base_model or "all-MiniLM-L6-v2",
+            "tasks": list(cfg.tasks), "trained_tasks": report["trained_tasks"], "tau": cfg.tau, "margin": cfg.margin,
+            "max_seq_length": cfg.max_seq_length, "encoder_frozen": True, "created": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "report": report}
+    (d / CONFIG_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return report

@@ -13,14 +13,35 @@ from claimtrace.retrieval.base import Retriever, search
 from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
 from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, parse_units
 
-RETRIEVERS = ("bm25", "dense", "hybrid", "finetuned:DIR")
+RETRIEVERS = ("default", "bm25", "dense", "hybrid", "trained", "hybrid-trained", "finetuned:DIR",
+              "hybrid-finetuned:DIR")
+#: what ``default`` means: BM25 fused with the shipped trained retriever (equal-weight RRF, fixed before
+#: measuring; bench/retrieval_fusion.py measures other fusions on EI validation)
+DEFAULT_RETRIEVER = "hybrid-trained"
+#: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight,
+#: whether a unit scores its best sentence)
+TRAINED_FUSION: tuple[str, float, float, bool] = ("rrf", 1.0, 1.0, False)
 
 
-def get_retriever(spec: str = "bm25", *, task: str = "evidence", embedder: str | None = None,
+def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: str | None = None,
                   weights: tuple[float, float] = (1.0, 1.0)) -> Retriever:
-    """A retriever from a spec: bm25, dense, hybrid (bm25 + dense RRF), finetuned:DIR, hybrid-finetuned:DIR."""
+    """A retriever from a spec: default, bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
+    retriever), hybrid-trained (bm25 + trained), finetuned:DIR, hybrid-finetuned:DIR."""
     from claimtrace.retrieval.bm25 import BM25Retriever
 
+    if spec == "default":
+        spec = DEFAULT_RETRIEVER
+    if spec in ("trained", "hybrid-trained"):
+        from claimtrace.retrieval.embeddings import shipped_retriever_dir
+        from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+        fusion, w_bm25, w_trained, max_sentence = TRAINED_FUSION
+        trained = FinetunedRetriever(shipped_retriever_dir(), task=task, max_sentence=max_sentence)
+        if spec == "trained":
+            return trained
+        from claimtrace.retrieval.hybrid import HybridRetriever
+
+        return HybridRetriever([BM25Retriever(), trained], (w_bm25, w_trained), fusion=fusion)
     if spec == "bm25":
         return BM25Retriever()
     if spec == "dense":
@@ -42,13 +63,13 @@ def get_retriever(spec: str = "bm25", *, task: str = "evidence", embedder: str |
 
             return HybridRetriever([BM25Retriever(), ft], weights)
         return ft
-    raise ClaimtraceError(f"unknown retriever {spec!r} (expected bm25, dense, hybrid, finetuned:DIR or hybrid-finetuned:DIR)")
+    raise ClaimtraceError(f"unknown retriever {spec!r} (expected {', '.join(RETRIEVERS)})")
 
 
 class RetrievalPipeline:
     """A retriever (+ reranker) with a small cache of parsed, indexed documents."""
 
-    def __init__(self, retriever: str | Retriever = "bm25", *, reranker: str | Reranker | None = "none",
+    def __init__(self, retriever: str | Retriever = "default", *, reranker: str | Reranker | None = "none",
                  unit: UnitKind | Sequence[UnitKind] = "paragraph", include_abstract: bool = False, task: str = "evidence",
                  m: int = 30, max_docs: int = 16, reranker_options: dict[str, Any] | None = None) -> None:
         self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str) else retriever

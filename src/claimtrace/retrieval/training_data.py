@@ -153,3 +153,127 @@ def evidencebench_training_data(root: str | Path, unit: UnitKind = "sentence") -
                     seen.add(uid)
                     yield TrainingExample(id=f"{it['id']}.{uid}", doc=path, task="evidence", query=it["hypothesis"],
                                           positive=uid, unit=unit, gold=golds)
+
+
+# ---- hypothesis task (finding -> hypothesis) and finding + hypothesis -> evidence ------------------------
+
+#: a sentence that states what a study set out to test (its aim, objective or hypothesis); rule-built silver
+#: labels for the hypothesis head, never used as gold
+AIM = re.compile(
+    r"\b(?:we\s+hypothesi[sz]ed|hypothesi[sz]ed\s+that|our\s+hypothesis|the\s+hypothesis\s+that|"
+    r"(?:primary\s+|main\s+)?(?:aim|aims|objective|objectives|purpose|goal)\s+(?:of|in)\s+(?:this|the\s+present|the\s+current|our)\s+"
+    r"(?:study|trial|paper|analysis|investigation|work)|"
+    r"(?:this|the\s+present|the\s+current|our)\s+(?:study|trial|analysis)\s+(?:aimed|aims|sought|was\s+designed|is\s+designed|"
+    r"was\s+undertaken|was\s+conducted\s+to|investigated|evaluated|compared|assessed|examined|tested)|"
+    r"we\s+(?:aimed|sought|set\s+out|designed\s+(?:this|a|the)\s+(?:study|trial))\s+to|"
+    r"(?:was|were|is)\s+to\s+(?:evaluate|assess|compare|determine|investigate|examine|test|establish))\b",
+    re.I)
+
+
+def aim_sentence(doc: Document) -> str | None:
+    """The id of the body sentence that states the study's aim or hypothesis (first cued sentence of the
+    introduction, else of the body's first 40 %), by the ``AIM`` rule; None when there is none."""
+    intro = [p for p in doc.paragraphs if p.section_kind == "introduction"]
+    early = doc.paragraphs[: max(1, int(len(doc.paragraphs) * 0.4))]
+    for pars in (intro, early):
+        for p in pars:
+            for s in p.sentences:
+                if AIM.search(s.text) and 40 <= len(s.text) <= 600:
+                    return s.id
+    return None
+
+
+def ei_hypothesis_data(split_dir: str | Path, *, per_paper: int = 2,
+                       limit: int | None = None) -> Iterator[TrainingExample]:
+    """Hypothesis-task and finding+hypothesis evidence-task examples from an EI split.
+
+    A finding is an abstract gold evidence span of a prompt (the abstract sentence that reports the
+    result); its hypothesis is the paper's aim sentence (``aim_sentence``, a rule: silver pairs). Per
+    paper, up to ``per_paper`` findings give (finding -> aim sentence) hypothesis examples and
+    (finding + aim sentence -> the prompt's body evidence sentence) evidence examples.
+    """
+    base = Path(split_dir)
+    whole = ei_prompts(base, body_only=False)
+    body = {str(p["prompt_id"]): p for p in ei_prompts(base, body_only=True)}
+    by_doc: dict[str, list[dict[str, object]]] = {}
+    for p in whole:
+        by_doc.setdefault(str(p["doc"]), []).append(p)
+    for n, (path, prompts) in enumerate(by_doc.items()):
+        if limit is not None and n >= limit:
+            break
+        try:
+            doc = load_document(path)
+        except ClaimtraceError:
+            continue
+        sid = aim_sentence(doc)
+        if sid is None:
+            continue
+        aim = doc.unit(sid).text
+        abstract = doc.abstract_text
+        done = 0
+        seen: set[str] = set()
+        sents = document_units(doc, "sentence")
+        for p in prompts:
+            if done >= per_paper:
+                break
+            ab = [str(e["text"]) for e in p["evidence"]  # type: ignore[attr-defined]
+                  if contains(abstract, str(e["text"])) >= 0.9]
+            if not ab or ab[0] in seen or len(ab[0]) < 30:
+                continue
+            finding = ab[0]
+            seen.add(finding)
+            done += 1
+            pid = str(p["prompt_id"])
+            yield TrainingExample(id=f"{pid}.hypothesis", doc=path, task="hypothesis", query=finding,
+                                  positive=sid, unit="sentence", gold=[aim])
+            bp = body.get(pid)
+            if bp is None:
+                continue
+            golds = list(dict.fromkeys(str(e["text"]) for e in bp["evidence"]))  # type: ignore[attr-defined]
+            for g in golds:
+                ids = match_units(sents, g, "sentence")
+                if ids:
+                    yield TrainingExample(id=f"{pid}.finding-evidence", doc=path, task="evidence",
+                                          query=f"{finding} {aim}", positive=ids[0], unit="sentence", gold=golds)
+                    break
+
+
+# ---- leakage check ------------------------------------------------------------------------------------
+
+def _norm_sentence(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+def heldout_fingerprint(docs: Sequence[str | Path]) -> tuple[set[str], set[str]]:
+    """The ids (file stems) and normalised sentences (>= 40 characters) of held-out documents."""
+    ids: set[str] = set()
+    sents: set[str] = set()
+    for path in docs:
+        ids.add(Path(path).stem)
+        doc = load_document(path)
+        for s in doc.sentences("all"):
+            n = _norm_sentence(s.text)
+            if len(n) >= 40:
+                sents.add(n)
+    return ids, sents
+
+
+def leakage(examples: Sequence[TrainingExample], heldout_ids: set[str], heldout_sentences: set[str],
+            *, doc_overlap: float = 0.2) -> dict[str, list[str]]:
+    """What of the held-out documents reaches the training data: training papers whose id is held out,
+    example texts (query, gold) equal to a held-out sentence, and training papers with more than
+    ``doc_overlap`` of their sentences in held-out papers (the same article under another id)."""
+    out: dict[str, list[str]] = {"ids": [], "texts": [], "documents": []}
+    for path in sorted({e.doc for e in examples}):
+        if Path(path).stem in heldout_ids:
+            out["ids"].append(path)
+        doc = load_document(path)
+        ns = [n for n in (_norm_sentence(s.text) for s in doc.sentences("all")) if len(n) >= 40]
+        if ns and sum(n in heldout_sentences for n in ns) / len(ns) > doc_overlap:
+            out["documents"].append(path)
+    for e in examples:
+        for t in (e.query, *e.gold):
+            n = _norm_sentence(t)
+            if len(n) >= 40 and n in heldout_sentences:
+                out["texts"].append(f"{e.id}: {t[:80]}")
+    return out

@@ -74,12 +74,12 @@ class _Runner:
             self._doc = (path, load_document(path))
         return self._doc[1]
 
-    def context_paragraphs(self, doc: Any, query: str, gold: list[str]) -> list[str]:
-        """The paragraphs the evidence stage may read under this configuration (as the extractor selects them)."""
+    def context_paragraphs(self, doc: Any, query: str, gold: list[str], task: str = "evidence") -> list[str]:
+        """The paragraphs a stage may read under this configuration (as the extractor selects them)."""
         cfg = self.preset
         if cfg.mode == "fulltext":
             return [p.id for p in doc.paragraphs]
-        pids = self.selector.paragraphs(doc, query, cfg, gold or None)
+        pids = self.selector.paragraphs(doc, query, cfg, gold or None, task=task)
         return [p.id for p in doc.paragraphs] if pids is None else list(pids)
 
     def _score_hypothesis(self, row: dict[str, Any], pred: str | None, gold: str) -> None:
@@ -108,7 +108,7 @@ class _Runner:
             if item.hypothesis:
                 self._score_hypothesis(row, pred_h, item.hypothesis)
             if gold_h:
-                ctx = self.context_paragraphs(doc, item.finding, gold_h)
+                ctx = self.context_paragraphs(doc, item.finding, gold_h, task="hypothesis")
                 row["context_paragraphs"] = len(ctx)
                 row["has_gold_paragraph"] = bool(set(ctx) & set(gold_h))
             row["seconds"] = round(time.perf_counter() - t0, 3)
