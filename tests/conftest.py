@@ -19,6 +19,11 @@ SHARED_ROOT = Path(os.environ.get("CLAIMTRACE_SHARED") or REPO.parent / "shared"
 SHARED = SHARED_ROOT / "data"
 SAMPLE = REPO / "examples" / "PMC1821024.nxml"
 FIXTURES = REPO / "tests" / "fixtures"
+# openly licensed copies in tests/fixtures (attribution: tests/fixtures/README.md), so the core suite runs
+# without the shared data
+EMPIRIGRAPH_GOLD = FIXTURES / "empirigraph_gold_dev.json"
+EI_ARTICLE = FIXTURES / "PMC1087200.nxml"
+EI_PROMPTS = FIXTURES / "ei_prompts.jsonl"
 
 
 def in_ci() -> bool:
