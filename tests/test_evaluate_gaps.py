@@ -112,3 +112,22 @@ def test_each_configuration_reads_its_own_context() -> None:
     top5 = _Runner(cfg, "rag-k5", "embedded").context_paragraphs(doc, query, gold)
     assert len(top5) == 5 and set(top5) < set(every)
     assert _Runner(cfg, "oracle", "embedded").context_paragraphs(doc, query, gold) == gold
+
+
+def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    """The one JSON-lines reader: batch manifests, ratings, SCORE traces and graph files report alike."""
+    from claimtrace.batch import read_jsonl
+    from claimtrace.evaluate.hypothesis import read_ratings
+    from claimtrace.graph.model import load_graphs
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "doc": "x.pdf"}\n\n{"id": "b", oops}\n', encoding="utf-8")
+    for read in (read_jsonl, read_ratings, load_score_traces, load_graphs):
+        with pytest.raises(InputError, match=r"line 3: invalid JSON") as err:
+            read(bad)
+        assert str(bad) in str(err.value)
+    arr = tmp_path / "array.jsonl"
+    arr.write_text('{"predicted": "a", "gold": "b", "rating": 3}\n[1, 2]\n', encoding="utf-8")
+    for read in (read_ratings, load_score_traces):
+        with pytest.raises(InputError, match=r"line 2: expected a JSON object"):
+            read(arr)
