@@ -131,3 +131,17 @@ def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:
     for read in (read_ratings, load_score_traces):
         with pytest.raises(InputError, match=r"line 2: expected a JSON object"):
             read(arr)
+
+
+def test_evaluate_retrieval_pred_line_that_is_not_an_object_is_bad_input(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "a", "doc": "x.nxml", "query": "q", "gold_units": ["p1"]}\n', encoding="utf-8")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("[1, 2]\n", encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "claimtrace", "evaluate", "retrieval", str(gold), "--pred", str(pred)],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert res.stderr.strip() == f"error: {pred}: line 1: expected a JSON object"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +56,9 @@ def evaluate_retrieval(
     if pred is not None:
         if not pred.is_file():
             raise InputError(pred, "no such file")
-        for lineno, line in enumerate(pred.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError(pred, f"line {lineno}: invalid JSON") from None
+        from claimtrace.jsonl import json_lines
+
+        for _, row in json_lines(pred, pred.read_text(encoding="utf-8"), objects=True):
             if row.get("error"):
                 errors[str(row.get("id"))] = str(row["error"])
             hits_by_id[str(row.get("id"))] = list(row.get("hits") or [])
