@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,11 @@ SHARED_ROOT = Path(os.environ.get("CLAIMTRACE_SHARED") or REPO.parent / "shared"
 SHARED = SHARED_ROOT / "data"
 SAMPLE = REPO / "examples" / "PMC1821024.nxml"
 FIXTURES = REPO / "tests" / "fixtures"
+# openly licensed copies in tests/fixtures (attribution: tests/fixtures/README.md), so the core suite runs
+# without the shared data
+EMPIRIGRAPH_GOLD = FIXTURES / "empirigraph_gold_dev.json"
+EI_ARTICLE = FIXTURES / "PMC1087200.nxml"
+EI_PROMPTS = FIXTURES / "ei_prompts.jsonl"
 
 
 def in_ci() -> bool:
@@ -39,6 +45,37 @@ def require_shared(p: Path) -> Path:
 def shared_path(*parts: str) -> Path:
     """A path under the shared data folder (``$CLAIMTRACE_SHARED/data``); see :func:`require_shared`."""
     return require_shared(SHARED.joinpath(*parts))
+
+
+def ei_article(pmcid: str) -> Path:
+    """An Evidence Inference validation article: the bundled copy (tests/fixtures or examples/) where there is
+    one, else the shared one (see :func:`require_shared`)."""
+    for folder in (FIXTURES, REPO / "examples"):
+        if (folder / f"{pmcid}.nxml").is_file():
+            return folder / f"{pmcid}.nxml"
+    return shared_path("evidence-inference", "validation", "articles", f"{pmcid}.nxml")
+
+
+def ei_prompts() -> list[dict[str, Any]]:
+    """The bundled Evidence Inference validation prompts (those of the CC BY articles; tests/fixtures)."""
+    import json
+
+    return [json.loads(line) for line in EI_PROMPTS.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def ei_prompt(prompt_id: str) -> dict[str, Any]:
+    """One validation prompt: from the bundled subset, else from the shared split."""
+    import json
+
+    for row in ei_prompts():
+        if row["prompt_id"] == prompt_id:
+            return row
+    path = shared_path("evidence-inference", "validation", "prompts.jsonl")
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["prompt_id"] == prompt_id:
+            return row
+    raise KeyError(prompt_id)
 
 
 @pytest.fixture

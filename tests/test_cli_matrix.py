@@ -16,7 +16,7 @@ import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 import typer
@@ -60,19 +60,30 @@ def _commands(tapp: typer.Typer, prefix: tuple[str, ...] = ()) -> Iterator[tuple
 
 
 def _params(callback: Callable[..., Any]) -> list[Param]:
-    hints = typing.get_type_hints(callback)
+    hints = typing.get_type_hints(callback, include_extras=True)
     out = []
     for name, p in inspect.signature(callback).parameters.items():
-        info = p.default
-        if not isinstance(info, ArgumentInfo | OptionInfo):
+        info, ann = p.default, hints[name]
+        decls: tuple[Any, ...] = ()
+        required = False
+        if typing.get_origin(ann) is Annotated:  # a shared option type: Annotated[T, typer.Option("--out", ...)]
+            ann, *extras = typing.get_args(ann)
+            info = next((x for x in extras if isinstance(x, ArgumentInfo | OptionInfo)), None)
+            if info is None:
+                continue
+            decls = (info.default, *(info.param_decls or ())) if isinstance(info, OptionInfo) else ()
+            required = p.default is inspect.Parameter.empty
+        elif isinstance(info, ArgumentInfo | OptionInfo):
+            decls = tuple(info.param_decls or ())
+            required = info.default is ...
+        else:
             continue
-        ann = hints[name]
         args = typing.get_args(ann)
         is_list = typing.get_origin(ann) is list
         is_path = ann is Path or Path in args
-        decl = None if isinstance(info, ArgumentInfo) else str((info.param_decls or (f"--{name}",))[0])
+        decl = None if isinstance(info, ArgumentInfo) else str((decls or (f"--{name}",))[0])
         is_str_arg = decl is None and name != "name" and (ann is str or str in args or (is_list and str in args))
-        out.append(Param(name, decl, info.default is ..., is_path or is_str_arg, is_list, info.help or ""))
+        out.append(Param(name, decl, required, is_path or is_str_arg, is_list, info.help or ""))
     return out
 
 
@@ -84,6 +95,12 @@ def test_the_matrix_sees_every_command() -> None:
     for name in ("parse", "stats", "retrieve", "extract", "graph", "conclude", "schema", "evaluate graph",
                  "evaluate retrieval", "experiment", "train-retriever"):
         assert name in COMMANDS, name
+    # options declared once as shared types (Annotated) or by a decorator are seen like the others
+    for cmd, params in COMMANDS.items():
+        decls = {p.decl for p in params}
+        if "--batch" in decls:
+            assert "--out" in decls, cmd
+    assert {"--out", "--json", "--llm-base-url", "--offline", "--no-cache"} <= {p.decl for p in COMMANDS["extract"]}
 
 
 def _slots(cmd: str) -> list[str]:

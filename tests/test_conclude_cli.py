@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO, shared_path
+from conftest import REPO, ei_article
 
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMTRACE_LLM")}
 
@@ -19,7 +19,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _article(pmcid: str) -> str:
-    return str(shared_path("evidence-inference", "validation", "articles", f"{pmcid}.nxml"))
+    return str(ei_article(pmcid))
 
 
 def test_single_question_json_defaults_to_offline_and_says_so() -> None:

@@ -15,11 +15,11 @@ from claimtrace.conclude.cluster import (
 from claimtrace.documents import load_document
 from claimtrace.errors import MissingExtraError
 from claimtrace.retrieval.embeddings import get_embedder
-from conftest import shared_path
+from conftest import ei_article
 
 
 def _sentences(pmc: str, n: int, kind: str) -> list[str]:
-    doc = load_document(shared_path("evidence-inference", "validation", "articles", f"{pmc}.nxml"))
+    doc = load_document(ei_article(pmc))
     out = [s.text for p in doc.paragraphs if p.section_kind == kind for s in p.sentences if len(s.text) > 60]
     assert len(out) >= n
     return out[:n]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from claimtrace.conclude import EI_LABELS, conclude, load_papers
-from conftest import shared_path
+from conftest import ei_article, ei_prompt, shared_path
 
 
 def _prompts() -> dict[str, dict[str, str]]:
@@ -20,7 +20,7 @@ def _question(p: dict[str, str]) -> dict[str, str]:
 
 
 def _article(pmcid: str) -> str:
-    return str(shared_path("evidence-inference", "validation", "articles", f"{pmcid}.nxml"))
+    return str(ei_article(pmcid))
 
 
 @pytest.mark.parametrize(("prompt_id", "why"), [
@@ -31,7 +31,7 @@ def _article(pmcid: str) -> str:
     ("11528", "no significant"),               # wording and p = 0.934
 ])
 def test_offline_labels_match_the_gold(prompt_id: str, why: str) -> None:
-    p = _prompts()[prompt_id]
+    p = ei_prompt(prompt_id)
     res = conclude(_question(p), [_article(p["pmcid"])], method="offline")
     assert res.label == p["label"], res.rationale
     assert why in res.rationale

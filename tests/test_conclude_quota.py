@@ -19,7 +19,7 @@ from claimtrace.conclude.offline import decide
 from claimtrace.conclude.pipeline import get_retriever
 from claimtrace.documents import Paragraph, load_document
 from claimtrace.errors import ClaimtraceError
-from conftest import shared_path
+from conftest import ei_article
 
 # prompt 12833 of the EI validation split (gold: significantly increased)
 QUESTION = Question(intervention="chloroquine (CQ) and sulphadoxine-pyrimethamine (SP)",
@@ -58,7 +58,7 @@ def _markdown(title: str, pars: list[Paragraph]) -> str:
 @pytest.fixture(scope="module")
 def two_papers(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """PMC1087200 split into a design-and-methods paper (long) and a results paper (short)."""
-    doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml"))
+    doc = load_document(ei_article("PMC1087200"))
     results = [p for p in doc.paragraphs if p.section_kind == "results"]
     first = [p for p in doc.paragraphs if p.section_kind in ("introduction", "methods")]
     assert results and first

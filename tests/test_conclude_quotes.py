@@ -17,7 +17,7 @@ from claimtrace.conclude import Question, conclude, load_papers
 from claimtrace.conclude.llm_methods import locate_quotes
 from claimtrace.documents import Paragraph, load_document
 from claimtrace.llm import LLMClient, load_settings
-from conftest import shared_path
+from conftest import ei_article
 from llm_fault_server import FaultServer
 
 QUESTION = Question(intervention="chloroquine (CQ) and sulphadoxine-pyrimethamine (SP)",
@@ -32,7 +32,7 @@ def _markdown(title: str, pars: list[Paragraph]) -> str:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Path], str]:
-    doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml"))
+    doc = load_document(ei_article("PMC1087200"))
     d = tmp_path_factory.mktemp("study")
     a, b = d / "methods.md", d / "results.md"
     a.write_text(_markdown("Design", [p for p in doc.paragraphs if p.section_kind == "methods"]), encoding="utf-8")
@@ -100,7 +100,7 @@ def test_urca_end_to_end_over_two_papers(study: tuple[list[Path], str], tmp_path
 def test_user_polarity_wins_and_abstracts_baseline_reads_no_retrieval(study: tuple[list[Path], str],
                                                                         tmp_path: Path) -> None:
     _, real = study
-    doc = shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml")
+    doc = ei_article("PMC1087200")
     with FaultServer(responder=_responder(real)) as srv:
         client = LLMClient(load_settings(base_url=srv.url, model="fake-model", cache_dir=tmp_path, env={}))
         res = conclude(QUESTION, [str(doc)], method="abstracts", client=client, higher_is_better="yes")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from claimtrace.documents import Document, load_document, read_bytes, sniff_format
-from conftest import SHARED, shared_path
+from conftest import SHARED, ei_article, shared_path
 
 _XML_FILES = sorted(
     [*SHARED.glob("documents/*/*.nxml"), *SHARED.glob("documents/*/*.tei.xml"),
@@ -58,7 +58,7 @@ def test_shared_documents_are_present() -> None:
 
 
 def test_jats_structured_abstract_sections_tables_and_references() -> None:
-    path = shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml")
+    path = ei_article("PMC1087200")
     doc = load_document(path)
     assert doc.title and doc.title.startswith("Reduction of Malaria Transmission to Anopheles Mosquitoes")
     assert doc.authors[0] == "Colin J Sutherland" and len(doc.authors) == 10

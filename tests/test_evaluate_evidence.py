@@ -20,7 +20,7 @@ from claimtrace.evaluate.evidence import (
     score_evidence,
     score_evidences,
 )
-from conftest import shared_path
+from conftest import EI_PROMPTS
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_deterministic_parser_reads_statistics() -> None:
 # ---- real Evidence-Inference spans -----------------------------------------------------------
 
 def _spans(n: int = 60) -> list[str]:
-    path = shared_path("evidence-inference", "validation", "prompts.jsonl")
+    path = EI_PROMPTS  # the validation prompts of the CC BY articles (tests/fixtures)
     out: list[str] = []
     for line in path.read_text(encoding="utf-8").splitlines():
         for e in json.loads(line)["evidence"]:
@@ -114,8 +114,9 @@ def test_real_spans_perturbed_predictions_lose_exactly_what_was_changed() -> Non
     p = DeterministicParser()
     for t in spans:
         gold = p.parse(t)
-        # shift every CI bound: the intervals no longer match, nothing else changes
-        shifted = re.sub(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])(?!\s*%\s*(?:CI|conf))",
+        # shift every free-standing number (not the 50 of "ED50"): the intervals no longer match, nothing
+        # else changes
+        shifted = re.sub(r"(?<![\w.])\d+(?:\.\d+)?(?![\d.])(?!\s*%\s*(?:CI|conf))",
                          lambda m: f"{float(m.group(0)) + 7.3:.2f}", t)
         s = score_evidence(shifted, t)
         assert s.components["intervals"].tp == 0 and s.components["intervals"].fn == len(gold.intervals)
@@ -129,7 +130,7 @@ def test_real_spans_perturbed_predictions_lose_exactly_what_was_changed() -> Non
 
 def test_direction_and_significance_on_real_labels() -> None:
     """EI's own labels: 'no significant difference' spans should mostly parse as non-significant."""
-    path = shared_path("evidence-inference", "validation", "prompts.jsonl")
+    path = EI_PROMPTS  # the validation prompts of the CC BY articles (tests/fixtures)
     p = DeterministicParser()
     agree = total = 0
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -143,5 +144,5 @@ def test_direction_and_significance_on_real_labels() -> None:
             continue
         total += 1
         agree += int(sig == (label != "no significant difference"))
-    assert total > 150
+    assert total > 80  # of the 113 bundled prompts (99 have a parsed significance)
     assert agree / total > 0.8

@@ -21,7 +21,7 @@ from claimtrace.evaluate.hypothesis import (
 )
 from claimtrace.evaluate.metrics import binary_prf, micro, prf, prf_from_sizes
 from claimtrace.retrieval.embeddings import default_embedder
-from conftest import shared_path
+from conftest import EI_PROMPTS
 
 
 def test_prf_counts_and_zero_denominators() -> None:
@@ -95,7 +95,7 @@ def test_transitions_buckets_and_mean_delta() -> None:
 # ---- the real embedder on real text -----------------------------------------------------------
 
 def _ei_spans(n: int = 40) -> list[dict[str, str]]:
-    path = shared_path("evidence-inference", "validation", "prompts.jsonl")
+    path = EI_PROMPTS  # the validation prompts of the CC BY articles (tests/fixtures)
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         p = json.loads(line)

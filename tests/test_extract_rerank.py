@@ -13,13 +13,13 @@ from claimtrace.extract.config import get_preset
 from claimtrace.extract.context import ContextSelector, default_finetuned_dir
 from claimtrace.extract.embedded import EmbeddedExtractor
 from claimtrace.extract.pipeline import FindingInput, extract_traces
-from conftest import shared_path
+from conftest import ei_article
 
 QUERY = "etoricoxib 90 mg once daily, naproxen 500 mg twice daily vs placebo: patients discontinued due to lack of efficacy"
 
 
 def _doc():  # type: ignore[no-untyped-def]
-    return load_document(shared_path("evidence-inference", "validation", "articles", "PMC115849.nxml"))
+    return load_document(ei_article("PMC115849"))
 
 
 def test_rag_rerank_reads_five_of_the_hybrid_top30_in_reranker_order() -> None:

@@ -10,7 +10,7 @@ from claimtrace.evaluate.metrics import prf_from_sizes as prf
 from claimtrace.graph import EmpiricalGraph, align_graphs, evaluate_graphs, load_labelstudio, score_pair
 from claimtrace.graph.model import RELATION_TYPES, STATUSES
 from claimtrace.graph.scores import aggregate
-from conftest import shared_path
+from conftest import EMPIRIGRAPH_GOLD
 
 
 def build(nodes: list[str], edges: list[tuple[str, str, str, str]], gid: str = "g") -> EmpiricalGraph:
@@ -142,7 +142,7 @@ def test_prf_and_macro() -> None:
 
 
 def test_gold_vs_gold_is_perfect() -> None:
-    golds = {g.id: g for g in load_labelstudio(shared_path("empirigraph", "gold_dev.json"))}
+    golds = {g.id: g for g in load_labelstudio(EMPIRIGRAPH_GOLD)}
     res = evaluate_graphs(golds, golds, mode="agreement")
     assert res.micro_f1 == 1.0 and res.macro_f1 == 1.0
     assert res.no_status.micro_f1 == 1.0
@@ -151,7 +151,7 @@ def test_gold_vs_gold_is_perfect() -> None:
 
 
 def test_gold_vs_perturbed_gold() -> None:
-    golds = {g.id: g for g in load_labelstudio(shared_path("empirigraph", "gold_dev.json"))}
+    golds = {g.id: g for g in load_labelstudio(EMPIRIGRAPH_GOLD)}
     g = golds["100"]
     pert = g.model_copy(deep=True)
     dropped = [e for e in pert.edges if e.type == "hierarchy"][:2]

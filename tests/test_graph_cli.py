@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO, shared_path
+from conftest import EMPIRIGRAPH_GOLD, REPO
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -15,7 +15,7 @@ def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str
 
 
 def _abstract(task_id: int) -> str:
-    raw = json.loads(shared_path("empirigraph", "gold_dev.json").read_text())
+    raw = json.loads(EMPIRIGRAPH_GOLD.read_text())
     return next(t["data"]["AB"] for t in raw if t["id"] == task_id)
 
 
@@ -57,7 +57,7 @@ def test_graph_batch(tmp_path) -> None:
     assert rows[0]["error"] is None and rows[0]["edges"]
     assert "text" in rows[1]["error"]
     # the batch output is a valid --pred for the evaluator
-    ev = run("evaluate", "graph", "--pred", str(out), "--gold", str(shared_path("empirigraph", "gold_dev.json")), "--json")
+    ev = run("evaluate", "graph", "--pred", str(out), "--gold", str(EMPIRIGRAPH_GOLD), "--json")
     assert ev.returncode == 0, ev.stderr
     data = json.loads(ev.stdout)
     assert data["missing_pred"] == ["7", "100", "106", "112"]
@@ -65,7 +65,7 @@ def test_graph_batch(tmp_path) -> None:
 
 
 def test_evaluate_gold_vs_gold() -> None:
-    gold = str(shared_path("empirigraph", "gold_dev.json"))
+    gold = str(EMPIRIGRAPH_GOLD)
     res = run("evaluate", "graph", "--pred", gold, "--gold", gold, "--agreement", "--json")
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
@@ -76,7 +76,7 @@ def test_evaluate_gold_vs_gold() -> None:
 
 
 def test_evaluate_errors(tmp_path) -> None:
-    gold = str(shared_path("empirigraph", "gold_dev.json"))
+    gold = str(EMPIRIGRAPH_GOLD)
     res = run("evaluate", "graph", "--pred", str(tmp_path / "none.json"), "--gold", gold)
     assert res.returncode == 2 and "no such file" in res.stderr
     other = tmp_path / "other.jsonl"

@@ -11,16 +11,16 @@ from claimtrace.errors import InputError
 from claimtrace.graph import EmpiricalGraph, load_graphs, load_labelstudio, parse_relation_label
 from claimtrace.graph.labelstudio import annotator_graphs
 from claimtrace.graph.scores import annotator_agreement
-from conftest import shared_path
+from conftest import EMPIRIGRAPH_GOLD
 
 
 @pytest.fixture(scope="module")
 def gold() -> dict[str, EmpiricalGraph]:
-    return {g.id: g for g in load_labelstudio(shared_path("empirigraph", "gold_dev.json"))}
+    return {g.id: g for g in load_labelstudio(EMPIRIGRAPH_GOLD)}
 
 
 def test_loader_reads_every_task(gold: dict[str, EmpiricalGraph]) -> None:
-    raw = json.loads(shared_path("empirigraph", "gold_dev.json").read_text())
+    raw = json.loads(EMPIRIGRAPH_GOLD.read_text())
     assert set(gold) == {str(t["id"]) for t in raw}
     for task in raw:
         g = gold[str(task["id"])]
@@ -73,7 +73,7 @@ def test_relation_labels() -> None:
 
 
 def test_agreement_mode_on_two_annotations(tmp_path) -> None:
-    raw = json.loads(shared_path("empirigraph", "gold_dev.json").read_text())
+    raw = json.loads(EMPIRIGRAPH_GOLD.read_text())
     task = raw[1]  # 97: six relations
     second = json.loads(json.dumps(task["annotations"][0]))
     rels = [r for r in second["result"] if r["type"] == "relation"]

@@ -6,12 +6,12 @@ import pytest
 
 from claimtrace.graph import evaluate_graphs, extract_offline, load_labelstudio
 from claimtrace.graph.offline import clause_status
-from conftest import shared_path
+from conftest import EMPIRIGRAPH_GOLD
 
 
 @pytest.fixture(scope="module")
 def gold():
-    return {g.id: g for g in load_labelstudio(shared_path("empirigraph", "gold_dev.json"))}
+    return {g.id: g for g in load_labelstudio(EMPIRIGRAPH_GOLD)}
 
 
 def test_status_from_statistics_and_cues() -> None:

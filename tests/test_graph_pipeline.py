@@ -14,7 +14,7 @@ import pytest
 from claimtrace.graph import evaluate_graphs, load_labelstudio
 from claimtrace.graph.pipeline import STAGES, run_direct, run_staged, with_stage_models
 from claimtrace.llm import LLMCallError, LLMClient, load_settings
-from conftest import REPO, shared_path
+from conftest import EMPIRIGRAPH_GOLD, REPO
 from llm_fault_server import FaultServer
 
 VARS = {"variables": [
@@ -65,7 +65,7 @@ def _responder(body: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def gold97():
-    return next(g for g in load_labelstudio(shared_path("empirigraph", "gold_dev.json")) if g.id == "97")
+    return next(g for g in load_labelstudio(EMPIRIGRAPH_GOLD) if g.id == "97")
 
 
 def test_staged_pipeline_per_stage_models_and_verification(gold97, tmp_path: Path) -> None:

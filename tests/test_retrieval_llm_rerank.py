@@ -9,11 +9,11 @@ import pytest
 
 from claimtrace.documents import load_document
 from claimtrace.retrieval import BM25Retriever, LLMListwiseReranker, document_units, search
-from conftest import shared_path
+from conftest import ei_article
 
 
 def _hits(n: int):  # type: ignore[no-untyped-def]
-    doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml"))
+    doc = load_document(ei_article("PMC1087200"))
     units = document_units(doc, "sentence")
     return search(BM25Retriever(), units, "co-artemether vs CQ/SP: gametocyte carriage after treatment", n)
 

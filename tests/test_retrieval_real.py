@@ -25,7 +25,7 @@ from claimtrace.retrieval import (
 )
 from claimtrace.retrieval.embeddings import ONNX_MODEL_SHA256, _sha256, tokenizer_path
 from claimtrace.retrieval.selectors import select
-from conftest import shared_path
+from conftest import ei_article, shared_path
 
 REPO = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "claimtrace"]
@@ -36,7 +36,7 @@ EI_QUERY = ("chloroquine (CQ) and sulphadoxine-pyrimethamine (SP) vs artemether 
 
 @pytest.fixture(scope="module")
 def ei_doc_path() -> Path:
-    return shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml")
+    return ei_article("PMC1087200")
 
 
 @pytest.fixture(scope="module")

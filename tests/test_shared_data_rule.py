@@ -9,8 +9,8 @@ from pathlib import Path
 
 from conftest import REPO
 
-# a test that needs the shared data (the EmpiriGraph gold set)
-NEEDS_SHARED = "tests/test_graph_model.py::test_pair_with_two_typed_edges"
+# a test that needs the shared data (the claim-detection test split, which has no licence to copy it)
+NEEDS_SHARED = "tests/test_extract_models.py::test_findings_detector_on_held_out_test_split"
 
 
 def _run(tmp_path: Path, ci: str | None) -> subprocess.CompletedProcess[str]:

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import REPO, shared_path
+from conftest import REPO, ei_article, shared_path
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -40,7 +40,7 @@ def test_pdf_table_and_summary() -> None:
 
 
 def test_jats_json_units_and_alpha() -> None:
-    path = shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml")
+    path = ei_article("PMC1087200")
     res = run(str(path), "--json", "--alpha", "0.01")
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)

@@ -12,7 +12,7 @@ import pytest
 
 from claimtrace.documents import load_document
 from claimtrace.stats import analyze, analyze_document, check, parse
-from conftest import shared_path
+from conftest import ei_article, shared_path
 
 _GOLD_TEST = {"t": "t", "F": "F", "Z": "z", "Qb": "Q", "Q": "Q", "r": "r"}
 
@@ -199,7 +199,7 @@ def test_one_tailed_in_text() -> None:
 
 
 def test_jats_document_offsets_and_units() -> None:
-    path = shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml")
+    path = ei_article("PMC1087200")
     doc = load_document(Path(path))
     res = analyze_document(doc)
     assert len(res) >= 10

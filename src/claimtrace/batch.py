@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.jsonl import json_lines
 from claimtrace.resume import ResumableOutput, finished_keys
 
 if TYPE_CHECKING:
@@ -41,13 +42,7 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
         raise InputError(p, f"cannot read file ({exc.strerror or exc})") from None
     items: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(p, f"line {lineno}: invalid JSON ({exc.msg})") from None
+    for lineno, obj in json_lines(p, text):
         if not isinstance(obj, dict) or "id" not in obj:
             raise InputError(p, f"line {lineno}: each line must be a JSON object with an 'id'")
         obj["id"] = str(obj["id"])

@@ -42,9 +42,9 @@ COMMAND_MODULES = [
 ]
 
 
-def _register() -> None:
-    for name in COMMAND_MODULES:
-        module = f"claimtrace.cli.{name}"
+def register(modules: list[str]) -> None:
+    """Import command modules (each registers its commands); a module that is absent is passed over."""
+    for module in modules:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -52,7 +52,7 @@ def _register() -> None:
                 raise
 
 
-_register()
+register([f"claimtrace.cli.{name}" for name in COMMAND_MODULES])
 
 
 def main() -> None:

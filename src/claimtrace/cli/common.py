@@ -7,12 +7,22 @@ import logging
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
+import typer
 from pydantic import BaseModel
 from rich.console import Console
 
 BAD_INPUT_EXIT = 2
+
+# option types shared by several commands (``out: BatchOut = None``); one declaration, one help text
+#: ``--out`` of a command with ``--batch``
+BatchOut = Annotated[Path | None, typer.Option(
+    "--out", help="With --batch: the output JSONL file (resumes); default stdout.")]
+#: ``--json`` of a command whose result is one object
+JsonResult = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
+#: ``--json`` of a scoring command (``evaluate ...``)
+JsonScores = Annotated[bool, typer.Option("--json", help="Print the full result as JSON (default: one summary line).")]
 
 
 @lru_cache(maxsize=1)
@@ -119,8 +129,6 @@ def _one_line(text: str) -> str:
 def run_app(app: Any) -> NoReturn:
     """Run the typer app: bad input -> one line on stderr and exit 2; internal error -> one line naming a
     log file with the traceback, exit 1; Ctrl-C -> exit 130."""
-    import typer
-
     from claimtrace.errors import ClaimtraceError
 
     ce = _click_exceptions()

@@ -10,7 +10,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
 from claimtrace.errors import InputError
 
@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 
 
 @app.command()
+@lo.with_llm_options()
 def conclude(
     papers: list[str] = typer.Argument(None, help="The papers of ONE study (PDF, JATS, TEI, HTML, text)."),
     intervention: str | None = typer.Option(None, "--intervention", help="The intervention."),
@@ -31,18 +32,13 @@ def conclude(
     k: int | None = typer.Option(None, "--k", min=1, help="Units to retrieve (per-paper quota k_s derives from it)."),
     clustering: str = typer.Option("auto", "--clustering", help="URCA/RAPTOR clustering: auto, none, pca or umap."),
     forest_plot: Path | None = typer.Option(None, "--forest-plot", help="Write a forest-plot PNG of the parsed estimates."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    json_out: JsonResult = False,
     with_numbers: bool = typer.Option(
         False, "--with-numbers", help="Add the per-arm numbers and effect sizes (claimtrace numbers, offline) to each conclusion."),
     batch: Path | None = typer.Option(
         None, "--batch", help='JSONL manifest: {"id", "doc" (a path or a list), "intervention", "comparator", "outcome", "higher_is_better"?} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    out: BatchOut = None,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Conclude what a study (one or more papers) found for an intervention vs comparator on an outcome."""
     from claimtrace.conclude.forest import forest_plot as draw
@@ -64,7 +60,7 @@ def conclude(
             fail("give either PAPER... or --batch, not both")
         check_out_file(out)
         items = read_jsonl(batch)
-    settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+    settings = llm.settings()
     ready = settings.configured("conclusion")
     if method in LLM_METHODS and not ready:
         fail(f"--method {method} needs an LLM (--llm-base-url/--llm-model or CLAIMTRACE_LLM_*), or use --method offline")

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, print_json
+from claimtrace.cli.common import JsonScores, fail, print_json
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
 from claimtrace.schema_version import SCHEMA_VERSION
@@ -62,7 +62,7 @@ def hypothesis_cmd(
     threshold: float | None = typer.Option(None, "--threshold", "-t", help="Cosine threshold τ (default: the local default)."),
     model: str | None = typer.Option(None, "--model", help="Embedding model (default: the local MiniLM)."),
     per_item: bool = typer.Option(False, "--per-item", help="Include each item's counts."),
-    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
+    json_out: JsonScores = False,
 ) -> None:
     """Hypothesis P/R/F1: predicted sentences match at cosine ≥ τ to the gold hypothesis/sentences."""
     from claimtrace.evaluate.hypothesis import DEFAULT_TAU, hypothesis_sims
@@ -84,30 +84,26 @@ def hypothesis_cmd(
 
 
 @evaluate_app.command("evidence")
+@lo.with_llm_options(offline=False)
 def evidence_cmd(
     pred: Path = typer.Option(..., "--pred", help="Predictions: JSONL of {id, text} or `claimtrace extract` rows."),
     gold: Path = typer.Option(..., "--gold", help="Gold: JSONL of {id, text} (or dataset rows with 'evidence')."),
     parser: str = typer.Option("deterministic", "--parser", help="Component parser: deterministic or llm (takes the LLM options)."),
     per_item: bool = typer.Option(False, "--per-item", help="Include each item's counts."),
-    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    no_cache: bool = lo.NO_CACHE,
+    json_out: JsonScores = False,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Evidence P/R/F1 over five component types (variables, relationships, CIs, test family, N/df)."""
     from claimtrace.evaluate.evidence import micro_evidence, score_evidence
     from claimtrace.evaluate.parsers import get_parser
 
-    llm_given = any(v for v in (llm_base_url, llm_model, llm_api_key_env, llm_settings, no_cache))
-    if llm_given and parser != "llm":
+    if llm.given and parser != "llm":
         fail("the LLM options only apply with --parser llm")
     pairs, info = _pairs(pred, gold, "evidence")
     llm_opts: dict[str, Any] = {}
     if parser == "llm":
-        llm_opts = {"base_url": llm_base_url, "model": llm_model, "api_key_env": llm_api_key_env,
-                    "settings_file": llm_settings, "cache": False if no_cache else None}
+        llm_opts = {"base_url": llm.base_url, "model": llm.model, "api_key_env": llm.api_key_env,
+                    "settings_file": llm.settings_file, "cache": False if llm.no_cache else None}
     cp = get_parser(parser, **llm_opts)
     scores = [(i, score_evidence(p, g, cp)) for i, p, g in pairs]
     total = micro_evidence(s for _, s in scores)
@@ -123,7 +119,7 @@ def calibrate_cmd(
     ratings: Path = typer.Option(..., "--ratings", help="Rated pairs (JSONL or CSV: predicted, gold, rating 0-3)."),
     model: str | None = typer.Option(None, "--model", help="Embedding model (default: the local MiniLM)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write the F1-against-τ plot here (PNG)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
+    json_out: JsonScores = False,
 ) -> None:
     """Grid-search τ over [0.10, 1.00] (step 0.01) on rated pairs; ratings 2-3 count as correct."""
     from claimtrace.evaluate.hypothesis import calibrate, read_ratings

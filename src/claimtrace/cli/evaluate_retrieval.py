@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @evaluate_app.command("retrieval")
+@lo.with_llm_options(offline=False)
 def evaluate_retrieval(
     gold: Path = typer.Argument(..., help='JSONL: {"id", "doc", "query", "gold_units": [ids] and/or "gold_texts": [spans]}.'),
     pred: Path | None = typer.Option(None, "--pred", help="Output of `claimtrace retrieve --batch` to score; "
@@ -26,11 +26,7 @@ def evaluate_retrieval(
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too (without --pred)."),
     cutoffs: str = typer.Option("1,3,5,10", "--cutoffs", help="Comma-separated cut-offs k for recall@k, hit@k and nDCG@k."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    no_cache: bool = lo.NO_CACHE,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Score retrieval: recall@k, hit@k, MRR and nDCG@k; gold as unit ids or text spans matched by overlap."""
     from claimtrace.batch import read_jsonl
@@ -42,8 +38,7 @@ def evaluate_retrieval(
     if pred is not None and any(v is not None for v in run_opts.values()):
         given = next(k for k, v in run_opts.items() if v is not None)
         fail(f"{given} only applies without --pred (it configures the retriever that is run)")
-    llm_given = any(v for v in (llm_base_url, llm_model, llm_api_key_env, llm_settings, no_cache))
-    if llm_given and rerank != "llm":
+    if llm.given and rerank != "llm":
         fail("the LLM options only apply with --reranker llm")
     try:
         k = [int(x) for x in cutoffs.split(",") if x.strip()]
@@ -61,13 +56,9 @@ def evaluate_retrieval(
     if pred is not None:
         if not pred.is_file():
             raise InputError(pred, "no such file")
-        for lineno, line in enumerate(pred.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError(pred, f"line {lineno}: invalid JSON") from None
+        from claimtrace.jsonl import json_lines
+
+        for _, row in json_lines(pred, pred.read_text(encoding="utf-8"), objects=True):
             if row.get("error"):
                 errors[str(row.get("id"))] = str(row["error"])
             hits_by_id[str(row.get("id"))] = list(row.get("hits") or [])
@@ -76,7 +67,7 @@ def evaluate_retrieval(
 
         opts: dict[str, Any] = {}
         if rerank == "llm":
-            settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, False, no_cache)
+            settings = llm.settings()
             if not settings.configured("rerank"):
                 fail("--reranker llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or --llm-settings")
             lo.announce(settings, task="rerank")

@@ -9,7 +9,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, fail, print_json, stdout_console
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
@@ -44,6 +44,7 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
 
 
 @app.command()
+@lo.with_llm_options()
 def extract(
     paper: str | None = typer.Argument(None, help="A paper (PDF, JATS XML, TEI, HTML, text, Markdown)."),
     finding: list[str] = typer.Option([], "--finding", help="A finding to trace (repeatable); default: detect them in the abstract."),
@@ -57,13 +58,8 @@ def extract(
     reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    out: BatchOut = None,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Trace findings to the paper's core hypothesis and the statistical evidence that tests it."""
     from claimtrace.documents import load_document
@@ -81,8 +77,8 @@ def extract(
         fail(f"--units: {exc}")
     if "sentence" not in kinds or "paragraph" in kinds:
         fail("--units: the extractor's evidence is sentences, optionally with table-rows (e.g. sentences,table-rows)")
-    settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
-    if extractor == "llm" and offline:
+    settings = llm.settings()
+    if extractor == "llm" and llm.offline:
         fail("--extractor llm and --offline contradict each other")
     ex = _make_extractor(extractor, max_evidence_sentences=max_evidence_sentences, similarity=similarity,
                          retriever=retriever, reranker=reranker, settings=settings, table_rows="table-row" in kinds)

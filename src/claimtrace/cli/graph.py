@@ -12,7 +12,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, JsonScores, fail, only_with, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.errors import InputError
 
@@ -73,6 +73,7 @@ def _stage_models(stage_model: list[str]) -> dict[str, str]:
 
 
 @app.command("graph")
+@lo.with_llm_options()
 def graph_cmd(
     path: str | None = typer.Argument(None, help="A paper (its abstract is used) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print the graph as JSON."),
@@ -81,19 +82,14 @@ def graph_cmd(
     mermaid: bool = typer.Option(False, "--mermaid", help="Print a Mermaid flowchart instead of the summary."),
     method: str = typer.Option("offline", "--method", help="offline (patterns, no LLM), staged (five LLM stages) or direct (one LLM prompt)."),
     stage_model: list[str] = typer.Option([], "--stage-model", help="STAGE=MODEL: the model of one stage (variables, normalise, evidence, relations, verify, direct)."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    llm: lo.LLMOptions = lo.NONE,
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
+    out: BatchOut = None,
 ) -> None:
     """Build a paper's empirical relation graph (variables, typed relations with status)."""
     if method not in METHODS:
         raise InputError(None, f"unknown method {method!r} (choose from {', '.join(METHODS)})")
-    if offline and method != "offline":
+    if llm.offline and method != "offline":
         fail(f"--method {method} uses an LLM and --offline forbids one: use --method offline")
     models = _stage_models(stage_model)
     only_with("--out", out is not None, "--batch", batch is not None)
@@ -110,7 +106,7 @@ def graph_cmd(
         from claimtrace.graph.pipeline import with_stage_models
         from claimtrace.llm import LLMClient, LLMNotConfiguredError
 
-        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, False, no_cache)
+        settings = llm.settings(offline=False)
         if models:
             settings = with_stage_models(settings, models)
         if not settings.configured("graph"):
@@ -174,7 +170,7 @@ def evaluate_graph_cmd(
     pred: Path = typer.Option(..., "--pred", help="Predicted graphs: graph JSON, JSONL/list keyed by id, or a Label Studio export."),
     gold: Path = typer.Option(..., "--gold", help="Gold graphs (same formats), e.g. ../shared/data/empirigraph/gold_dev.json."),
     agreement: bool = typer.Option(False, "--agreement", help="Inter-annotator mode: report as agreement (gold vs gold)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the full result as JSON (default: one summary line)."),
+    json_out: JsonScores = False,
     details: bool = typer.Option(False, "--details", help="Include per-document scores and node mappings."),
     time_limit: float = typer.Option(60.0, "--time-limit", help="Seconds per alignment before the best found is used."),
 ) -> None:

@@ -155,17 +155,13 @@ def doctor_report(settings: LLMSettings) -> dict[str, Any]:
 
 
 @app.command()
+@lo.with_llm_options()
 def doctor(
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Check the configured LLM (does it answer?), embedding models and cache; exit 1 if something fails."""
-    settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+    settings = llm.settings()
     report = doctor_report(settings)
     if json_out:
         print_json(report)

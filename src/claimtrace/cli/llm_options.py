@@ -1,20 +1,15 @@
-"""Shared LLM options for every command that can use an LLM (extract, retrieve --rerank llm, graph, conclude).
+"""Shared LLM options for every command that can use an LLM (extract, retrieve --reranker llm, graph, conclude...).
 
-Use in a command::
+Use in a command: declare one ``llm`` parameter and decorate the command; the decorator puts the options
+(``--llm-base-url``, ``--llm-model``, ``--llm-api-key-env``, ``--llm-settings``, ``--offline``,
+``--no-cache``) in its place and hands the command what was given as one :class:`LLMOptions`::
 
     from claimtrace.cli import llm_options as lo
 
     @app.command()
-    def extract(
-        ...,
-        llm_base_url: str | None = lo.LLM_BASE_URL,
-        llm_model: str | None = lo.LLM_MODEL,
-        llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-        llm_settings: Path | None = lo.LLM_SETTINGS,
-        offline: bool = lo.OFFLINE,
-        no_cache: bool = lo.NO_CACHE,
-    ) -> None:
-        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+    @lo.with_llm_options()                           # offline=False: a command without --offline
+    def extract(..., llm: lo.LLMOptions = lo.NONE) -> None:
+        settings = llm.settings()                    # flags > CLAIMTRACE_* environment > settings file
         lo.announce(settings, task="extraction")     # one line on stderr: which LLM, or offline
         if settings.configured("extraction"):
             client = LLMClient(settings)             # ... LLM path
@@ -24,8 +19,13 @@ Use in a command::
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any, TypeVar
 
 import typer
 
@@ -50,23 +50,81 @@ OFFLINE = typer.Option(False, "--offline", help="Never call an LLM: use the embe
 NO_CACHE = typer.Option(False, "--no-cache", help="Bypass the LLM response cache.")
 
 
-def build_settings(
-    llm_base_url: str | None = None,
-    llm_model: str | None = None,
-    llm_api_key_env: str | None = None,
-    llm_settings: Path | str | None = None,
-    offline: bool = False,
-    no_cache: bool = False,
-) -> LLMSettings:
-    """LLMSettings from the shared options (flags > CLAIMTRACE_* environment > settings file)."""
-    return load_settings(
-        base_url=llm_base_url or None,
-        model=llm_model or None,
-        api_key_env=llm_api_key_env or None,
-        settings_file=llm_settings or None,
-        offline=True if offline else None,
-        cache=False if no_cache else None,
-    )
+@dataclass(frozen=True)
+class LLMOptions:
+    """The shared LLM options as one command run was given them (None/False: not given)."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    settings_file: Path | None = None
+    offline: bool = False
+    no_cache: bool = False
+
+    @property
+    def given(self) -> bool:
+        """True when any LLM option other than ``--offline`` was given."""
+        return self.no_cache or any(v is not None for v in (self.base_url, self.model, self.api_key_env,
+                                                             self.settings_file))
+
+    def settings(self, *, offline: bool | None = None) -> LLMSettings:
+        """LLMSettings: flags > CLAIMTRACE_* environment > settings file (``offline`` overrides ``--offline``)."""
+        return load_settings(base_url=self.base_url or None, model=self.model or None,
+                             api_key_env=self.api_key_env or None, settings_file=self.settings_file or None,
+                             offline=True if (self.offline if offline is None else offline) else None,
+                             cache=False if self.no_cache else None)
+
+
+#: a command's ``llm`` parameter default (no LLM option given); the decorator replaces it
+NONE = LLMOptions()
+
+# the command-line parameter of each LLMOptions field: (name, type, typer option)
+_PARAMS: dict[str, tuple[str, Any, Any]] = {
+    "base_url": ("llm_base_url", str | None, LLM_BASE_URL),
+    "model": ("llm_model", str | None, LLM_MODEL),
+    "api_key_env": ("llm_api_key_env", str | None, LLM_API_KEY_ENV),
+    "settings_file": ("llm_settings", Path | None, LLM_SETTINGS),
+    "offline": ("offline", bool, OFFLINE),
+    "no_cache": ("no_cache", bool, NO_CACHE),
+}
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def with_llm_options(*, offline: bool = True) -> Callable[[F], F]:
+    """Give a command the shared LLM options in place of its ``llm`` parameter (``offline``: with --offline)."""
+
+    def decorate(fn: F) -> F:
+        import typing
+
+        hints = typing.get_type_hints(fn, include_extras=True)
+        sig = inspect.signature(fn)
+        if "llm" not in sig.parameters:
+            raise TypeError(f"{fn.__name__}: with_llm_options needs an 'llm' parameter")
+        names = [f.name for f in fields(LLMOptions) if offline or f.name != "offline"]
+        params: list[inspect.Parameter] = []
+        for p in sig.parameters.values():
+            if p.name != "llm":
+                params.append(p.replace(annotation=hints.get(p.name, p.annotation)))
+                continue
+            for field in names:
+                arg, kind, option = _PARAMS[field]
+                params.append(inspect.Parameter(arg, inspect.Parameter.KEYWORD_ONLY if p.kind is p.KEYWORD_ONLY
+                                                else inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                default=option, annotation=kind))
+        args = {field: _PARAMS[field][0] for field in names}
+
+        @functools.wraps(fn)
+        def command(*a: Any, **kw: Any) -> Any:
+            kw["llm"] = LLMOptions(**{field: kw.pop(arg) for field, arg in args.items()})
+            return fn(*a, **kw)
+
+        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in params} | (
+            {"return": hints["return"]} if "return" in hints else {})
+        return command  # type: ignore[return-value]
+
+    return decorate
 
 
 def announce(settings: LLMSettings, task: str = "default") -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.cli.common import JsonResult, fail, print_json, stdout_console
 from claimtrace.errors import InputError
 from claimtrace.numbers.model import MetaResult, Study
 
@@ -42,7 +42,7 @@ def meta(
     measure: str = typer.Option("SMD", "--measure", help="OR, RR, RD, MD or SMD (which effect of a numbers result; OR/RR are pooled on the log scale)."),
     plot: Path | None = typer.Option(None, "--plot", help="Write a forest plot here as PATH.png and PATH.svg."),
     reml: bool = typer.Option(False, "--reml", help="Also random effects with τ² by REML (PyMARE; the 'reml' extra)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    json_out: JsonResult = False,
 ) -> None:
     """Inverse-variance fixed and random effects (DerSimonian–Laird, Paule–Mandel, REML), τ², I², prediction interval."""
     from claimtrace.batch import read_jsonl

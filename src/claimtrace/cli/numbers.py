@@ -9,7 +9,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
 from claimtrace.documents import Document
 from claimtrace.errors import InputError
 from claimtrace.numbers.model import NumbersResult
@@ -31,35 +31,32 @@ def _run(doc_path: str | Document, intervention: str, comparator: str, outcome: 
 
 
 @app.command()
+@lo.with_llm_options(offline=False)
 def numbers(
     paper: str = typer.Argument(None, help="A paper (JATS or rct-numeric fragment, TEI, PDF, HTML, text)."),
     intervention: str | None = typer.Option(None, "--intervention", help="The intervention arm."),
     comparator: str | None = typer.Option(None, "--comparator", help="The comparator arm."),
     outcome: str | None = typer.Option(None, "--outcome", help="The outcome."),
     extractor: str = typer.Option("offline", "--extractor", help="offline (rules, default) or llm (checked numbers)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    json_out: JsonResult = False,
     batch: Path | None = typer.Option(
         None, "--batch", help='JSONL: {"id", "doc", "intervention", "comparator", "outcome"} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="Batch output file (resumes: finished items are skipped)."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    no_cache: bool = lo.NO_CACHE,
+    out: BatchOut = None,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Per-arm events/group sizes or means/SDs for an ICO, with provenance, effect sizes (OR, RR, RD, MD, SMD) and flags."""
     if extractor not in EXTRACTORS:
         fail(f"unknown --extractor {extractor!r}; choose offline or llm")
     client = None
     if extractor == "llm":
-        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, False, no_cache)
+        settings = llm.settings()
         if not settings.configured("extraction"):
             fail("--extractor llm needs an LLM (--llm-base-url/--llm-model or CLAIMTRACE_LLM_*)")
         from claimtrace.llm import LLMClient
 
         lo.announce(settings, task="extraction")
         client = LLMClient(settings)
-    elif any(v is not None for v in (llm_base_url, llm_model, llm_api_key_env, llm_settings)) or no_cache:
+    elif llm.given:
         fail("the --llm-* options apply only with --extractor llm")
     if batch is not None:
         if paper or any(v is not None for v in (intervention, comparator, outcome)):

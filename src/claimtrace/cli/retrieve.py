@@ -9,13 +9,14 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.schema_version import SCHEMA_VERSION
 
 
 @app.command()
+@lo.with_llm_options()
 def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
@@ -30,13 +31,8 @@ def retrieve(
     rerank_log: Path | None = typer.Option(None, "--rerank-log", help="JSONL log of every LLM rerank call."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "query"} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    out: BatchOut = None,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Retrieve the units of a paper most relevant to a query."""
     from claimtrace.batch import read_jsonl, run_batch
@@ -64,7 +60,7 @@ def retrieve(
     items = read_jsonl(batch) if batch is not None else []
     opts: dict[str, Any] = {}
     if rerank == "llm":
-        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+        settings = llm.settings()
         lo.announce(settings, task="rerank")
         if not settings.configured("rerank"):
             fail("--reranker llm needs an LLM: give --llm-base-url (or CLAIMTRACE_LLM_BASE_URL) or a settings file")

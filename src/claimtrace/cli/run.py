@@ -16,6 +16,7 @@ from claimtrace.cli.common import fail, print_json, stderr_console
 
 
 @app.command("run")
+@lo.with_llm_options()
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
     out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
@@ -33,12 +34,7 @@ def run_cmd(
     json_out: bool = typer.Option(False, "--json", help="Print the summary (or the estimate) as JSON."),
     llm_max_concurrent: int | None = typer.Option(None, "--llm-max-concurrent", min=1, help="With --engine ray: requests in flight per LLM endpoint, across the cluster."),
     llm_tokens_per_minute: int | None = typer.Option(None, "--llm-tokens-per-minute", min=1, help="With --engine ray: tokens per minute per LLM endpoint, across the cluster."),
-    llm_base_url: str | None = lo.LLM_BASE_URL,
-    llm_model: str | None = lo.LLM_MODEL,
-    llm_api_key_env: str | None = lo.LLM_API_KEY_ENV,
-    llm_settings: Path | None = lo.LLM_SETTINGS,
-    offline: bool = lo.OFFLINE,
-    no_cache: bool = lo.NO_CACHE,
+    llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Run parse, stats, traces (and graphs, conclusions) over a corpus into Parquet tables."""
     from claimtrace.corpus.runner import ENGINES, discover, run_corpus
@@ -71,19 +67,19 @@ def run_cmd(
         check_out_dir(out)
     needs_llm = (("traces" in step_list and extractor == "llm") or ("graphs" in step_list and graph_method != "offline")
                  or ("conclusions" in step_list and conclude_method != "offline"))
-    llm: dict[str, Any] | None = None
+    llm_config: dict[str, Any] | None = None
     model = None
     if needs_llm:
-        if offline:
+        if llm.offline:
             fail("an LLM step was asked for together with --offline")
-        settings = lo.build_settings(llm_base_url, llm_model, llm_api_key_env, llm_settings, offline, no_cache)
+        settings = llm.settings()
         if not settings.configured():
             fail("an LLM step needs an LLM: give --llm-base-url/--llm-model or CLAIMTRACE_LLM_*")
         lo.announce(settings, task="extraction")
-        llm = settings.model_dump(mode="json")
+        llm_config = settings.model_dump(mode="json")
         model = settings.for_task("extraction").model
     rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
-                     conclude_method=conclude_method, llm=llm, llm_model=model,
+                     conclude_method=conclude_method, llm=llm_config, llm_model=model,
                      llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute)
     if dry_run:
         from claimtrace.corpus.estimate import estimate

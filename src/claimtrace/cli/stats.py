@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
 from claimtrace.errors import InputError
 from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
 
@@ -163,7 +163,7 @@ def stats(
     source: str = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON record per result."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc"} or {"id", "text"} per line.'),
-    out: Path | None = typer.Option(None, "--out", help="With --batch: the output JSONL file (resumes); default stdout."),
+    out: BatchOut = None,
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level for decision errors."),
 ) -> None:
     """Find, parse and check every statistical result (t, F, chi2, r, z, Q, OR/HR/RR, CIs, p...)."""

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claimtrace.batch import read_jsonl
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.jsonl import json_lines
 from claimtrace.textmatch import norm, same_statement
 
 logger = logging.getLogger(__name__)
@@ -169,13 +170,7 @@ def load_score_traces(path: str | Path, *, docs_dir: str | Path | None = None) -
     if p.suffix.lower() in (".csv", ".tsv"):
         raw = list(csv.DictReader(text.splitlines(), delimiter="\t" if p.suffix.lower() == ".tsv" else ","))
     else:
-        raw = []
-        for n, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    raw.append(json.loads(line))
-                except json.JSONDecodeError as exc:
-                    raise InputError(p, f"line {n}: invalid JSON ({exc.msg})") from None
+        raw = [obj for _, obj in json_lines(p, text, objects=True)]
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for n, row in enumerate(raw, 1):

@@ -9,7 +9,6 @@ predicted sentences, recall gold sentences; corpora are scored micro (counts sum
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.errors import InputError
 from claimtrace.evaluate.metrics import PRF, micro, prf
+from claimtrace.jsonl import json_lines
 from claimtrace.retrieval.embeddings import Embedder
 
 #: Default τ for the local MiniLM embedder (see docs/evaluation.md, "Choosing τ").
@@ -149,16 +149,7 @@ def read_ratings(path: str | Path) -> list[Rating]:
     if p.suffix.lower() == ".csv":
         rows = list(csv.DictReader(text.splitlines()))
     else:
-        for n, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(p, f"line {n}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(p, f"line {n}: expected a JSON object")
-            rows.append(obj)
+        rows = [obj for _, obj in json_lines(p, text, objects=True)]
     out: list[Rating] = []
     for n, row in enumerate(rows, 1):
         pred = next((row[k] for k in _PRED_KEYS if row.get(k) not in (None, "")), None)

@@ -21,6 +21,7 @@ from typing import Any, Literal
 import networkx as nx
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from claimtrace.jsonl import json_lines
 from claimtrace.schema_version import SCHEMA_VERSION
 
 GRAPH_SCHEMA_VERSION = SCHEMA_VERSION  # the one schema version (claimtrace.schema_version)
@@ -335,14 +336,7 @@ def load_graphs(path: str | Path) -> dict[str, EmpiricalGraph]:
     try:
         data: Any = json.loads(text)
     except json.JSONDecodeError:
-        data = []
-        for lineno, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                data.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise InputError(p, f"line {lineno}: invalid JSON ({exc.msg})") from None
+        data = [obj for _, obj in json_lines(p, text)]
     if is_labelstudio_export(data):
         return {g.id: g for g in load_labelstudio_data(data, str(p))}
     items = data if isinstance(data, list) else [data]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html.entities
 import re
+from collections.abc import Callable
 
 from lxml import etree
 
@@ -118,3 +119,24 @@ def local(tag: object) -> str:
     if not isinstance(tag, str):
         return ""
     return tag.rsplit("}", 1)[-1]
+
+
+def inline_text(el: etree._Element, visit: Callable[[etree._Element, str], str | None]) -> str:
+    """The running text of an element in reading order: ``visit(child, local_name)`` gives a child's text
+    (``""`` to skip it), or None for inline markup whose own text is walked the same way."""
+    parts: list[str] = []
+
+    def walk(e: etree._Element) -> None:
+        if e.text:
+            parts.append(e.text)
+        for child in e:
+            got = visit(child, local(child.tag))
+            if got is None:
+                walk(child)
+            else:
+                parts.append(got)
+            if child.tail:
+                parts.append(child.tail)
+
+    walk(el)
+    return "".join(parts)

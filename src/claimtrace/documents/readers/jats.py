@@ -14,6 +14,7 @@ from lxml import etree
 
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
+from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.documents.tables import RawCell, RawTable
@@ -64,32 +65,23 @@ def excluded_kind(heading: str | None) -> ExcludedKind | None:
 
 def inline_text(el: etree._Element, *, with_tail: bool = False) -> str:
     """The running text of an element, inline markup kept in reading order, blocks skipped."""
-    parts: list[str] = []
-    _inline(el, parts)
-    if with_tail and el.tail:
-        parts.append(el.tail)
-    return "".join(parts)
+    text = walk_inline(el, _child_text)
+    return text + el.tail if with_tail and el.tail else text
 
 
-def _inline(el: etree._Element, parts: list[str]) -> None:
-    if el.text:
-        parts.append(el.text)
-    for child in el:
-        tag = local(child.tag)
-        if not tag or tag in _SKIP_INLINE or tag in _BLOCKS:
-            pass
-        elif tag == "break":
-            parts.append(" ")
-        elif tag == "alternatives":
-            _inline(_best_alternative(child), parts)
-        elif tag == "math" or child.tag == f"{MML}math":
-            parts.append(_math_text(child))
-        elif tag == "tex-math":
-            parts.append(_tex_text(child))
-        else:
-            _inline(child, parts)
-        if child.tail:
-            parts.append(child.tail)
+def _child_text(child: etree._Element, tag: str) -> str | None:
+    """The text an inline child stands for ("" to skip it); None: its own text, walked the same way."""
+    if not tag or tag in _SKIP_INLINE or tag in _BLOCKS:
+        return ""
+    if tag == "break":
+        return " "
+    if tag == "alternatives":
+        return walk_inline(_best_alternative(child), _child_text)
+    if tag == "math" or child.tag == f"{MML}math":
+        return _math_text(child)
+    if tag == "tex-math":
+        return _tex_text(child)
+    return None
 
 
 def _best_alternative(el: etree._Element) -> etree._Element:
@@ -550,17 +542,8 @@ def etree_wrap(el: etree._Element) -> etree._Element:
 
 def _inline_one(el: etree._Element) -> str:
     tag = local(el.tag)
-    if tag in _SKIP_INLINE:
-        return ""
-    if tag == "break":
-        return " "
-    if tag == "alternatives":
-        return inline_text(_best_alternative(el))
-    if tag == "math":
-        return _math_text(el)
-    if tag == "tex-math":
-        return _tex_text(el)
-    return inline_text(el)
+    got = None if tag in _BLOCKS else _child_text(el, tag)
+    return inline_text(el) if got is None else got
 
 
 def _without(el: etree._Element, drop: etree._Element) -> etree._Element:

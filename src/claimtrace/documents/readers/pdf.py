@@ -344,12 +344,29 @@ def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
     gx = (min(run) + max(run)) / 2 if run else gx
     left = [s for s in spans if s[1] <= gx]
     right = [s for s in spans if s[0] >= gx]
-    if cover > 0.25 * len(spans) or len(left) < 0.2 * len(spans) or len(right) < 0.2 * len(spans):
+    if len(left) < 0.2 * len(spans) or len(right) < 0.2 * len(spans):
+        return None
+    if cover > 0.25 * len(spans) and _interleaved(segs, gx, width) > 0.1 * len(spans):
+        # many lines cross the gutter, and not only in bands above or below the columns (a full-width
+        # abstract over a two-column body is banded; one-column text with a gap down the middle is not)
         return None
     # both columns must hold real text lines (not one narrow figure label column)
     if sum(1 for a, b in left if b - a >= 0.25 * width) < 5 or sum(1 for a, b in right if b - a >= 0.25 * width) < 5:
         return None
     return gx
+
+
+def _interleaved(segs: list[list[Word]], gx: float, width: float) -> int:
+    """How many segments crossing the gutter ``gx`` stand between two-column lines: with column text lines
+    (a quarter of the page wide or more) of both sides above and below them."""
+    rows = [(min(w.x0 for w in s), max(w.x1 for w in s), statistics.median(w.bottom for w in s)) for s in segs
+            if sum(len(w.text) for w in s) >= 3]
+    left = sorted(y for a, b, y in rows if b <= gx and b - a >= 0.25 * width)
+    right = sorted(y for a, b, y in rows if a >= gx and b - a >= 0.25 * width)
+    if not left or not right:
+        return 0
+    top, bottom = max(left[0], right[0]), min(left[-1], right[-1])
+    return sum(1 for a, b, y in rows if a < gx < b and top < y < bottom)
 
 
 def _page_lines(pw: PageWords) -> list[Line]:
@@ -842,8 +859,9 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
         if bl.page != first_page:
             break
         text = texts[i]
-        if (bl.kind == "heading" and _section_heading(text)) or _ABSTRACT_RUNIN.match(text) or (
-                bl.kind == "body" and len(text) >= 250):
+        # (a back-matter heading on page 1, like BMC's "Open Access" banner, does not end the front matter)
+        if (bl.kind == "heading" and _section_heading(text) and not excluded_heading(text)) \
+                or _ABSTRACT_RUNIN.match(text) or (bl.kind == "body" and len(text) >= 250):
             front_until = i
             break
 

@@ -14,6 +14,7 @@ from lxml import etree
 
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
+from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.documents.tables import RawCell, RawTable
@@ -49,22 +50,14 @@ def _descendants(el: etree._Element, name: str) -> list[etree._Element]:
 
 def inline_text(el: etree._Element) -> str:
     """The running text of an element: inline refs kept, notes/figures/formulas skipped."""
-    parts: list[str] = []
-    _inline(el, parts)
-    return "".join(parts)
+    return walk_inline(el, _child_text)
 
 
-def _inline(el: etree._Element, parts: list[str]) -> None:
-    if el.text:
-        parts.append(el.text)
-    for child in el:
-        tag = local(child.tag)
-        if tag == "lb":
-            parts.append(" ")
-        elif tag and tag not in _SKIP_INLINE:
-            _inline(child, parts)
-        if child.tail:
-            parts.append(child.tail)
+def _child_text(child: etree._Element, tag: str) -> str | None:
+    """A line break is a space; skipped and unnamed children give nothing; other inline markup its text."""
+    if tag == "lb":
+        return " "
+    return None if tag and tag not in _SKIP_INLINE else ""
 
 
 def all_text(el: etree._Element) -> str:
