@@ -86,7 +86,7 @@ def test_rankgpt_invocation_ids_are_recorded_on_the_trace(tmp_path: Path) -> Non
     from claimtrace.llm import LLMClient, load_settings
     from llm_fault_server import FaultServer
 
-    doc = load_document(shared_path("evidence-inference", "validation", "articles", "PMC1087200.nxml"))
+    doc = load_document(ei_article("PMC1087200"))
     with FaultServer(responder=lambda body: {"content": json.dumps({"ranking": [2, 1]})}) as srv:
         client = LLMClient(load_settings(base_url=srv.url, model="fake-model", cache_dir=tmp_path, env={}))
         sel = ContextSelector(reranker_spec="llm", llm_client=client)
