@@ -14,7 +14,7 @@ import json
 import logging
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,6 +209,22 @@ def _split_by_doc(triplets: list[Triplet], frac: float, seed: int) -> tuple[list
     return [t for t in triplets if t.doc not in val_docs], [t for t in triplets if t.doc in val_docs]
 
 
+def _mined_split(examples: Sequence[TrainingExample], cfg: TrainConfig,
+                 say: Callable[[str], None]) -> tuple[list[Triplet], list[Triplet], dict[str, Any], float]:
+    """Triplets mined from the (sampled) examples, split by document into train and validation, with the
+    mining counts and the start time."""
+    exs = list(examples)
+    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
+        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
+    t0 = time.time()
+    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
+    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
+    if not triplets:
+        raise ClaimtraceError("no training triplets could be mined from the data")
+    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    return train, val, mstats, t0
+
+
 def _build_model(cfg: TrainConfig) -> tuple[Any, Any]:
     torch = _torch()
     try:
@@ -262,15 +278,7 @@ def train_retriever(examples: Sequence[TrainingExample], out: str | Path, cfg: T
     unknown = sorted({e.task for e in examples} - set(cfg.tasks))
     if unknown:
         raise ClaimtraceError(f"training data has tasks {unknown} not in {list(cfg.tasks)}")
-    exs = list(examples)
-    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
-        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
-    t0 = time.time()
-    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
-    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
-    if not triplets:
-        raise ClaimtraceError("no training triplets could be mined from the data")
-    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    train, val, mstats, t0 = _mined_split(examples, cfg, say)
     val = [Triplet(t.task, t.query, t.positive, t.negative, t.doc, t.pool[: cfg.val_pool + 1]) for t in val[: cfg.val_max]]
     encoder, heads = _build_model(cfg)
     params = [{"params": encoder.parameters(), "lr": cfg.lr}, {"params": heads.parameters(), "lr": cfg.head_lr}]
@@ -579,15 +587,7 @@ def train_heads(examples: Sequence[TrainingExample], out: str | Path, cfg: Train
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     say = log or logger.info
-    exs = list(examples)
-    if cfg.max_examples is not None and len(exs) > cfg.max_examples:
-        exs = sample_by_document(exs, cfg.max_examples, cfg.seed)
-    t0 = time.time()
-    triplets, mstats = mine_triplets(exs, tau=cfg.tau, top=cfg.mine_top)
-    say(f"mined {mstats['triplets']} triplets from {len(exs)} examples in {time.time() - t0:.0f}s: {mstats}")
-    if not triplets:
-        raise ClaimtraceError("no training triplets could be mined from the data")
-    train, val = _split_by_doc(triplets, cfg.val_fraction, cfg.seed)
+    train, val, mstats, t0 = _mined_split(examples, cfg, say)
     val = val[: cfg.val_max]
     emb = get_embedder()  # the base encoder (ONNX MiniLM), its vectors cached from mining
 
