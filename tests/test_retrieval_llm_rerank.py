@@ -94,12 +94,15 @@ def test_rankgpt_invocation_ids_are_recorded_on_the_trace(tmp_path: Path) -> Non
                                 extractor=EmbeddedExtractor(selector=sel), config="rag-rerank")
         client.close()
         n_chats = len(srv.chat_requests)
-    rr = sel._rerankers["llm"]
-    ids = [i for w in rr.calls for i in w["invocation_ids"]]
-    assert n_chats == len(rr.calls) >= 2  # stage 1 and stage 2 each reranked their candidates
+    # one reranker per (spec, task): stage 1 (hypothesis) first, then stage 2 (evidence), in the order they ran
+    rrs = [r for key, r in sel._rerankers.items() if key.split(" ")[0] == "llm"]
+    calls = [w for r in rrs for w in r.calls]
+    ids = [i for w in calls for i in w["invocation_ids"]]
+    assert len(rrs) == 2 and all(r.calls for r in rrs)  # stage 1 and stage 2 each reranked their candidates
+    assert n_chats == len(calls) >= 2
     assert ids and len(set(ids)) == len(ids)
     assert traces[0].invocation_ids == ids  # every reranking call, in order, on the trace
-    assert all(not w["identity"] for w in rr.calls)  # [2, 1] swaps the first two: not the input order
+    assert all(not w["identity"] for w in calls)  # [2, 1] swaps the first two: not the input order
 
 
 @pytest.mark.llm
