@@ -346,7 +346,32 @@ def report_lines() -> list[str]:
               f"`POST /paper/ID/decide` (validated against the store's rows, appended to review.sqlite): median "
               f"{d['save_decision']['median_ms']:.1f} ms, p95 {d['save_decision']['p95_ms']:.1f} ms "
               f"(n = {d['save_decision']['n']}).", ""]
+    scale = REPO / "bench" / "results" / "serve_scale.json"
+    if scale.is_file():
+        lines += _scale_lines(json.loads(scale.read_text(encoding="utf-8")))
     return lines
+
+
+def _scale_lines(s: dict[str, Any]) -> list[str]:
+    """The 10,000-paper section of the page, from bench/results/serve_scale.json (bench/serve_scale.py)."""
+    prov, big, small = s["provenance"], s["large"], s["small"]
+    m = prov["machine"]
+    la = max(m["load_average_at_start"][0], m["load_average_at_end"][0])
+    lines = [f"## Corpus page at {big['papers_in_store']:,} papers", "",
+             f"`{prov['command']}` (commit `{prov['commit']}`, {prov['date']}; 1-min load average up to {la:.2f}"
+             + (", **loaded**: upper bounds" if m.get("loaded") else "") + "). The large store holds copies of "
+             "the shared JATS and TEI papers, each with a trailing XML comment so that it is a paper of its own "
+             f"(built by `claimtrace run`); the {small['papers_in_store']:,}-paper store of the runs above is timed "
+             f"again in the same run. First request (builds the index): {big['first_request_ms']:.0f} ms at "
+             f"{big['papers_in_store']:,} papers, {small['first_request_ms']:.0f} ms at "
+             f"{small['papers_in_store']:,}.", "",
+             f"| request | n | median at {big['papers_in_store']:,} (ms) | p95 (ms) | median at "
+             f"{small['papers_in_store']:,} (ms) | ratio |", "|---|---|---|---|---|---|"]
+    for label, v in big["pages"].items():
+        w = small["pages"][label]
+        lines.append(f"| {label} | {v['n']} | {v['median_ms']:.1f} | {v['p95_ms']:.1f} | {w['median_ms']:.1f} | "
+                     f"{s['median_ratio_large_over_small'][label]:.2f} |")
+    return [*lines, ""]
 
 
 def main() -> None:
