@@ -26,7 +26,8 @@ from typing import Any
 from claimtrace.documents import load_document
 from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
-from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder, sha256_file, shipped_model_dir
+from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder, shipped_model_dir
+from claimtrace.retrieval.embeddings import sha256_file
 from claimtrace.retrieval.rerank import CrossEncoderReranker
 from claimtrace.retrieval.units import document_units
 from provenance import SHARED, Run

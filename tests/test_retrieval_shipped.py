@@ -19,8 +19,8 @@ from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.embeddings import (
     OnnxHeadEmbedder,
-    _sha256,
     read_retriever_manifest,
+    sha256_file,
     shipped_retriever_dir,
 )
 from claimtrace.retrieval.hybrid import HybridRetriever, normalised
@@ -49,7 +49,7 @@ def test_shipped_model_is_pinned_and_sane() -> None:
     meta = read_retriever_manifest(d)
     assert set(meta["files"]) == {"model.onnx", "heads.npz", "tokenizer.json"}
     for name, digest in meta["files"].items():
-        assert _sha256(d / name) == digest
+        assert sha256_file(d / name) == digest
     assert 15e6 < (d / "model.onnx").stat().st_size < 30e6  # int8 MiniLM-L6
     assert set(meta["tasks"]) == set(meta["trained_tasks"]) == {"hypothesis", "evidence"}
     tr = meta["training"]

@@ -9,7 +9,6 @@ wall time). The shipped folder's model hash is also pinned in this module, so a 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import random
@@ -24,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
-from claimtrace.retrieval.embeddings import default_threads
+from claimtrace.retrieval.embeddings import default_threads, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -38,15 +37,6 @@ SHIPPED_MODEL_SHA256 = "1fe588757fb76c2b3639344dd10d13fed1077f5e022f271c5ba5802b
 def shipped_model_dir() -> Path:
     """The cross-encoder folder shipped with the package (resources/cross_encoder)."""
     return Path(str(resources.files("claimtrace").joinpath("resources/cross_encoder")))
-
-
-def sha256_file(path: Path) -> str:
-    """Hex sha256 of a file."""
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 class OnnxCrossEncoder:

@@ -69,7 +69,8 @@ def tokenizer_path() -> Path:
     return Path(str(resources.files("claimtrace").joinpath("resources/minilm/tokenizer.json")))
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """Hex sha256 of a file (read in 1 MiB chunks)."""
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
@@ -106,7 +107,7 @@ class OnnxMiniLM:
         if not path.is_file():
             raise InputError(path, "no such ONNX model file")
         if verify and expected is not None:
-            digest = _sha256(path)
+            digest = sha256_file(path)
             if digest != expected:
                 raise ClaimtraceError(f"{path}: sha256 {digest} does not match the expected {expected}")
         self.model_id = "onnx:all-MiniLM-L6-v2-int8" if expected else f"onnx:{path.resolve()}"
@@ -299,7 +300,7 @@ class OnnxHeadEmbedder:
                 path = d / name
                 if not path.is_file():
                     raise InputError(path, "missing file of the trained retriever")
-                digest = _sha256(path)
+                digest = sha256_file(path)
                 if digest != expected:
                     raise ClaimtraceError(f"{path}: sha256 {digest} does not match the pinned {expected}")
         if task not in meta["tasks"]:

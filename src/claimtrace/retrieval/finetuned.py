@@ -504,7 +504,7 @@ def export_onnx(model_dir: str | Path, out: str | Path, *, name: str = "claimtra
     """
     import shutil
 
-    from claimtrace.retrieval.embeddings import MAX_SEQ_LENGTH, RETRIEVER_MANIFEST, _sha256
+    from claimtrace.retrieval.embeddings import MAX_SEQ_LENGTH, RETRIEVER_MANIFEST, sha256_file
 
     torch = _torch()
     try:
@@ -544,7 +544,7 @@ def export_onnx(model_dir: str | Path, out: str | Path, *, name: str = "claimtra
     shutil.copyfile(src / "heads.npz", dst / "heads.npz")
     tok_file = src / "encoder" / "tokenizer.json"
     shutil.copyfile(tok_file, dst / "tokenizer.json")
-    files = {f: _sha256(dst / f) for f in ("model.onnx", "heads.npz", "tokenizer.json")}
+    files = {f: sha256_file(dst / f) for f in ("model.onnx", "heads.npz", "tokenizer.json")}
     manifest = {"name": name, "kind": "claimtrace-multitask-biencoder-onnx", "version": 1,
                 "model": "model.onnx", "heads": "heads.npz", "tokenizer": "tokenizer.json",
                 "quantization": QUANTIZATION if quantize else None,
