@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
-from claimtrace.retrieval.embeddings import default_threads, sha256_file
+from claimtrace.retrieval.embeddings import onnx_session, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +45,7 @@ class OnnxCrossEncoder:
     def __init__(self, folder: str | Path | None = None, *, batch_size: int = 16, threads: int | None = None,
                  max_length: int | None = None) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  (missing: the error below)
             from tokenizers import Tokenizer
         except ImportError as exc:  # pragma: no cover - core dependencies
             raise ClaimtraceError(f"the cross-encoder needs onnxruntime and tokenizers ({exc})") from None
@@ -72,10 +72,7 @@ class OnnxCrossEncoder:
         self.tokenizer = Tokenizer.from_file(str(tok))
         self.tokenizer.enable_truncation(max_length=self.max_length, strategy="longest_first")
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or default_threads()
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(model), sess_options=opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(model, threads)
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
 

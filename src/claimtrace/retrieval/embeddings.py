@@ -44,6 +44,16 @@ def default_threads() -> int:
     return 1 if n <= 2 else min(n, 4)
 
 
+def onnx_session(path: Path, threads: int | None = None) -> Any:
+    """A CPU onnxruntime session for a model file (``threads`` intra-op threads, default_threads() if None)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or default_threads()
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
 def cache_dir() -> Path:
     """The user cache directory (``CLAIMTRACE_CACHE_DIR`` overrides it)."""
     env = os.environ.get("CLAIMTRACE_CACHE_DIR")
@@ -91,7 +101,7 @@ class OnnxMiniLM:
     def __init__(self, model_path: str | Path | None = None, tokenizer: str | Path | None = None,
                  *, batch_size: int = 32, threads: int | None = None, verify: bool = True) -> None:
         try:
-            import onnxruntime as ort
+            import onnxruntime  # noqa: F401  (missing: the error below)
             from tokenizers import Tokenizer
         except ImportError as exc:  # pragma: no cover - core dependencies
             raise ClaimtraceError(f"the default embedder needs onnxruntime and tokenizers ({exc})") from None
@@ -117,10 +127,7 @@ class OnnxMiniLM:
         self.tokenizer = Tokenizer.from_file(str(tok_path))
         self.tokenizer.enable_truncation(max_length=MAX_SEQ_LENGTH)
         self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or default_threads()
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        self.session = onnx_session(path, threads)
         self._inputs = {i.name for i in self.session.get_inputs()}
         self.batch_size = batch_size
 
