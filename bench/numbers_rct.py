@@ -87,7 +87,8 @@ def _fmt(m: dict[str, Any], key: str = "accuracy") -> str:
     return f"{m[key]:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-RESULT_FILES = ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json")
+RESULT_FILES = ("numbers_rct_offline.json", "numbers_rct_offline_20.json", "numbers_rct_llm_20.json",
+                "numbers_rct_llm-alone_20.json")
 
 
 def lines() -> list[str]:
@@ -107,7 +108,12 @@ def lines() -> list[str]:
            "**Development data**: the offline rules were written while looking at this set. GPT-4's figures are "
            "the published ones on Yun et al.'s test set, not on this set. The LLM is the shared local "
            "Qwen2.5-Coder-1.5B (llama.cpp), temperature 0, on items spread evenly over the set; the offline "
-           "row on the same items is beside it.", "",
+           "row on the same items is beside it. Two LLM policies: *llm alone* takes every field from the LLM's "
+           "answer (the published design); *llm (fills what the rules leave open)* is `--extractor llm`'s "
+           "default: the LLM is asked only when the offline rules leave a field open, fills only those fields, "
+           "decides the outcome type only when the rules read no events, mean or SD, and is not used when its "
+           "answer does not complete the item (no effect size computable). Every number the LLM "
+           "returns must occur in the selected text.", "",
            "| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
            "|---|---|---|---|---|---|---|"]
     for _, r in runs:
@@ -145,8 +151,8 @@ def lines() -> list[str]:
                     out.append(f"| {kind} | {fname} | {cat} | {k} |")
     out += ["", "Reproduce: `python bench/numbers_rct.py` (offline, all items), `python bench/numbers_rct.py --limit 20` "
             "(offline, the LLM run's items), `CLAIMTRACE_LLM_BASE_URL=http://127.0.0.1:8089/v1 "
-            "CLAIMTRACE_LLM_MODEL=… python bench/numbers_rct.py --extractor llm --limit 20` (resumable: rows in "
-            "`bench/results/numbers_rct_llm_rows.jsonl`; `--summarise-only` writes the summary of the rows done), "
+            "CLAIMTRACE_LLM_MODEL=… python bench/numbers_rct.py --extractor llm --limit 20 [--llm-policy alone]` "
+            "(resumable: rows in `bench/results/numbers_rct_llm_rows.jsonl` or `numbers_rct_llm-alone_rows.jsonl`; `--summarise-only` writes the summary of the rows done), "
             "then `python bench/results_pages.py`."]
     return out
 
@@ -155,6 +161,8 @@ def main() -> None:
     """Run the benchmark and write the JSON result."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--extractor", choices=("offline", "llm"), default="offline")
+    ap.add_argument("--llm-policy", choices=("fill", "alone"), default="fill",
+                    help="with --extractor llm: the LLM fills what the rules leave open (fill), or answers alone")
     ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--summarise-only", action="store_true",
@@ -173,7 +181,7 @@ def main() -> None:
         items = items[::step][: args.limit]
     xmls = sorted({DATA / "xml" / f"PMC{it['pmcid']}.xml" for it in items})
     run = Run(data=[dev, *xmls])
-    rows_path = REPO / "bench" / "results" / f"numbers_rct_{args.extractor}_rows.jsonl"
+    rows_path = REPO / "bench" / "results" / f"numbers_rct_{_tag(args)}_rows.jsonl"
     done: dict[str, dict[str, Any]] = {}
     if args.extractor == "llm" and rows_path.exists():
         for line in rows_path.read_text().splitlines():
@@ -204,7 +212,8 @@ def main() -> None:
         if client is not None:
             from claimtrace.numbers.llm import extract_numbers_llm
 
-            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client)
+            res = extract_numbers_llm(doc, it["intervention"], it["comparator"], it["outcome"], client=client,
+                                      policy=args.llm_policy)
         else:
             res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"])
         times.append(time.perf_counter() - t0)
@@ -222,12 +231,18 @@ def main() -> None:
     _write(args, rows, times, xmls, run, len(items), final=True)
 
 
+def _tag(args: argparse.Namespace) -> str:
+    """The run's name in file names: offline, llm (the LLM fills what the rules leave open) or llm-alone."""
+    return "llm-alone" if args.extractor == "llm" and args.llm_policy == "alone" else args.extractor
+
+
 def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[float], xmls: list[Path], run: Run,
            planned: int, *, final: bool) -> None:
     result = {
         "schema_version": "1",
         "benchmark": "rct-numeric dev (Yun et al. 2024 annotations), exact match with their definitions",
-        "extractor": args.extractor,
+        "extractor": {"llm": "llm (fills what the rules leave open)", "llm-alone": "llm alone"}.get(_tag(args),
+                                                                                                 args.extractor),
         "selection": f"{args.limit} items evenly spaced over dev.json" if args.limit else "all items",
         "items": len(rows),
         "items_planned": planned,
@@ -242,7 +257,7 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[flo
         "provenance": run.finish(),
     }
     suffix = f"_{args.limit}" if args.limit else ""
-    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{args.extractor}{suffix}.json"
+    out = args.out or REPO / "bench" / "results" / f"numbers_rct_{_tag(args)}{suffix}.json"
     out.write_text(json.dumps(result, indent=1) + "\n")
     if not final:
         return

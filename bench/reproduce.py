@@ -92,6 +92,8 @@ STEPS: list[Step] = [
          needs=["the serve extra", "the 1,000-paper store of serve-speed"]),
     Step("numbers-rct-llm", ["bench/numbers_rct.py", "--extractor", "llm", "--limit", "20"],
          ["numbers_rct_llm_20.json"], slow="local LLM", needs=[LLM]),
+    Step("numbers-rct-llm-alone", ["bench/numbers_rct.py", "--extractor", "llm", "--limit", "20", "--llm-policy",
+                                   "alone"], ["numbers_rct_llm-alone_20.json"], slow="local LLM", needs=[LLM]),
     Step("retrieval-ei", ["bench/retrieval_ei.py"], ["retrieval_ei.json"],
          slow="embeds every EI validation article (over 10 min cold on 2 cores)",
          needs=["the fine-tuned retriever folder for the `finetuned` rows (not in the repository)"]),

@@ -1,4 +1,11 @@
-"""``--extractor llm``: the LLM reads the selected context (sentences and table rows); every number it
+"""``--extractor llm``: the offline rules first, the LLM only where they leave the structure open.
+
+The LLM reads the selected context (sentences and table rows). With the default policy ``fill`` it is asked only when
+the offline result is incomplete; the offline values are kept, the LLM's answer fills the fields the rules did not
+find, and it decides the outcome type only when no type-specific value (events, or mean and SD) was read. An
+answer that does not complete the item (no effect size computable after it) is not used: an abstention is better
+than a partial guess. With
+``alone`` every field comes from the LLM (the published design, kept for comparison). Either way every number it
 returns is checked against that context, and one that the context does not contain is rejected and flagged."""
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from claimtrace.numbers.extract import extract_numbers, finish
 from claimtrace.numbers.model import NumbersResult, Value
 
 MAX_CONTEXT_CHARS = 1500
+LLMPolicy = Literal["fill", "alone"]
 
 
 class _ArmAnswer(BaseModel):
@@ -57,18 +65,29 @@ def numbers_in(text: str) -> set[float]:
     return {float(m.group()) for m in _NUM.finditer(text.replace("−", "-").replace("·", ".").replace(",", ""))}
 
 
+def _typed(res: NumbersResult) -> bool:
+    """True when the offline rules read a value that fixes the outcome type (events, or a mean or SD)."""
+    return any(getattr(a, f) is not None for a in res.arms.values() for f in ("events", "mean", "sd"))
+
+
 def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outcome: str, *,
-                        client: object) -> NumbersResult:
-    """Ask the LLM for the per-arm numbers from the selected context; keep only numbers the context contains."""
+                        client: object, policy: LLMPolicy = "fill") -> NumbersResult:
+    """The offline numbers, completed (``fill``) or replaced (``alone``) by the LLM's answer from the selected
+    context; only numbers the context contains are kept."""
     from claimtrace.llm import LLMClient
 
     assert isinstance(client, LLMClient)
+    base = extract_numbers(doc, intervention, comparator, outcome)
+    if policy == "fill" and base.outcome_type != "other" and _typed(base) and not base.not_reported:
+        out = base.model_copy(deep=True)
+        out.extractor = "llm"
+        out.notes.append("the offline rules read every field; the LLM was not asked")
+        return out
     ctx = select_context(doc, intervention, comparator, outcome)
     text = "\n".join(f"[{uid}] {t}" for uid, t in ctx)
     res = client.structured("numbers_arms", {"intervention": intervention, "comparator": comparator,
                                              "outcome": outcome, "context": text}, _Answer, task="extraction",
                             max_tokens=200)
-    base = extract_numbers(doc, intervention, comparator, outcome)
     out = base.model_copy(deep=True)
     out.extractor = "llm"
     out.context = [uid for uid, _ in ctx]
@@ -77,13 +96,15 @@ def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outco
         return out
     ans = res.value
     allowed = numbers_in(text)
-    if ans.outcome_type in ("binary", "continuous"):
+    if ans.outcome_type in ("binary", "continuous") and (policy == "alone" or not _typed(base)):
         out.outcome_type = ans.outcome_type
     for arm_name in ("intervention", "comparator"):
         got: _ArmAnswer = getattr(ans, arm_name)
         arm = out.arms[arm_name]
         for f in ("events", "group_size", "mean", "sd"):
             v = getattr(got, f)
+            if policy == "fill" and getattr(arm, f) is not None:
+                continue  # the rules read it from the text: kept
             setattr(arm, f, None)
             if v is None:
                 continue
@@ -96,4 +117,12 @@ def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outco
             setattr(arm, f, arm_value)
     out.flags = sorted(set(out.flags))
     finish(out)
+    if policy == "fill" and not out.effects:
+        # an answer that does not complete the item is a guess at part of it: abstain on those fields
+        kept = base.model_copy(deep=True)
+        kept.extractor, kept.context = "llm", out.context
+        kept.flags = sorted(set(kept.flags) | ({"llm_number_rejected"} & set(out.flags)))
+        kept.notes += [n for n in out.notes if "rejected" in n]
+        kept.notes.append("the LLM's answer did not complete the fields the rules left open; not used")
+        return kept
     return out
