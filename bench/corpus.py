@@ -3,16 +3,17 @@
 In one run, on the same corpus: the local engine with 1 and 2 workers, and the Ray engine with 2
 workers on a local cluster (``ray start --head`` on 127.0.0.1, connected by address). Records papers
 per minute (wall clock, start-up included), peak memory per worker, the 2-vs-1 speed-up, Ray's
-overhead ratio, and checks that the three runs wrote the same rows. The machine's load is recorded
-before and after each timed run; a run with load above the cores is flagged ``loaded`` and its
-timings are upper bounds, not the speed.
+overhead ratio, and checks that the three runs wrote the same rows. Each timed run records the CPU
+that other processes used meanwhile (``provenance.OthersCpu``: the machine's busy time minus the run's
+own processes, Ray's cluster and its workers included); a run where they used more than
+``OTHERS_LOADED_CORES`` is flagged ``loaded`` and its timings are upper bounds, not the speed.
 
 Also: ``--part storage`` times pyarrow vs DuckDB writing and reading the run's tables (the store's
 library choice), and ``--part llm`` measures LLM calls and tokens per paper with the LLM extractor on a
 small sample (the real local LLM), for the 1M-paper extrapolation. ``--part report`` writes the
 throughput and extrapolation sections of docs/corpus.md from the result files.
 
-Usage: ``python bench/corpus.py [--part throughput|storage|llm|report] [--limit N] [--repeats N]``
+Usage: ``python bench/corpus.py [--part throughput|storage|llm|report] [--limit N] [--repeats N] [--result FILE]``
 -> ``bench/results/corpus_throughput.json``, ``corpus_storage.json``, ``corpus_llm.json``.
 """
 
