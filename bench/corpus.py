@@ -98,6 +98,9 @@ def _run_cli(listfile: Path, out: Path, extra: list[str], env: dict[str, str], s
             # the CPU counted as the run's own (this process, the CLI and its workers, the Ray cluster's
             # processes), and the cluster's part of it: for Ray, about the workers' CPU plus the cluster's
             "own_cpu_seconds": others.own_seconds, "cluster_cpu_seconds": others.sessions_seconds,
+            # for comparison: the cluster's CPU read at the start and the end of the run only (the accounting
+            # before the ledger, blind to Ray's workers, which exit unreaped before the end)
+            "cluster_cpu_seconds_at_ends": others.sessions_seconds_at_ends,
             "load_before": load0, "load_after": _load(), "others_cpu_cores": others.cores,
             "loaded": others.cores > OTHERS_LOADED_CORES}
 
@@ -109,10 +112,14 @@ def _ray_accounting(ray_runs: list[dict[str, Any]]) -> dict[str, Any]:
     """How much of the Ray runs' CPU the accounting counts as the cluster's: its CPU over the workers' own
     report of theirs (``worker_cpu_seconds``); about 1 (a little above: the cluster's other processes) when
     the workers are counted, about 0 when they are not (they would then be counted as other processes')."""
-    ratios = [r["cluster_cpu_seconds"] / sum(r["worker_cpu_seconds"].values()) for r in ray_runs
-              if r.get("cluster_cpu_seconds") is not None and sum(r.get("worker_cpu_seconds", {}).values())]
+    runs = [r for r in ray_runs if r.get("cluster_cpu_seconds") is not None and sum(r["worker_cpu_seconds"].values())]
+    ratios = [r["cluster_cpu_seconds"] / sum(r["worker_cpu_seconds"].values()) for r in runs]
+    at_ends = [r["cluster_cpu_seconds_at_ends"] / sum(r["worker_cpu_seconds"].values()) for r in runs]
     return {"cluster_cpu_over_workers_cpu": [round(x, 3) for x in ratios],
-            "median": round(statistics.median(ratios), 3) if ratios else None}
+            "median": round(statistics.median(ratios), 3) if ratios else None,
+            # the same read at the start and the end of each run only (the earlier accounting)
+            "at_ends_over_workers_cpu": [round(x, 3) for x in at_ends],
+            "at_ends_median": round(statistics.median(at_ends), 3) if at_ends else None}
 
 
 def _spin_procs(n: int, k: int, own_sessions: bool) -> float:
@@ -412,7 +419,10 @@ def throughput_lines(tp: dict[str, Any]) -> list[str]:
         lines.append(f"- The Ray runs' own CPU: the cluster's processes (scanned during each run) used "
                      f"**{acc['median']}x** the CPU that the Ray workers report for themselves (median of "
                      f"{len(acc['cluster_cpu_over_workers_cpu'])} runs; above 1 by the cluster's other processes), "
-                     "and it counts as the run's own, not as other processes'.")
+                     "and it counts as the run's own, not as other processes'"
+                     + (f" (reading the cluster at the start and the end of each run only gives "
+                        f"{acc['at_ends_median']}x: Ray's workers exit unreaped before the end)"
+                        if acc.get("at_ends_median") is not None else "") + ".")
     if cap is not None:
         lines.append(f"- The machine's own ceiling, measured in the same run: two CPU-bound processes in one session "
                      f"finish two equal jobs **{cap['speedup_2_processes']}x** as fast as one process"

@@ -133,6 +133,7 @@ class _Proc:
     ppid: int
     own0: int  # utime + stime when first seen (0 when it started during the section)
     reaped0: int  # cutime + cstime (the CPU of the children it waited for) when first seen (0 likewise)
+    first_at: int = 0  # the scan that first found it
     own: int = 0
     reaped: int = 0
     gone_at: int | None = None  # the scan that found it gone
@@ -193,7 +194,7 @@ class ProcLedger:
                         self._untracked.add(pid)
                         continue
                     born = start >= self._t0
-                    p = _Proc(pid, start, ppid, 0 if born else own, 0 if born else reaped)
+                    p = _Proc(pid, start, ppid, 0 if born else own, 0 if born else reaped, self._scans)
                     self.procs.append(p)
                 p.ppid, p.own, p.reaped = ppid, own, reaped
                 alive[pid] = p
@@ -240,6 +241,14 @@ class ProcLedger:
                 total += max(0, (p.reaped - p.reaped0) - counted)
             return total / self._tick
 
+    def seconds_at_ends(self) -> float:
+        """What reading the tracked processes at the start and the end only gives (the earlier accounting, which
+        misses the processes that exit unreaped within the section): a comparison figure, not the measurement."""
+        with self._lock:
+            end = sum(p.own + p.reaped - p.own0 - p.reaped0 for p in self.procs if p.gone_at is None)
+            return (end - sum(p.own0 + p.reaped0 for p in self.procs
+                              if p.gone_at is not None and p.first_at == 1)) / self._tick
+
 
 def _busy_seconds() -> float:
     """CPU seconds all cores spent busy since boot (/proc/stat: everything but idle and iowait)."""
@@ -265,6 +274,7 @@ class OthersCpu:
         self.cores = 0.0
         self.own_seconds = 0.0
         self.sessions_seconds = 0.0
+        self.sessions_seconds_at_ends = 0.0
         self.wall = 0.0
         self._ledger: ProcLedger | None = None
 
@@ -291,6 +301,7 @@ class OthersCpu:
         if self._ledger is not None:
             self._ledger.__exit__(*exc)
             self.sessions_seconds = round(self._ledger.seconds(), 3)
+            self.sessions_seconds_at_ends = round(self._ledger.seconds_at_ends(), 3)
         self.own_seconds = round(me - self._self0 + self.sessions_seconds, 3)
         others = (busy - self._busy0) - self.own_seconds
         self.cores = round(max(others, 0.0) / self.wall, 3)

@@ -55,3 +55,13 @@ def test_the_verdict_says_whether_the_target_is_met() -> None:
     tp["speedup_2_vs_1"], tp["ray_overhead_ratio"] = 1.5, 1.1
     speed, ray, _ = _ratio_lines(tp)
     assert "target **NOT met**" in speed and "target **met**" in ray
+
+
+def test_the_ray_accounting_line_comes_from_the_file() -> None:
+    tp = _with_flags({"local_1": False, "local_2": False, "ray_2": False})
+    tp.pop("ray_cpu_accounting", None)
+    assert not any("The Ray runs' own CPU" in x for x in corpus.throughput_lines(tp))
+    tp["ray_cpu_accounting"] = {"cluster_cpu_over_workers_cpu": [1.07, 1.09], "median": 1.08,
+                                "at_ends_over_workers_cpu": [0.01, 0.02], "at_ends_median": 0.015}
+    line = next(x for x in corpus.throughput_lines(tp) if "The Ray runs' own CPU" in x)
+    assert "**1.08x**" in line and "median of 2 runs" in line and "only gives 0.015x" in line

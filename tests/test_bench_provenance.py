@@ -73,6 +73,8 @@ def test_an_unreaped_child_in_a_new_session_is_counted_as_own_cpu() -> None:
     assert oc.sessions_seconds >= 0.7 * child_cpu, (oc.sessions_seconds, child_cpu)
     assert oc.sessions_seconds <= child_cpu + 0.5, (oc.sessions_seconds, child_cpu)
     assert oc.own_seconds >= oc.sessions_seconds
+    # reading the session at the start and the end only (the earlier accounting) misses the child
+    assert oc.sessions_seconds_at_ends < 0.3 * child_cpu, (oc.sessions_seconds_at_ends, child_cpu)
 
 
 def test_a_waited_for_child_is_counted_once() -> None:
