@@ -19,6 +19,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from provenance import Run
 
@@ -54,7 +55,8 @@ def main() -> None:
     run = Run(data=files)
     ex = EmbeddedExtractor()
     extract_traces(load_document(REPO / "examples" / "PMC1821024.nxml"), extractor=ex)  # warm-up: models loaded
-    rows, errors = [], []
+    rows: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
     passes: list[dict[str, tuple[float, float]]] = []
     for rep in range(max(1, args.repeats)):
         times: dict[str, tuple[float, float]] = {}

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
 from provenance import Run
@@ -99,7 +100,7 @@ def main() -> None:
     manifest = args.work / f"ei_{args.split}_extract.jsonl"
     manifest.write_text(subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", args.split, "extract"],
                                        check=True, capture_output=True, text=True).stdout)
-    rows = []
+    rows: list[dict[str, Any]] = []
     items: dict[str, dict[str, dict[str, object]]] = {}
     base = args.work / f"bm25_top1_{args.split}.jsonl"
     t0 = time.perf_counter()

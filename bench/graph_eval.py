@@ -89,11 +89,11 @@ def run_method(method: str, golds: dict[str, EmpiricalGraph], timeout: float = 1
     return preds, info, errors
 
 
-def intervals(method: str, preds: dict[str, EmpiricalGraph], golds: dict[str, EmpiricalGraph]) -> dict:  # type: ignore[type-arg]
+def intervals(method: str, preds: dict[str, EmpiricalGraph], golds: dict[str, EmpiricalGraph]) -> dict:
     """Bootstrap intervals over abstracts: macro-F1 (with status) and, unless offline, its difference to offline."""
     ids = list(golds)
 
-    def pairs(p: dict[str, EmpiricalGraph]) -> list:  # type: ignore[type-arg]
+    def pairs(p: dict[str, EmpiricalGraph]) -> list:
         return [score_pair(p.get(g) or EmpiricalGraph(id=g), golds[g], use_status=True) for g in ids]
 
     mine = pairs(preds)

@@ -26,7 +26,9 @@ import platform
 import shlex
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,22 +124,130 @@ class Run:
         return self.block
 
 
-def _proc_tree_cpu(root_pids: Iterable[int]) -> float:
-    """CPU seconds (user + system, including reaped children) of processes whose session is one of ``root_pids``."""
-    roots = set(root_pids)
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        # fields[0] is the state (field 3 of proc(5)); session is field 6, utime..cstime fields 14-17
-        if int(fields[3]) in roots:
-            total += sum(int(x) for x in fields[11:15])
-    return total / tick
+@dataclass
+class _Proc:
+    """One tracked process as last read from /proc/PID/stat (CPU in clock ticks)."""
+
+    pid: int
+    start: int  # starttime (ticks after boot): with the pid, the process's identity
+    ppid: int
+    own0: int  # utime + stime when first seen (0 when it started during the section)
+    reaped0: int  # cutime + cstime (the CPU of the children it waited for) when first seen (0 likewise)
+    first_at: int = 0  # the scan that first found it
+    own: int = 0
+    reaped: int = 0
+    gone_at: int | None = None  # the scan that found it gone
+
+
+def _read_stat(pid: int) -> tuple[int, int, int, int, int] | None:
+    """(starttime, ppid, session, utime+stime, cutime+cstime) of a process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    # fields[0] is field 3 of proc(5) (state): ppid 4, session 6, utime..cstime 14-17, starttime 22
+    return (int(fields[19]), int(fields[1]), int(fields[3]), int(fields[11]) + int(fields[12]),
+            int(fields[13]) + int(fields[14]))
+
+
+class ProcLedger:
+    """The CPU that the processes of some sessions, and their descendants, used during a timed section.
+
+    ``with ProcLedger(sessions) as pl: ...; pl.seconds()``. /proc is scanned at the start, every
+    ``interval`` seconds (a thread) and at the end, so a process that starts and exits within the section
+    is counted even when no one waits for it: a parent that ignores SIGCHLD (Ray's raylet does, for its
+    workers) has its children reaped by the kernel, and their CPU reaches no ``cutime``. What a tracked
+    process's waited-for children used does reach its ``cutime``; the part of it already counted from the
+    children's own scans is subtracted, so nothing is counted twice. A process in a new session is tracked
+    when its parent is. Each process loses at most the CPU it used between its last scan and its exit.
+    """
+
+    def __init__(self, sessions: Iterable[int], interval: float = 0.2) -> None:
+        self.sessions = set(sessions)
+        self.interval = interval
+        self.procs: list[_Proc] = []
+        self._alive: dict[int, _Proc] = {}
+        self._untracked: set[int] = set()
+        self._scans = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._tick = os.sysconf("SC_CLK_TCK")
+        self._t0 = int(float(Path("/proc/uptime").read_text().split()[0]) * self._tick)
+
+    def scan(self) -> None:
+        """Read the tracked processes' CPU; track the new processes of the sessions and of tracked parents."""
+        with self._lock:
+            self._scans += 1
+            pids = {int(d) for d in os.listdir("/proc") if d.isdigit()}
+            self._untracked &= pids
+            alive: dict[int, _Proc] = {}
+            for pid in sorted(pids - self._untracked):
+                st = _read_stat(pid)
+                if st is None:
+                    continue
+                start, ppid, sid, own, reaped = st
+                p = self._alive.get(pid)
+                if p is None or p.start != start:
+                    if sid not in self.sessions and ppid not in self._alive and ppid not in alive:
+                        self._untracked.add(pid)
+                        continue
+                    born = start >= self._t0
+                    p = _Proc(pid, start, ppid, 0 if born else own, 0 if born else reaped, self._scans)
+                    self.procs.append(p)
+                p.ppid, p.own, p.reaped = ppid, own, reaped
+                alive[pid] = p
+            for pid, p in self._alive.items():
+                if alive.get(pid) is not p:
+                    p.gone_at = self._scans
+            self._alive = alive
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.scan()
+
+    def __enter__(self) -> ProcLedger:
+        self.scan()
+        self._thread = threading.Thread(target=self._loop, name="proc-ledger", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.scan()
+
+    def seconds(self) -> float:
+        """CPU seconds the tracked processes used during the section."""
+        with self._lock:
+            gone: dict[int, list[_Proc]] = {}  # parent pid -> its children found gone
+            for p in self.procs:
+                if p.gone_at is not None:
+                    gone.setdefault(p.ppid, []).append(p)
+
+            def held(c: _Proc) -> int:
+                # what a waiting parent's cutime gets from c: c's totals at its last scan, plus the children
+                # found gone in the same scan as c (c may have waited for them after that scan)
+                return c.own + c.reaped + sum(held(g) for g in gone.get(c.pid, []) if g.gone_at == c.gone_at)
+
+            total = 0
+            for p in self.procs:
+                total += p.own - p.own0
+                # p's cutime holds the children that went while p was alive, if p waited for them
+                counted = sum(held(c) for c in gone.get(p.pid, [])
+                              if c.start >= p.start and (p.gone_at is None or (c.gone_at or 0) < p.gone_at))
+                total += max(0, (p.reaped - p.reaped0) - counted)
+            return total / self._tick
+
+    def seconds_at_ends(self) -> float:
+        """What reading the tracked processes at the start and the end only gives (the earlier accounting, which
+        misses the processes that exit unreaped within the section): a comparison figure, not the measurement."""
+        with self._lock:
+            end = sum(p.own + p.reaped - p.own0 - p.reaped0 for p in self.procs if p.gone_at is None)
+            return (end - sum(p.own0 + p.reaped0 for p in self.procs
+                              if p.gone_at is not None and p.first_at == 1)) / self._tick
 
 
 def _busy_seconds() -> float:
@@ -150,32 +260,48 @@ class OthersCpu:
     """The CPU that OTHER processes used during a timed section, in cores (average over the section).
 
     ``with OthersCpu(sessions) as oc: ...`` measures the machine's busy CPU time (/proc/stat) minus the CPU
-    of the measured processes: this process's own children (reaped: pass ``own_children=True``) and every
-    process whose session id is in ``sessions`` (e.g. a cluster started with ``start_new_session``). Linux only.
+    of the measured processes: this process, its own children (reaped: pass ``own_children=True``), and
+    every process of the ``sessions`` and their descendants (e.g. a cluster started with
+    ``start_new_session``), counted by a `ProcLedger` (so also those that exit unreaped within the
+    section). After the section: ``cores`` (others, average), ``own_seconds`` (the measured processes'
+    CPU seconds), ``sessions_seconds`` (the part of it from the sessions) and ``wall``. Linux only.
     """
 
-    def __init__(self, sessions: Iterable[int] = (), own_children: bool = True) -> None:
+    def __init__(self, sessions: Iterable[int] = (), own_children: bool = True, interval: float = 0.2) -> None:
         self.sessions = list(sessions)
         self.own_children = own_children
+        self.interval = interval
         self.cores = 0.0
+        self.own_seconds = 0.0
+        self.sessions_seconds = 0.0
+        self.sessions_seconds_at_ends = 0.0
+        self.wall = 0.0
+        self._ledger: ProcLedger | None = None
 
-    def _own(self) -> float:
+    def _self(self) -> float:
         import resource
 
         ch = resource.getrusage(resource.RUSAGE_CHILDREN)
         me = resource.getrusage(resource.RUSAGE_SELF)
-        own = me.ru_utime + me.ru_stime + (ch.ru_utime + ch.ru_stime if self.own_children else 0.0)
-        return own + (_proc_tree_cpu(self.sessions) if self.sessions else 0.0)
+        return me.ru_utime + me.ru_stime + (ch.ru_utime + ch.ru_stime if self.own_children else 0.0)
 
     def __enter__(self) -> OthersCpu:
         import time
 
-        self._t0, self._busy0, self._own0 = time.perf_counter(), _busy_seconds(), self._own()
+        if self.sessions:
+            self._ledger = ProcLedger(self.sessions, self.interval).__enter__()
+        self._t0, self._busy0, self._self0 = time.perf_counter(), _busy_seconds(), self._self()
         return self
 
     def __exit__(self, *exc: object) -> None:
         import time
 
-        wall = max(time.perf_counter() - self._t0, 1e-9)
-        others = (_busy_seconds() - self._busy0) - (self._own() - self._own0)
-        self.cores = round(max(others, 0.0) / wall, 3)
+        busy, me = _busy_seconds(), self._self()
+        self.wall = max(time.perf_counter() - self._t0, 1e-9)
+        if self._ledger is not None:
+            self._ledger.__exit__(*exc)
+            self.sessions_seconds = round(self._ledger.seconds(), 3)
+            self.sessions_seconds_at_ends = round(self._ledger.seconds_at_ends(), 3)
+        self.own_seconds = round(me - self._self0 + self.sessions_seconds, 3)
+        others = (busy - self._busy0) - self.own_seconds
+        self.cores = round(max(others, 0.0) / self.wall, 3)

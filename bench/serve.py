@@ -235,7 +235,7 @@ def measure(work: Path, n: int, runs: int, cold_runs: int) -> dict[str, Any]:
         hdr = {"X-CSRF-Token": csrf, "Accept": "application/json"}
         _timed(c, "POST", "/quick", params={"name": "warm-up.pdf"}, headers=hdr,
                content=(REPO / "tests" / "fixtures" / "paper.pdf").read_bytes())
-        xs, pages = [], []
+        xs, names = [], []
         for f in QUICK_FILES:
             t0 = time.perf_counter()
             r = c.post("/quick", params={"name": f.name}, headers=hdr, content=f.read_bytes())
@@ -243,8 +243,8 @@ def measure(work: Path, n: int, runs: int, cold_runs: int) -> dict[str, Any]:
                 raise RuntimeError(f"quick check of {f}: {r.status_code} {r.text[:300]}")
             _timed(c, "GET", r.json()["url"])
             xs.append(time.perf_counter() - t0)
-            pages.append(f.name)
-        res["quick_check"] = {"files": pages, **summary(xs)}
+            names.append(f.name)
+        res["quick_check"] = {"files": names, **summary(xs)}
     finally:
         srv.stop()
     # ---- 30-page PDF paper page

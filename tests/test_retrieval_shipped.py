@@ -4,6 +4,7 @@ leakage check — on the project's own example papers (no ../shared needed)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.embeddings import (
     OnnxHeadEmbedder,
+    check_sha256,
     read_retriever_manifest,
     sha256_file,
     shipped_retriever_dir,
@@ -88,11 +90,22 @@ def test_sha256_mismatch_is_a_one_line_error(tmp_path: Path) -> None:
     shutil.copytree(shipped_retriever_dir(), bad)
     with (bad / "heads.npz").open("ab") as fh:
         fh.write(b"\0")
-    with pytest.raises(ClaimtraceError, match="does not match the pinned"):
+    with pytest.raises(ClaimtraceError, match=r"sha256 [0-9a-f]{64} does not match the pinned [0-9a-f]{64} \(a damaged or replaced model file\)$"):
         OnnxHeadEmbedder(bad)
     res = subprocess.run([*CLI, "retrieve", str(TDCS), "-q", TDCS_QUERY, "--retriever", f"finetuned:{bad}"],
                          capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 2 and res.stderr.strip().count("\n") == 0 and "sha256" in res.stderr
+
+
+def test_every_pinned_model_check_words_its_error_the_same(tmp_path: Path) -> None:
+    # the MiniLM encoder, the trained retriever and the cross-encoder all check through check_sha256
+    f = tmp_path / "model.onnx"
+    f.write_bytes(b"not the model")
+    check_sha256(f, hashlib.sha256(b"not the model").hexdigest())
+    with pytest.raises(ClaimtraceError) as exc:
+        check_sha256(f, "0" * 64)
+    assert str(exc.value) == (f"{f}: sha256 {hashlib.sha256(b'not the model').hexdigest()} does not match the "
+                              f"pinned {'0' * 64} (a damaged or replaced model file)")
 
 
 def test_default_retriever_ranks_the_gold_sentence_high() -> None:

@@ -23,7 +23,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
-from claimtrace.retrieval.embeddings import onnx_session, sha256_file
+from claimtrace.retrieval.embeddings import check_sha256, onnx_session, sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,7 @@ class OnnxCrossEncoder:
             manifest = json.loads((base / MANIFEST).read_text(encoding="utf-8"))
         expected = SHIPPED_MODEL_SHA256 if shipped else manifest.get("sha256", {}).get(MODEL_FILE)
         if expected:
-            digest = sha256_file(model)
-            if digest != expected:
-                raise ClaimtraceError(f"{model}: sha256 {digest} does not match the expected {expected}")
+            check_sha256(model, expected)
         self.folder = base
         self.manifest = manifest
         self.model_id = "cross-encoder:shipped" if shipped else f"cross-encoder:{base.resolve()}"

@@ -88,6 +88,14 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
+def check_sha256(path: Path, expected: str) -> None:
+    """Raise a one-line error when a pinned model file's sha256 is not the expected one."""
+    digest = sha256_file(path)
+    if digest != expected:
+        raise ClaimtraceError(f"{path}: sha256 {digest} does not match the pinned {expected} "
+                              "(a damaged or replaced model file)")
+
+
 def _normalise(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     return (x / np.maximum(norms, 1e-12)).astype(np.float32)
@@ -117,9 +125,7 @@ class OnnxMiniLM:
         if not path.is_file():
             raise InputError(path, "no such ONNX model file")
         if verify and expected is not None:
-            digest = sha256_file(path)
-            if digest != expected:
-                raise ClaimtraceError(f"{path}: sha256 {digest} does not match the expected {expected}")
+            check_sha256(path, expected)
         self.model_id = "onnx:all-MiniLM-L6-v2-int8" if expected else f"onnx:{path.resolve()}"
         tok_path = Path(tokenizer) if tokenizer else tokenizer_path()
         if not tok_path.is_file():
@@ -307,9 +313,7 @@ class OnnxHeadEmbedder:
                 path = d / name
                 if not path.is_file():
                     raise InputError(path, "missing file of the trained retriever")
-                digest = sha256_file(path)
-                if digest != expected:
-                    raise ClaimtraceError(f"{path}: sha256 {digest} does not match the pinned {expected}")
+                check_sha256(path, expected)
         if task not in meta["tasks"]:
             raise ClaimtraceError(f"{d}: no head for task {task!r} (has {meta['tasks']})")
         encoder = OnnxMiniLM(d / meta["model"], d / meta["tokenizer"], verify=False, threads=threads)
