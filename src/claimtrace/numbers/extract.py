@@ -89,7 +89,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
             flags.append("figure_caption_only")
     outcome_type: OutcomeType = (best.kind if best and best.kind in ("binary", "continuous") else  # type: ignore[assignment]
                                  ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
-    _fill_group_sizes(doc, ico, arms, context, tables)
+    best_table = best.context[0].split(".")[0] if best is not None and best.context else None
+    _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
     if best is not None and outcome_type == "continuous":
         _se_check(doc, best, arms, flags, notes)
@@ -507,10 +508,13 @@ def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
 
 
 # ---- group sizes, derivations, flags -------------------------------------------------------------
-def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table]) -> None:
+def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table],
+                      best_table: str | None = None) -> None:
     """Group sizes, when the chosen source does not give them: from a table column header of the arm
-    ("Placebo (n = 58)"), else from "arm ... (n = 30)" in a sentence, else from a sentence on allocation
-    that puts a count next to each arm ("497 were randomised (251 intervention and 246 control)")."""
+    ("Placebo (n = 58)"), else from a "Number of patients" row of that table, else from "arm ... (n = 30)" in
+    the chosen table's caption or footnotes, then in a sentence, then in another table's caption or
+    footnotes, else from a sentence on allocation that puts a count next to each arm ("497 were randomised
+    (251 intervention and 246 control)")."""
     for t in tables:
         if t.header_rows == 0:
             continue
@@ -524,23 +528,65 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             if n is not None:
                 arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
-    sentences = doc.sentences("all")
+    ordered = sorted(tables, key=lambda t: t.id != best_table)
+    for t in ordered:
+        if t.header_rows == 0 or all(arms[a].group_size is not None for a in arms):
+            continue
+        _size_row(t, ico, arms, context)
+    notes = [(t, f"{t.caption or ''} {' '.join(t.footnotes)}") for t in ordered]
+    units = [(f"{t.id} caption", text, "", 0, False) for t, text in notes if t.id == best_table]
+    units += [(s.id, s.text, s.scope, s.start, True) for s in doc.sentences("all")]
+    units += [(f"{t.id} caption", text, "", 0, False) for t, text in notes if t.id != best_table]
     for name in ("intervention", "comparator"):
         if arms[name].group_size is not None:
             continue
-        for s in sentences:
-            mine, theirs = _arm_mentions(ico, name, s.text)
-            for n, a, b in sample_sizes(s.text):
-                near = [p for p in mine if 0 <= a - p <= 60]
-                after = [p for p in mine if 0 < p - b <= 20]  # "N = 357 for placebo"
-                if (near and not [p for p in theirs if max(near) < p < a]) or (
-                        after and not [p for p in theirs if b < p < min(after)]):
-                    _set_size(arms[name], float(n), s.text, s.id, s.scope, s.start, a, b, context)
-                    break
-            if arms[name].group_size is not None:
-                break
+        for uid, text, scope, start, is_text in units:
+            mine, theirs = _arm_mentions(ico, name, text)
+            sizes = sample_sizes(text)
+            # the arm named before its size ("placebo (n = 14)") first, then after it ("N = 357 for placebo")
+            hits = [(n, a, b) for n, a, b in sizes
+                    if (near := [p for p in mine if 0 <= a - p <= 60]) and not [p for p in theirs if max(near) < p < a]]
+            hits += [(n, a, b) for n, a, b in sizes
+                     if (after := [p for p in mine if 0 < p - b <= 20]) and not [p for p in theirs if b < p < min(after)]]
+            if not hits:
+                continue
+            n, a, b = hits[0]
+            if is_text:
+                _set_size(arms[name], float(n), text, uid, scope, start, a, b, context)
+            else:
+                arms[name].group_size = Value(value=float(n), text=text[a:b], source="table", table=uid.split()[0])
+                context.append(uid)
+            break
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
-        _allocation_sizes(sentences, ico, arms, context)
+        _allocation_sizes(doc.sentences("all"), ico, arms, context)
+
+
+_SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
+                       r"women|men)|n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\))\s*$", re.I)
+
+
+def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
+    """Group sizes from a table row that counts each arm's patients ("Number of patients | 30 | 22")."""
+    icols, ccols = _arm_columns(t, ico)
+    if not icols or not ccols:
+        return
+    for row in t.rows:
+        cells = _row_cells(t, row)
+        if row.header or 1 not in cells or not _SIZE_ROW.match(cells[1].text):
+            continue
+        got: dict[str, tuple[float, TableCell]] = {}
+        for name, cols in (("intervention", icols), ("comparator", ccols)):
+            c = cells.get(cols[0])
+            m = re.fullmatch(r"\s*(\d{1,6})\s*", c.text if c else "")
+            if c is not None and m:
+                got[name] = (float(m.group(1)), c)
+        if len(got) == 2:
+            for name, (n, c) in got.items():
+                if arms[name].group_size is None:
+                    arms[name].group_size = Value(value=n, text=c.text, source="table", table=t.id, row=c.row,
+                                                  col=c.col)
+            context.append(row.id)
+            return
 
 
 _ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
@@ -554,9 +600,14 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     neither that way, by their roles ("intervention", "treatment" / "control", "placebo")."""
     terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
     mine, theirs = mentions(terms, text), mentions(other, text)
-    if mine or theirs:
+    if mine and theirs:
         return mine, theirs
     roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
+    if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
+        role = [m.start() for m in roles[arm].finditer(text)]
+        return [p for p in role if p not in theirs], theirs
+    if mine:
+        return mine, theirs
     mine = [m.start() for m in roles[arm].finditer(text)]
     theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
     return mine, theirs
