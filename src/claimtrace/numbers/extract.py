@@ -62,6 +62,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     ico = Ico.of(intervention, comparator, outcome)
     tables = doc.tables
     cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    if _BINARY_WORDS.search(outcome):
+        cands += _zero_candidates(doc, ico)
     if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
         cands = [c for c in cands if c.kind != "binary"]  # a score or a level is not a count of patients
     cands.sort(key=lambda c: -c.score)
@@ -500,6 +502,36 @@ def _nearest_arm(pos: int, ipos: list[int], cpos: list[int], direction: str) -> 
     else:
         cands = [(p - pos, "intervention") for p in ipos if p >= pos] + [(p - pos, "comparator") for p in cpos if p >= pos]
     return min(cands)[1] if cands else None
+
+
+_NONE = re.compile(r"\b(?:no|none of the (?:patients|subjects|participants) (?:had|experienced|developed|reported))\b"
+                   r"(?P<np>[^.;:]{3,160}?)(?:\b(?:were|was|have been|had been)\s+(?:reported|observed|recorded|noted|"
+                   r"seen|found|detected|documented|experienced)\b|\b(?:occurred|developed)\b|[.;]|$)", re.I)
+
+
+def _zero_candidates(doc: Document, ico: Ico) -> list[Candidate]:
+    """"No unexpected adverse events were reported": no events in either arm, when the sentence names the
+    outcome in what it negates and names neither arm alone (a sentence about one arm says nothing of the other)."""
+    out: list[Candidate] = []
+    for s in doc.sentences("all"):
+        for m in _NONE.finditer(s.text):
+            np_ = m.group("np")
+            if m.group(0).lower().startswith("no") and not re.search(r"\b(?:were|was|have been|had been)\s+\w+ed\b|"
+                                                                       r"\b(?:occurred|developed)\b", m.group(0)):
+                continue  # "no" needs a verb of reporting ("no X were observed")
+            score = ico.outcome.score(np_)
+            if score < OUTCOME_MIN or re.search(r"\d", np_) or re.search(r"\b(?:significant|difference|change)", np_, re.I):
+                continue
+            ipos, cpos = mentions(ico.intervention, s.text), mentions(ico.comparator, s.text)
+            if bool(ipos) != bool(cpos):
+                continue
+            base = {"text": s.text[m.start():m.end()], "source": "text", "unit_id": s.id, "scope": s.scope,
+                    "start": s.start + m.start(), "end": s.start + m.end()}
+            reads = {a: GroupNumbers("binary", m.start(), m.end(), m.group(0), events=0.0)
+                     for a in ("intervention", "comparator")}
+            values = {a: {"events": Value(value=0.0, **base)} for a in ("intervention", "comparator")}
+            out.append(Candidate(score - 0.3, "binary", reads, values, [], [s.id]))
+    return out
 
 
 def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
