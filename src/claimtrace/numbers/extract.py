@@ -18,7 +18,13 @@ from claimtrace.numbers import derive
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
-from claimtrace.stats.groups import GroupNumbers, find_group_numbers, read_group_numbers, sample_sizes
+from claimtrace.stats.groups import (
+    GroupNumbers,
+    find_group_numbers,
+    find_percentages,
+    read_group_numbers,
+    sample_sizes,
+)
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
 _BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|"
@@ -410,7 +416,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         s = ico.outcome.score(text)
         if s < OUTCOME_MIN or not re.search(r"\d", text):
             continue
-        ipos, cpos = mentions(ico.intervention, text), mentions(ico.comparator, text)
+        ipos, cpos = _arm_mentions(ico, "intervention", text)
         if not ipos or not cpos:
             continue
         found = _respectively(text, ico) if re.search(r"respectively", text, re.I) else {}
@@ -434,7 +440,9 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             for arm in values:
                 if "sd" in values[arm]:
                     found[arm][0].se_labelled = True
-        out.append(Candidate(s, found["intervention"][0].kind, {a: r for a, (r, _, _) in found.items()}, values,
+        bare = all(r.events is None and r.total is None and r.mean is None for r, _, _ in found.values())
+        out.append(Candidate(s - (0.2 if bare else 0.0), found["intervention"][0].kind,
+                             {a: r for a, (r, _, _) in found.items()}, values,
                              flags, [uid]))
     return out
 
@@ -443,11 +451,7 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
     """Numbers in a sentence assigned to arms: each to the arm named nearest before it ("drug X (3.1 ± 1.2)")
     or, when that does not give both arms, nearest after it ("12/60 on drug X"). Forms are tried in turn:
     events of a total, events with a percentage, a mean with its dispersion."""
-    found_all = find_group_numbers(text)
-    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
-             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
-             [g for g in found_all if g.kind == "continuous"])
-    for reads in forms:
+    for reads in _forms(text):
         if len(reads) < 2:
             continue
         for direction in ("before", "after"):
@@ -458,7 +462,35 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
                     found[arm] = (r, r.start, r.end)
             if len(found) == 2:
                 return found
+        vs = _VS.fullmatch(text[reads[0].end:reads[1].start]) if len(reads) == 2 else None
+        if vs is not None and ipos and cpos and max(min(ipos), min(cpos)) < reads[0].start:
+            # "more in the intervention group than in the control group (79% vs. 29%)": in the order named
+            first, second = ("intervention", "comparator") if min(ipos) < min(cpos) else ("comparator", "intervention")
+            return {first: (reads[0], reads[0].start, reads[0].end), second: (reads[1], reads[1].start, reads[1].end)}
     return {}
+
+
+_VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|v\.|compared with|and)\s*", re.I)
+
+
+def _forms(text: str) -> list[list[GroupNumbers]]:
+    """A sentence's per-group numbers by form, tried in turn: events of a total, events with a percentage,
+    a mean with its dispersion, and two bare percentages (events then come from the percentage and the group
+    size; a sentence with more percentages lists other outcomes or time points too)."""
+    found_all = find_group_numbers(text)
+    return [[g for g in found_all if g.kind == "binary" and g.total is not None],
+            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+            [g for g in found_all if g.kind == "continuous"],
+            _two_percentages(text)]
+
+
+def _two_percentages(text: str) -> list[GroupNumbers]:
+    """The two bare percentages of a sentence, one for each arm; none when there are more, or when one ends a
+    list that shares its % sign ("35 and 42.5%")."""
+    pcts = find_percentages(text)
+    if len(pcts) != 2 or any(re.search(r"\d\s*(?:,|and|or|&)\s*$", text[:g.start]) for g in pcts):
+        return []
+    return pcts
 
 
 _LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b")
@@ -468,12 +500,8 @@ _LIST_START = re.compile(r".*\b(?:in|for|of|among|between|from)\b", re.I | re.S)
 def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
     """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
     names are two lists of the same length, matched in order (names after the values, or before them)."""
-    found_all = find_group_numbers(text)
-    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
-             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
-             [g for g in found_all if g.kind == "continuous"])
     low = text.lower()
-    for reads in forms:
+    for reads in _forms(text):
         if len(reads) < 2:
             continue
         k = low.find("respectively", reads[-1].end)
@@ -678,6 +706,7 @@ def _set_size(arm: Arm, n: float, text: str, uid: str, scope: str, start: int, a
 def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], notes: list[str]) -> None:
     if best is None:
         return
+    bare = all(r.events is None and r.total is None and r.mean is None for r in best.reads.values())
     for name, arm in arms.items():
         pct = best.values.get(name, {}).get("_percent")
         read = best.reads.get(name)
@@ -698,6 +727,10 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
             arm.sd = Value(value=sd, text=arm.sd.text, source="derived", derived=formula, unit_id=arm.sd.unit_id,
                            table=arm.sd.table, row=arm.sd.row, col=arm.sd.col)
             notes.append(f"{name}: the dispersion is labelled SE; SD derived as SE × √N")
+    if bare and any(arms[a].events is None for a in arms):  # percentages alone: both arms' events or neither
+        for a in arms:
+            arms[a].events = None
+        notes.append("events not derived for both arms from the percentages; none reported")
 
 
 def _se_check(doc: Document, best: Candidate, arms: dict[str, Arm], flags: list[str], notes: list[str]) -> None:
