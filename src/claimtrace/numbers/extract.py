@@ -148,9 +148,9 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
     if ccols and not icols:
-        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or _other_arm(t, ccols)
     elif icols and not ccols:
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or _other_arm(t, icols)
     elif not icols and not ccols:
         icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
@@ -163,6 +163,22 @@ _GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\
                                    r"experimental|study group|active|verum)\b", re.I)
 _GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
                                  r"no intervention|no treatment|untreated)\b", re.I)
+
+
+_NOT_ARM = re.compile(r"^\s*(?:p\b|p[- ]?values?|sig|total|overall|all\b|difference|diff\.?|95\s*%|ci\b|"
+                      r"confidence|odds|risk|relative|hazard|rr\b|or\b|hr\b|effect|change|statistic|t\b|χ|chi)", re.I)
+
+
+def _other_arm(t: Table, taken: list[int]) -> list[int]:
+    """The other arm's columns in a two-arm table: the one column group (by top header) left once the named
+    arm's group and the stub, p, total, difference and CI columns are set aside."""
+    groups: dict[str, list[int]] = {}
+    for c, path in column_paths(t).items():
+        if c > 1 and path and not _NOT_ARM.match(path[0]):
+            groups.setdefault(path[0], []).append(c)
+    mine = {path for path, cols in groups.items() if set(cols) & set(taken)}
+    rest = [cols for path, cols in groups.items() if path not in mine]
+    return rest[0] if len(mine) == 1 and len(rest) == 1 else []
 
 
 def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
