@@ -265,42 +265,69 @@ def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
     for t in tables:
         if t.header_rows == 0 or not t.stub_column:
             continue
-        body = [r for r in t.rows if not r.header and r.label]
-        si = {r.id: ico.intervention.score(r.label or "") for r in body}
-        sc = {r.id: ico.comparator.score(r.label or "") for r in body}
-        irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
-        crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
-        if len(irow) != 1 or len(crow) != 1:
+        for paths, body in _blocks(t):
+            out.extend(_transposed_block(t, paths, body, ico))
+    return out
+
+
+def _blocks(t: Table) -> list[tuple[dict[int, list[str]], list[TableRow]]]:
+    """A table's column headers and body rows, split where a body row is a header of its own: stacked
+    sub-tables ("CGI-I response | Proportion responders | % | Adjusted odds ratio" and the arms' rows under
+    it); an inner header's columns are named by its first cell and the cell's own text."""
+    out: list[tuple[dict[int, list[str]], list[TableRow]]] = [(column_paths(t), [])]
+    for row in t.rows:
+        if row.header:
             continue
-        paths = column_paths(t)
-        col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
-                     if c > 1}
-        best = max(col_score.values(), default=0.0)
-        if best < OUTCOME_MIN:
+        cells = _row_cells(t, row)
+        rest = [c.text.strip() for col, c in cells.items() if col > 1 and c.text.strip()]
+        label = cells[1].text.strip() if 1 in cells else ""
+        wordy = [x for x in rest if not re.search(r"\d", x) and x not in ("-", "–", "—")]
+        if label and len(rest) >= 2 and len(wordy) * 2 > len(rest) and len(set(rest)) > 1:
+            out.append(({c: [label, cells[c].text.strip()] if c in cells else [label] for c in range(1, t.n_cols + 1)},
+                        []))
             continue
-        first = min(c for c, v in col_score.items() if v == best)
-        cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
-        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
-        reads: dict[str, GroupNumbers] = {}
-        values: dict[str, dict[str, Value]] = {}
-        for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
-            cells = _row_cells(t, row)
-            arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
-            r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
-                          counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
-            if r is None:
-                break
-            n_row = _size_in(row.label or "")
-            if r.total is None and n_row is not None:
-                r.total = n_row
-            reads[arm] = r
-            values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
-        if len(reads) < 2:
-            continue
-        kinds = {r.kind for r in reads.values()} - {""}
-        flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
-        out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
-                             [irow[0].id, crow[0].id]))
+        if row.label:
+            out[-1][1].append(row)
+    return [b for b in out if b[1]]
+
+
+def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow], ico: Ico) -> list[Candidate]:
+    """One block of a transposed table: the columns whose header names the outcome, read in each arm's row."""
+    out: list[Candidate] = []
+    si = {r.id: ico.intervention.score(r.label or "") for r in body}
+    sc = {r.id: ico.comparator.score(r.label or "") for r in body}
+    irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
+    crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
+    if len(irow) != 1 or len(crow) != 1:
+        return out
+    col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
+                 if c > 1}
+    best = max(col_score.values(), default=0.0)
+    if best < OUTCOME_MIN:
+        return out
+    first = min(c for c, v in col_score.items() if v == best)
+    cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
+    caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+    reads: dict[str, GroupNumbers] = {}
+    values: dict[str, dict[str, Value]] = {}
+    for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
+        cells = _row_cells(t, row)
+        arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
+        r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
+                      counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+        if r is None:
+            break
+        n_row = _size_in(row.label or "")
+        if r.total is None and n_row is not None:
+            r.total = n_row
+        reads[arm] = r
+        values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
+    if len(reads) < 2:
+        return out
+    kinds = {r.kind for r in reads.values()} - {""}
+    flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
+    out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
+                         [irow[0].id, crow[0].id]))
     return out
 
 
