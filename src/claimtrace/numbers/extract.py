@@ -516,42 +516,44 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
 _VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|v\.|compared with|and)\s*", re.I)
 
 
-def _forms(text: str) -> list[list[GroupNumbers]]:
+def _forms(text: str, *, lists: bool = False) -> list[list[GroupNumbers]]:
     """A sentence's per-group numbers by form, tried in turn: events of a total, events with a percentage,
-    a mean with its dispersion, and two bare percentages (events then come from the percentage and the group
-    size; a sentence with more percentages lists other outcomes or time points too)."""
+    a mean with its dispersion, and bare percentages (events then come from the percentage and the group
+    size; outside a "respectively" list, only two: more list other outcomes or time points too)."""
     found_all = find_group_numbers(text)
     return [[g for g in found_all if g.kind == "binary" and g.total is not None],
             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
             [g for g in found_all if g.kind == "continuous"],
-            _two_percentages(text)]
+            _bare_percentages(text, lists=lists)]
 
 
-def _two_percentages(text: str) -> list[GroupNumbers]:
-    """The two bare percentages of a sentence, one for each arm; none when there are more, or when one ends a
-    list that shares its % sign ("35 and 42.5%")."""
+def _bare_percentages(text: str, *, lists: bool = False) -> list[GroupNumbers]:
+    """The bare percentages of a sentence: two, one for each arm (or, with ``lists``, as many as a
+    "..., respectively" list names); none when one ends a list that shares its % sign ("35 and 42.5%")."""
     pcts = find_percentages(text)
-    if len(pcts) != 2 or any(re.search(r"\d\s*(?:,|and|or|&)\s*$", text[:g.start]) for g in pcts):
+    if (len(pcts) != 2 and not lists) or any(re.search(r"\d\s*(?:,|and|or|&)\s*$", text[:g.start]) for g in pcts):
         return []
     return pcts
 
 
-_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b")
-_LIST_START = re.compile(r".*\b(?:in|for|of|among|between|from)\b", re.I | re.S)
+_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b|\bthan\b")
+_LIST_START = re.compile(r"\b(?:in|for|of|among|between|from)\b", re.I)
 
 
 def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
     """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
     names are two lists of the same length, matched in order (names after the values, or before them)."""
     low = text.lower()
-    for reads in _forms(text):
+    for reads in _forms(text, lists=True):
         if len(reads) < 2:
             continue
         k = low.find("respectively", reads[-1].end)
         segs = [text[reads[-1].end:k]] if k >= 0 else []
-        m = _LIST_START.match(text[:reads[0].start])
-        if m is not None:
-            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[m.end():reads[0].start].strip()))
+        # the names before the values: from the last "in"/"for"/... on, else from an earlier one ("in the
+        # placebo group than in the X and Y groups (25.2%, 12.5%, 10.5%, respectively)")
+        starts = [m.end() for m in _LIST_START.finditer(text[:reads[0].start])]
+        for st in starts[::-1]:
+            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[st:reads[0].start].strip()))
         for seg in segs:
             items = [x for x in _LIST_SPLIT.split(seg) if re.search(r"[A-Za-z]{2}", x)]
             if len(items) != len(reads):
