@@ -140,8 +140,9 @@ def column_paths(t: Table) -> dict[int, list[str]]:
 
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     heads = {c: " ".join(p) for c, p in column_paths(t).items() if c > 1}
-    si = {c: ico.intervention.score(h) for c, h in heads.items()}
-    sc = {c: ico.comparator.score(h) for c, h in heads.items()}
+    # a column that negates a name ("No intervention", "Without drug X") is not that arm
+    si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
+    sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
     mi, mc = max(si.values(), default=0), max(sc.values(), default=0)
     icols = [c for c in heads if mi > 0 and si[c] == mi and si[c] > sc[c]]
     ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
@@ -159,6 +160,7 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     return icols, ccols
 
 
+_NEGATED = re.compile(r"^\s*(?:no|non|without|not)\b", re.I)
 _GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\b(treatment|treated|intervention|"
                                    r"experimental|study group|active|verum)\b", re.I)
 _GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
