@@ -71,7 +71,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     if _BINARY_WORDS.search(outcome):
         cands += _zero_candidates(doc, ico)
     if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
-        cands = [c for c in cands if c.kind != "binary"]  # a score or a level is not a count of patients
+        # a score or a level is not a count of patients, unless counts are all the paper gives for it
+        cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
