@@ -150,9 +150,11 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
     if ccols and not icols:
-        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or _other_arm(t, ccols)
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or (
+            _other_arm(t, ccols) if mc >= OUTCOME_MIN else [])
     elif icols and not ccols:
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or _other_arm(t, icols)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or (
+            _other_arm(t, icols) if mi >= OUTCOME_MIN else [])
     elif not icols and not ccols:
         icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
@@ -174,7 +176,8 @@ _NOT_ARM = re.compile(r"^\s*(?:p\b|p[- ]?values?|sig|total|overall|all\b|differe
 
 def _other_arm(t: Table, taken: list[int]) -> list[int]:
     """The other arm's columns in a two-arm table: the one column group (by top header) left once the named
-    arm's group and the stub, p, total, difference and CI columns are set aside."""
+    arm's group (named by at least half its words) and the stub, p, total, difference and CI columns are set
+    aside."""
     groups: dict[str, list[int]] = {}
     for c, path in column_paths(t).items():
         if c > 1 and path and not _NOT_ARM.match(path[0]):
@@ -595,8 +598,13 @@ def _zero_candidates(doc: Document, ico: Ico) -> list[Candidate]:
             if m.group(0).lower().startswith("no") and not re.search(r"\b(?:were|was|have been|had been)\s+\w+ed\b|"
                                                                        r"\b(?:occurred|developed)\b", m.group(0)):
                 continue  # "no" needs a verb of reporting ("no X were observed")
-            score = ico.outcome.score(np_)
-            if score < OUTCOME_MIN or re.search(r"\d", np_) or re.search(r"\b(?:significant|difference|change)", np_, re.I):
+            if re.search(r"\d", np_) or re.search(r"\b(?:significant|difference|change)", np_, re.I):
+                continue
+            # one of the things negated is the outcome, with no word the outcome lacks ("no serious adverse
+            # events" says nothing of adverse events in general)
+            pieces = [x for x in re.split(r",|;|\band/or\b|\band\b|\bor\b", np_) if words(x)]
+            score = max((ico.outcome.score(x) for x in pieces if _covered(x, ico.outcome.phrase) == 1.0), default=0.0)
+            if score < OUTCOME_MIN:
                 continue
             ipos, cpos = mentions(ico.intervention, s.text), mentions(ico.comparator, s.text)
             if bool(ipos) != bool(cpos):

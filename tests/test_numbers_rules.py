@@ -1,0 +1,107 @@
+"""``claimtrace numbers`` offline rules on small fixtures made by the project (tests/data/numbers/): group sizes
+from a table's footnote and a "Number of patients" row, zero events from "No X were reported", bare percentages
+(two per sentence, "80% vs. 30%", a "respectively" list), stacked sub-tables, a negated column header and the
+other arm's column of a two-arm table. Each case also checks an abstention where the rule must not fire."""
+
+from __future__ import annotations
+
+from claimtrace.documents import load_document
+from claimtrace.numbers.extract import extract_numbers
+from claimtrace.numbers.model import NumbersResult
+from conftest import REPO
+
+DATA = REPO / "tests" / "data" / "numbers"
+
+
+def numbers(fixture: str, intervention: str, comparator: str, outcome: str) -> NumbersResult:
+    return extract_numbers(load_document(DATA / fixture), intervention, comparator, outcome)
+
+
+def values(res: NumbersResult, field: str) -> tuple[float | None, float | None]:
+    i, c = (getattr(res.arms[a], field) for a in ("intervention", "comparator"))
+    return (i.value if i else None, c.value if c else None)
+
+
+def test_group_sizes_from_the_chosen_tables_footnote() -> None:
+    res = numbers("trial_zero_sizes.xml", "drug Y 50 mg", "placebo", "adverse events - headache")
+    assert values(res, "events") == (5, 1)  # the 50 mg column, not the 10 mg one
+    # "drug Y (n = 20 per dose) or placebo (n = 40)": each size goes to the arm named before it
+    assert values(res, "group_size") == (20, 40)
+    size = res.arms["comparator"].group_size
+    assert size is not None and size.text == "n = 40" and size.table == "t1"
+
+
+def test_no_events_reported_gives_zero_in_both_arms() -> None:
+    res = numbers("trial_zero_sizes.xml", "drug Y 10 mg", "placebo", "unexpected serious adverse events")
+    assert values(res, "events") == (0, 0)
+    ev = res.arms["intervention"].events
+    assert ev is not None and ev.unit_id == "a1.s1" and ev.text.startswith("No serious adverse events")
+    # the same negation does not answer an outcome it does not name
+    other = numbers("trial_zero_sizes.xml", "drug Y 10 mg", "placebo", "adverse events - rash")
+    assert values(other, "events") == (0, 0) and other.arms["intervention"].events.source == "table"  # type: ignore[union-attr]
+    none = numbers("trial_zero_sizes.xml", "drug Y 10 mg", "placebo", "hospital readmission")
+    assert values(none, "events") == (None, None)
+
+
+def test_two_bare_percentages_give_events_with_the_group_sizes() -> None:
+    res = numbers("trial_percents.xml", "education programme", "usual information", "readmission within 30 days")
+    assert values(res, "group_size") == (50, 40)  # "50 were assigned to the intervention group and 40 to the control group"
+    assert values(res, "events") == (22, 24)  # 44% of 50, 60% of 40
+    ev = res.arms["intervention"].events
+    assert ev is not None and ev.source == "derived" and ev.text == "44%" and "44% × 50" in (ev.derived or "")
+
+
+def test_percentages_in_the_order_the_arms_are_named() -> None:
+    # "more frequent in the intervention group than in the control group (80% vs. 30%)"
+    res = numbers("trial_percents.xml", "education programme", "usual information", "response")
+    assert values(res, "events") == (40, 12)
+
+
+def test_percentages_that_no_count_rounds_to_abstain_in_both_arms() -> None:
+    res = numbers("trial_percents.xml", "education programme", "usual information", "falls")
+    # 33% of 50 is no whole count (16 is 32%, 17 is 34%): neither arm gets events, not just the one that fails
+    assert values(res, "events") == (None, None)
+    assert "ambiguous_percent" in res.flags
+
+
+def test_percentages_listed_for_several_outcomes_are_not_read() -> None:
+    # "(36 and 40%, respectively)": two outcomes share one % sign; the 40% is not the calm patients' share
+    res = numbers("trial_percents.xml", "education programme", "usual information", "patients who were calm")
+    assert values(res, "events") == (None, None)
+
+
+def test_respectively_list_named_from_an_earlier_in() -> None:
+    res = numbers("trial_respectively.xml", "drug Z", "placebo", "discontinued due to lack of efficacy")
+    assert values(res, "events") == (15, 40)  # 12.5% of 120, 25.0% of 160
+    assert values(res, "group_size") == (120, 160)
+
+
+def test_stacked_sub_tables_are_read_block_by_block() -> None:
+    res = numbers("trial_tables.xml", "drug Y", "placebo", "remission")
+    assert values(res, "events") == (20, 12) and values(res, "group_size") == (39, 38)
+    ev = res.arms["intervention"].events
+    assert ev is not None and ev.table == "t1" and ev.text.startswith("20/39")
+
+
+def test_negated_header_is_the_other_arm_and_sizes_from_a_number_of_patients_row() -> None:
+    res = numbers("trial_tables.xml", "patient empowerment booklet", "standard care", "wound infection")
+    assert values(res, "events") == (5, 12)  # "No intervention" is the comparator, not the intervention
+    assert values(res, "group_size") == (50, 48)  # from the "Number of patients" row
+    size = res.arms["comparator"].group_size
+    assert size is not None and size.table == "t2" and size.col == 3
+
+
+def test_the_other_arm_column_of_a_two_arm_table() -> None:
+    res = numbers("trial_tables.xml", "Drug W arm (drug W plus carboplatin)", "Control arm (carboplatin as above)",
+                  "objective response rate")
+    assert values(res, "events") == (15, 5) and values(res, "group_size") == (30, 15)
+    # an arm named by one generic word does not make the rest of the table the other arm
+    weak = numbers("trial_tables.xml", "drug Q 10 mg", "placebo", "objective response rate")
+    assert values(weak, "events") == (None, None)
+
+
+def test_a_narrower_negation_does_not_answer_a_broader_outcome() -> None:
+    # "No serious adverse events were reported" says nothing of adverse events in general
+    res = numbers("trial_zero_sizes.xml", "drug Y 10 mg", "placebo", "adverse events")
+    assert res.arms["intervention"].events is None or res.arms["intervention"].events.source == "table"
+    assert "a1.s1" not in res.context
