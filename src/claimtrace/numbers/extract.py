@@ -722,8 +722,9 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
         role = [m.start() for m in roles[arm].finditer(text)]
         return [p for p in role if p not in theirs], theirs
-    if mine:
-        return mine, theirs
+    if mine:  # "... in the clonidine group when compared to ... in the control group": the other arm by its role
+        role = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
+        return mine, [p for p in role if p not in mine]
     mine = [m.start() for m in roles[arm].finditer(text)]
     theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
     return mine, theirs
