@@ -105,3 +105,18 @@ def test_a_narrower_negation_does_not_answer_a_broader_outcome() -> None:
     res = numbers("trial_zero_sizes.xml", "drug Y 10 mg", "placebo", "adverse events")
     assert res.arms["intervention"].events is None or res.arms["intervention"].events.source == "table"
     assert "a1.s1" not in res.context
+
+
+def test_one_arm_named_the_other_by_its_role_and_equal_group_sizes() -> None:
+    # the comparator ("ropivacaine + saline") shares every word with the intervention: the sentence names it
+    # only as "the control group"; "two groups of 30 each" gives both sizes
+    res = numbers("trial_equal_groups.xml", "ropivacaine + diluted clonidine with saline", "ropivacaine + saline",
+                  "duration of sensory block")
+    assert values(res, "mean") == (703.83, 556.38) and values(res, "sd") == (42.90, 37.96)
+    assert values(res, "group_size") == (30, 30)
+    size = res.arms["intervention"].group_size
+    assert size is not None and size.unit_id == "a1.s1" and size.text == "30"
+    # a size written for one group only is not copied to the other
+    one = extract_numbers(load_document(DATA / "trial_percents.xml"), "education programme", "usual information",
+                          "response")
+    assert values(one, "group_size") == (50, 40)

@@ -675,6 +675,30 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             break
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
         _allocation_sizes(doc.sentences("all"), ico, arms, context)
+    if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
+        _equal_sizes(doc.sentences("all"), arms, context)
+
+
+#: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
+_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5})\b(?! ?%)|"
+                    r"(?<![\d.,/])(?P<b>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?"
+                    r"(?:in|per|into) (?:each|every) (?:group|arm)\b|"
+                    r"(?<![\d.,/])(?P<c>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?per (?:group|arm)\b",
+                    re.I)
+
+
+def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> None:
+    """Both arms' sizes from the first sentence that gives one size for every group ("two groups of 30 each")."""
+    for s in sentences:
+        m = _EQUAL.search(s.text)
+        if m is None:
+            continue
+        g = next(k for k in ("a", "b", "c") if m.group(k))
+        n = int(m.group(g))
+        if n > 1:
+            for arm in arms.values():
+                _set_size(arm, float(n), s.text, s.id, s.scope, s.start, m.start(g), m.end(g), context)
+            return
 
 
 _SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
