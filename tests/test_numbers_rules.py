@@ -120,3 +120,9 @@ def test_one_arm_named_the_other_by_its_role_and_equal_group_sizes() -> None:
     one = extract_numbers(load_document(DATA / "trial_percents.xml"), "education programme", "usual information",
                           "response")
     assert values(one, "group_size") == (50, 40)
+
+
+def test_a_size_per_arm_next_to_arm_specific_sizes_is_not_one_size_for_all() -> None:
+    res = numbers("trial_unequal_groups.xml", "provider training", "control", "knowledge score")
+    assert values(res, "mean") == (3.2, 2.9)
+    assert values(res, "group_size") != (14, 14)  # "14 per arm" was randomised; 12 of the control's were analysed

@@ -687,12 +687,16 @@ _EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}
                     re.I)
 
 
+_ONE_ARM_SIZE = re.compile(r"(?<![\d.,/])\d{1,5} (?:in|per|for|to|on) (?:the |each )?(?:[a-z-]+ )?(?:group|arm)s?\b|"
+                           r"(?<![\d.,/])\d{1,5} (?:in|to|on) (?:the )?(?:control|placebo|intervention|treatment)\b", re.I)
+
+
 def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> None:
     """Both arms' sizes from the first sentence that gives one size for every group ("two groups of 30 each")."""
     for s in sentences:
         m = _EQUAL.search(s.text)
-        if m is None:
-            continue
+        if m is None or _ONE_ARM_SIZE.search(s.text[:m.start()] + " " + s.text[m.end():]):
+            continue  # "14 per arm were randomised and 40 (12 in control, ...) analysed": not one size for all
         g = next(k for k in ("a", "b", "c") if m.group(k))
         n = int(m.group(g))
         if n > 1:
