@@ -126,3 +126,9 @@ def test_a_size_per_arm_next_to_arm_specific_sizes_is_not_one_size_for_all() -> 
     res = numbers("trial_unequal_groups.xml", "provider training", "control", "knowledge score")
     assert values(res, "mean") == (3.2, 2.9)
     assert values(res, "group_size") != (14, 14)  # "14 per arm" was randomised; 12 of the control's were analysed
+
+
+def test_an_arm_column_named_by_a_word_beats_one_matched_by_a_number() -> None:
+    # "10-week yoga program": the total column's header cell "38 ± 10" holds a 10, the yoga column names yoga
+    res = numbers("trial_number_in_header.xml", "10-week yoga program", "Control", "pNN50")
+    assert values(res, "mean") == (20.7, 19.4) and values(res, "group_size") == (18, 19)

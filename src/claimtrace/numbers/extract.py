@@ -144,6 +144,12 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     # a column that negates a name ("No intervention", "Without drug X") is not that arm
     si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
     sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
+    # equal scores: a column that matches by a word beats one that matches only by a number ("10-week yoga"
+    # against a header cell "79 ± 10" and a "Yoga group" header)
+    for score, terms in ((si, ico.intervention), (sc, ico.comparator)):
+        for c, h in heads.items():
+            if score[c] > 0 and terms.score(re.sub(r"\d+(?:\.\d+)?", " ", h)) > 0:
+                score[c] += 1e-6
     mi, mc = max(si.values(), default=0), max(sc.values(), default=0)
     icols = [c for c in heads if mi > 0 and si[c] == mi and si[c] > sc[c]]
     ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
