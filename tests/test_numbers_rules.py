@@ -6,7 +6,7 @@ other arm's column of a two-arm table. Each case also checks an abstention where
 from __future__ import annotations
 
 from claimtrace.documents import load_document
-from claimtrace.numbers.extract import extract_numbers
+from claimtrace.numbers.extract import abbreviations, expand, extract_numbers
 from claimtrace.numbers.model import NumbersResult
 from conftest import REPO
 
@@ -132,3 +132,12 @@ def test_an_arm_column_named_by_a_word_beats_one_matched_by_a_number() -> None:
     # "10-week yoga program": the total column's header cell "38 ± 10" holds a 10, the yoga column names yoga
     res = numbers("trial_number_in_header.xml", "10-week yoga program", "Control", "pNN50")
     assert values(res, "mean") == (20.7, 19.4) and values(res, "group_size") == (18, 19)
+
+
+def test_abbreviations_defined_in_a_footnote_name_the_arms_and_the_outcome() -> None:
+    doc = load_document(DATA / "trial_abbreviations.xml")
+    assert abbreviations(doc.tables[0])["CZP"] == "certolizumab pegol"
+    assert expand("PBO + MTX", abbreviations(doc.tables[0])) == "PBO + MTX (placebo; methotrexate)"
+    res = extract_numbers(doc, "certolizumab pegol 200 mg", "placebo", "health assessment questionnaire disability index")
+    assert values(res, "mean") == (1.2, 1.5) and values(res, "sd") == (0.6, 0.7)
+    assert values(res, "group_size") == (393, 199)

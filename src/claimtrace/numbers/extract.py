@@ -139,8 +139,23 @@ def column_paths(t: Table) -> dict[int, list[str]]:
     return out
 
 
+_ABBREV = re.compile(r"(?:^|[;.]\s*)([A-Z][A-Za-z0-9-]{1,9})\s*=\s*([^;=]{3,80}?)\s*(?=;|\.\s|\.?$)")
+
+
+def abbreviations(t: Table) -> dict[str, str]:
+    """The abbreviations a table's footnotes define ("CZP = certolizumab pegol; PBO = placebo")."""
+    return {m.group(1): m.group(2).strip() for fn in t.footnotes for m in _ABBREV.finditer(fn)}
+
+
+def expand(text: str, abbrevs: dict[str, str]) -> str:
+    """A header or label with the long form of each abbreviation it uses appended ("CZP 200 mg (certolizumab pegol)")."""
+    longs = [abbrevs[w] for w in dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)) if w in abbrevs]
+    return f"{text} ({'; '.join(longs)})" if longs else text
+
+
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
-    heads = {c: " ".join(p) for c, p in column_paths(t).items() if c > 1}
+    abbrevs = abbreviations(t)
+    heads = {c: expand(" ".join(p), abbrevs) for c, p in column_paths(t).items() if c > 1}
     # a column that negates a name ("No intervention", "Without drug X") is not that arm
     si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
     sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
@@ -217,6 +232,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         if not icols or not ccols:
             continue
         paths = column_paths(t)
+        abbrevs = abbreviations(t)
         caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
         # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
         # "Clinical characteristics" alone may hold outcomes too: ranked lower only
@@ -235,8 +251,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 sub = label  # a sub-heading row
                 continue
             sub = row.group or sub
-            s = ico.outcome.score(f"{sub} {label}")
-            s2 = ico.outcome.score(label)
+            s = ico.outcome.score(expand(f"{sub} {label}", abbrevs))
+            s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
             if baseline and not re.search(r"baseline", ico.outcome.phrase, re.I):
