@@ -490,8 +490,11 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         ipos, cpos = _arm_mentions(ico, "intervention", text)
         if not ipos or not cpos:
             continue
-        found = _respectively(text, ico) if re.search(r"respectively", text, re.I) else {}
-        found = found or _assign(text, ipos, cpos)
+        resp = re.search(r"respectively", text, re.I)
+        found = _respectively(text, ico) if resp else {}
+        if not found and not (resp and len(_forms(text)[2]) > 2):
+            # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
+            found = _assign(text, ipos, cpos)
         if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
             continue
         values: dict[str, dict[str, Value]] = {}
