@@ -141,3 +141,18 @@ def test_abbreviations_defined_in_a_footnote_name_the_arms_and_the_outcome() -> 
     res = extract_numbers(doc, "certolizumab pegol 200 mg", "placebo", "health assessment questionnaire disability index")
     assert values(res, "mean") == (1.2, 1.5) and values(res, "sd") == (0.6, 0.7)
     assert values(res, "group_size") == (393, 199)
+
+
+def test_another_measure_of_the_outcome_is_not_read_for_it() -> None:
+    # the sentence gives the block's duration; the onset is not written: abstain
+    res = numbers("trial_wrong_pairing.xml", "ropivacaine + clonidine", "ropivacaine", "onset of sensory block")
+    assert values(res, "mean") == (None, None)
+    ok = numbers("trial_wrong_pairing.xml", "ropivacaine + clonidine", "ropivacaine", "duration of sensory block")
+    assert values(ok, "mean") == (703.8, 556.4)
+
+
+def test_three_values_with_respectively_are_not_paired_by_nearest_names() -> None:
+    # "−15.58 and −14.88 for drug Q 300 and 600 mg/day, respectively, vs −11.61 for placebo": nearest names would
+    # give drug Q the placebo's value; no list matches both arms, so nothing is read
+    res = numbers("trial_wrong_pairing.xml", "drug Q 600 mg/day", "placebo", "MADRS total score")
+    assert values(res, "mean") in ((None, None), (-14.88, -11.61))

@@ -259,7 +259,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
             score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
                 0.15 if demote else 0.0)
-            if max(s, s2) < OUTCOME_MIN:
+            if max(s, s2) < OUTCOME_MIN or _other_measure(ico.outcome.phrase, f"{sub} {label}"):
                 continue
             reads: dict[str, GroupNumbers] = {}
             values: dict[str, dict[str, Value]] = {}
@@ -450,6 +450,18 @@ def _names_time(outcome: Terms, header: str) -> bool:
     return m is not None and m.group(0).strip().lower() in outcome.phrase.lower()
 
 
+_MEASURES = ("onset", "duration", "severity", "incidence", "frequency", "latency", "recovery")
+_MEASURE = re.compile(r"\b(" + "|".join(_MEASURES) + r")\b", re.I)
+
+
+def _other_measure(outcome: str, text: str) -> bool:
+    """Whether a text measures the outcome's quantity another way: the outcome asks for the onset of a block
+    and the text gives its duration (it names another measure of the list and not the outcome's own)."""
+    want = {m.lower() for m in _MEASURE.findall(outcome)}
+    have = {m.lower() for m in _MEASURE.findall(text)}
+    return bool(want) and not (want & have) and bool(have)
+
+
 def _covered(label: str, outcome: str) -> float:
     """The share of a row label's words that the outcome phrase contains (a "Headache" row for "adverse events - headache")."""
     ws = [w for w in words(label) if not w.replace(".", "").isdigit()]
@@ -485,7 +497,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         units = [(s.id, s.text, s.scope, s.start) for s in doc.sentences("all")]
     for uid, text, scope, start in units:
         s = ico.outcome.score(text)
-        if s < OUTCOME_MIN or not re.search(r"\d", text):
+        if s < OUTCOME_MIN or not re.search(r"\d", text) or _other_measure(ico.outcome.phrase, text):
             continue
         ipos, cpos = _arm_mentions(ico, "intervention", text)
         if not ipos or not cpos:
