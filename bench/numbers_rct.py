@@ -1,6 +1,7 @@
 """Numbers for meta-analysis on rct-numeric (Yun et al. 2024): exact match per field and per item, computable share, MAE.
 
-    python bench/numbers_rct.py                          # offline, all dev items -> bench/results/numbers_rct_offline.json
+    python bench/numbers_rct.py --baseline bench/results/numbers_rct_offline_baseline.json
+                                                         # offline, all dev items -> bench/results/numbers_rct_offline.json
     python bench/numbers_rct.py --extractor llm --limit 20   # local LLM, resumable (rows cached in bench/results/numbers_rct_llm_rows.jsonl)
 
 Definitions follow Yun et al.'s evaluation code (see claimtrace.numbers.scoring). CIs: exact
@@ -46,6 +47,38 @@ def _boot_mae(errs: list[float], seed: int = 0) -> list[float] | None:
     return [round(float(np.percentile(means, 2.5)), 4), round(float(np.percentile(means, 97.5)), 4)]
 
 
+def _cluster_ci(rows: list[dict[str, Any]], seed: int = 0) -> list[float] | None:
+    """95% bootstrap interval of the all-fields accuracy resampling articles (items of one article together)."""
+    import numpy as np
+
+    by: dict[str, list[int]] = {}
+    for r in rows:
+        by.setdefault(str(r.get("pmcid")), []).append(int(r["all_correct"]))
+    if len(by) < 2:
+        return None
+    groups = list(by.values())
+    k = np.array([sum(g) for g in groups])
+    n = np.array([len(g) for g in groups])
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(groups), size=(2000, len(groups)))
+    acc = k[idx].sum(axis=1) / n[idx].sum(axis=1)
+    return [round(float(np.percentile(acc, 2.5)), 4), round(float(np.percentile(acc, 97.5)), 4)]
+
+
+def versus(rows: list[dict[str, Any]], baseline: dict[str, Any]) -> dict[str, Any]:
+    """Items gained and lost (all fields exact) against an earlier result file, and how many articles each spans."""
+    before = {str(r["id"]): r for r in baseline["rows"]}
+    out: dict[str, Any] = {"baseline_commit": baseline["provenance"].get("commit")}
+    for kind in ("binary", "continuous"):
+        rs = [r for r in rows if r["outcome_type"] == kind and str(r["id"]) in before]
+        gained = [r for r in rs if r["all_correct"] and not before[str(r["id"])]["all_correct"]]
+        lost = [r for r in rs if not r["all_correct"] and before[str(r["id"])]["all_correct"]]
+        out[kind] = {"n": len(rs), "gained": len(gained), "gained_articles": len({r["pmcid"] for r in gained}),
+                     "lost": len(lost), "lost_articles": len({r["pmcid"] for r in lost}),
+                     "before": round(sum(before[str(r["id"])]["all_correct"] for r in rs) / len(rs), 4) if rs else None}
+    return out
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Metrics per outcome type from scored rows."""
     out: dict[str, Any] = {}
@@ -70,7 +103,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 errors[f][cat] = errors[f].get(cat, 0) + 1
         out[kind] = {
             "n": n,
-            "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n)},
+            "articles": len({r.get("pmcid") for r in rs}),
+            "exact_match_all_fields": {"accuracy": round(k_all / n, 4), "ci95": _ci(k_all, n),
+                                       "ci95_articles_resampled": _cluster_ci(rs)},
             "gpt4_published": GPT4[kind],
             "per_field": per_field,
             "outcome_type_accuracy": {"accuracy": round(k_type / n, 4), "ci95": _ci(k_type, n)},
@@ -114,8 +149,9 @@ def lines() -> list[str]:
            "decides the outcome type only when the rules read no events, mean or SD, and is not used when its "
            "answer does not complete the item (no effect size computable). Every number the LLM "
            "returns must occur in the selected text.", "",
-           "| run | type | n | all fields exact (95% CI) | GPT-4 (published) | computable (95% CI) | MAE (n) [95% CI] |",
-           "|---|---|---|---|---|---|---|"]
+           "| run | type | n (articles) | all fields exact (95% CI) | articles resampled | GPT-4 (published) | "
+           "computable (95% CI) | MAE (n) [95% CI] |",
+           "|---|---|---|---|---|---|---|---|"]
     for _, r in runs:
         run_name = f"{r['extractor']}, {r['selection']}" + (
             f" ({r['items']} of {r['items_planned']} done)" if r["items"] < r.get("items_planned", r["items"]) else "")
@@ -124,8 +160,14 @@ def lines() -> list[str]:
             mae_s = (f"{mae['mae']:.3f} ({mae['n']}) [{mae['ci95'][0]:.3f}, {mae['ci95'][1]:.3f}]"
                      if mae and mae["mae"] is not None else "— (0)")
             measure = "log OR" if kind == "binary" else "SMD"
-            out.append(f"| {run_name} | {kind} | {m['n']} | {_fmt(m['exact_match_all_fields'])} | "
+            em = m["exact_match_all_fields"]
+            cl = em.get("ci95_articles_resampled")
+            cl_s = f"[{cl[0]:.3f}, {cl[1]:.3f}]" if cl else "—"
+            arts = f" ({m['articles']})" if m.get("articles") else ""
+            out.append(f"| {run_name} | {kind} | {m['n']}{arts} | {_fmt(em)} | {cl_s} | "
                        f"{m['gpt4_published']} | {_fmt(m['computable_share'], 'share')} | {measure}: {mae_s} |")
+    out += ["", "\"Articles resampled\": a bootstrap interval (2000 resamples) that draws whole articles, so the "
+            "items of one article stay together; it is the one to read when items cluster by article."]
     for _, r in runs:
         if r["extractor"] != "offline" or r["selection"] != "all items":
             continue
@@ -135,6 +177,18 @@ def lines() -> list[str]:
                 f"(1-min load average at start/end {mach['load_average_at_start'][0]}/"
                 f"{mach['load_average_at_end'][0]}, loaded: {str(mach['loaded']).lower()}"
                 + ("; a loaded run's time is an upper bound, not the speed)." if mach["loaded"] else ").")]
+        vb = r.get("versus_baseline")
+        if vb:
+            out += ["", f"Against the result before the rules of issue 19's binary pass (commit "
+                    f"`{str(vb['baseline_commit'])[:7]}`, `bench/results/numbers_rct_offline_baseline.json`), all fields "
+                    "exact:", "", "| type | n | before | now | items gained (articles) | items lost (articles) |",
+                    "|---|---|---|---|---|---|"]
+            for kind in ("binary", "continuous"):
+                v = vb.get(kind)
+                if v and v["n"]:
+                    now = r["metrics"][kind]["exact_match_all_fields"]["accuracy"]
+                    out.append(f"| {kind} | {v['n']} | {v['before']:.3f} | {now:.3f} | {v['gained']} "
+                               f"({v['gained_articles']}) | {v['lost']} ({v['lost_articles']}) |")
         out += ["", "Per field, exact match [95% CI] (n as in the table above):", "",
                 "| type | field | " + " | ".join(f"{x['extractor']}, {x['selection']}" for _, x in runs) + " |",
                 "|---|---|" + "---|" * len(runs)]
@@ -149,7 +203,8 @@ def lines() -> list[str]:
             for fname, cats in m.get("errors_by_field", {}).items():
                 for cat, k in sorted(cats.items(), key=lambda x: -x[1]):
                     out.append(f"| {kind} | {fname} | {cat} | {k} |")
-    out += ["", "Reproduce: `python bench/numbers_rct.py` (offline, all items), `python bench/numbers_rct.py --limit 20` "
+    out += ["", "Reproduce: `python bench/numbers_rct.py --baseline bench/results/numbers_rct_offline_baseline.json` "
+            "(offline, all items), `python bench/numbers_rct.py --limit 20` "
             "(offline, the LLM run's items), `CLAIMTRACE_LLM_BASE_URL=http://127.0.0.1:8089/v1 "
             "CLAIMTRACE_LLM_MODEL=… python bench/numbers_rct.py --extractor llm --limit 20 [--llm-policy alone]` "
             "(resumable: rows in `bench/results/numbers_rct_llm_rows.jsonl` or `numbers_rct_llm-alone_rows.jsonl`; `--summarise-only` writes the summary of the rows done), "
@@ -165,6 +220,8 @@ def main() -> None:
                     help="with --extractor llm: the LLM fills what the rules leave open (fill), or answers alone")
     ap.add_argument("--limit", type=int, default=0, help="N items evenly spaced over the set (0: all)")
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="an earlier result file of the same selection: count the items gained and lost, and their articles")
     ap.add_argument("--summarise-only", action="store_true",
                     help="with --extractor llm: summarise the rows already done, run nothing new")
     args = ap.parse_args()
@@ -250,9 +307,10 @@ def _write(args: argparse.Namespace, rows: list[dict[str, Any]], times: list[flo
         "articles": len(xmls),
         "note": "development data: the offline rules were written while looking at this set",
         "metrics": summarise(rows),
+        "versus_baseline": versus(rows, json.loads(args.baseline.read_text())) if args.baseline else None,
         "speed_seconds_per_ico": {"median": round(statistics.median(times), 4) if times else None,
                                   "n": len(times)},
-        "rows": [{k: r.get(k) for k in ("id", "outcome_type", "all_correct", "correct", "errors", "flags")}
+        "rows": [{k: r.get(k) for k in ("id", "pmcid", "outcome_type", "all_correct", "correct", "errors", "flags")}
                  for r in rows],
         "provenance": run.finish(),
     }

@@ -68,7 +68,8 @@ STEPS: list[Step] = [
     Step("stats-score", ["bench/stats_score.py"], ["stats_score.json"]),
     Step("psychsci-traces", ["bench/psychsci_traces.py", "--label", "main with i13-traces2 (threshold p cue, findings results block, cited table rows)"], ["psychsci_traces.json"]),
     Step("findings-psychsci", ["bench/findings_psychsci.py", "--label", "main with i13-traces2 (threshold p cue, findings results block)"], ["findings_psychsci.json"]),
-    Step("numbers-rct", ["bench/numbers_rct.py"], ["numbers_rct_offline.json"]),
+    Step("numbers-rct", ["bench/numbers_rct.py", "--baseline", "bench/results/numbers_rct_offline_baseline.json"],
+         ["numbers_rct_offline.json"]),
     Step("pdf-layout", ["bench/pdf_layout.py"], ["pdf_layout.json"]),
     # slow steps: kept as committed unless --slow
     Step("tables-ei", ["bench/tables_ei.py"], ["tables_ei.json"],

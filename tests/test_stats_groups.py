@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from claimtrace.stats.groups import find_group_numbers, read_group_numbers, sample_sizes
+from claimtrace.stats.groups import find_group_numbers, find_percentages, read_group_numbers, sample_sizes
 
 
 def test_counts_with_totals_and_percentages() -> None:
@@ -39,3 +39,11 @@ def test_offsets_in_running_text_and_sample_sizes() -> None:
     assert [text[g.start:g.end] for g in found] == ["12/60 (20%)", "6/60 (10%)"]
     t = "Placebo (n = 58); Drug X (N=1,024)"
     assert [(n, t[a:b]) for n, a, b in sample_sizes(t)] == [(58, "n = 58"), (1024, "N=1,024")]
+
+
+def test_bare_percentages_leave_out_patterns_and_ci_bounds() -> None:
+    text = "61% of controls and 42% of the intervention group (12 (21%) had 95% CI 20% to 40% spells)."
+    got = find_percentages(text)
+    assert [g.percent for g in got] == ["61", "42"]  # "12 (21%)" is an events pattern; the CI's level is not one
+    assert all(g.kind == "binary" and g.events is None and g.total is None for g in got)
+    assert text[got[0].start:got[0].end] == "61%"

@@ -18,7 +18,13 @@ from claimtrace.numbers import derive
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
-from claimtrace.stats.groups import GroupNumbers, find_group_numbers, read_group_numbers, sample_sizes
+from claimtrace.stats.groups import (
+    GroupNumbers,
+    find_group_numbers,
+    find_percentages,
+    read_group_numbers,
+    sample_sizes,
+)
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
 _BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|"
@@ -62,8 +68,11 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     ico = Ico.of(intervention, comparator, outcome)
     tables = doc.tables
     cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    if _BINARY_WORDS.search(outcome):
+        cands += _zero_candidates(doc, ico)
     if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
-        cands = [c for c in cands if c.kind != "binary"]  # a score or a level is not a count of patients
+        # a score or a level is not a count of patients, unless counts are all the paper gives for it
+        cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
@@ -89,7 +98,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
             flags.append("figure_caption_only")
     outcome_type: OutcomeType = (best.kind if best and best.kind in ("binary", "continuous") else  # type: ignore[assignment]
                                  ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
-    _fill_group_sizes(doc, ico, arms, context, tables)
+    best_table = best.context[0].split(".")[0] if best is not None and best.context else None
+    _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
     if best is not None and outcome_type == "continuous":
         _se_check(doc, best, arms, flags, notes)
@@ -129,19 +139,43 @@ def column_paths(t: Table) -> dict[int, list[str]]:
     return out
 
 
+_ABBREV = re.compile(r"(?:^|[;.]\s*)([A-Z][A-Za-z0-9-]{1,9})\s*=\s*([^;=]{3,80}?)\s*(?=;|\.\s|\.?$)")
+
+
+def abbreviations(t: Table) -> dict[str, str]:
+    """The abbreviations a table's footnotes define ("CZP = certolizumab pegol; PBO = placebo")."""
+    return {m.group(1): m.group(2).strip() for fn in t.footnotes for m in _ABBREV.finditer(fn)}
+
+
+def expand(text: str, abbrevs: dict[str, str]) -> str:
+    """A header or label with the long form of each abbreviation it uses appended ("CZP 200 mg (certolizumab pegol)")."""
+    longs = [abbrevs[w] for w in dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)) if w in abbrevs]
+    return f"{text} ({'; '.join(longs)})" if longs else text
+
+
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
-    heads = {c: " ".join(p) for c, p in column_paths(t).items() if c > 1}
-    si = {c: ico.intervention.score(h) for c, h in heads.items()}
-    sc = {c: ico.comparator.score(h) for c, h in heads.items()}
+    abbrevs = abbreviations(t)
+    heads = {c: expand(" ".join(p), abbrevs) for c, p in column_paths(t).items() if c > 1}
+    # a column that negates a name ("No intervention", "Without drug X") is not that arm
+    si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
+    sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
+    # equal scores: a column that matches by a word beats one that matches only by a number ("10-week yoga"
+    # against a header cell "79 ± 10" and a "Yoga group" header)
+    for score, terms in ((si, ico.intervention), (sc, ico.comparator)):
+        for c, h in heads.items():
+            if score[c] > 0 and terms.score(re.sub(r"\d+(?:\.\d+)?", " ", h)) > 0:
+                score[c] += 1e-6
     mi, mc = max(si.values(), default=0), max(sc.values(), default=0)
     icols = [c for c in heads if mi > 0 and si[c] == mi and si[c] > sc[c]]
     ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
     if ccols and not icols:
-        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or (
+            _other_arm(t, ccols) if mc >= OUTCOME_MIN else [])
     elif icols and not ccols:
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or (
+            _other_arm(t, icols) if mi >= OUTCOME_MIN else [])
     elif not icols and not ccols:
         icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
@@ -150,10 +184,28 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     return icols, ccols
 
 
+_NEGATED = re.compile(r"^\s*(?:no|non|without|not)\b", re.I)
 _GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\b(treatment|treated|intervention|"
                                    r"experimental|study group|active|verum)\b", re.I)
 _GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
                                  r"no intervention|no treatment|untreated)\b", re.I)
+
+
+_NOT_ARM = re.compile(r"^\s*(?:p\b|p[- ]?values?|sig|total|overall|all\b|difference|diff\.?|95\s*%|ci\b|"
+                      r"confidence|odds|risk|relative|hazard|rr\b|or\b|hr\b|effect|change|statistic|t\b|χ|chi)", re.I)
+
+
+def _other_arm(t: Table, taken: list[int]) -> list[int]:
+    """The other arm's columns in a two-arm table: the one column group (by top header) left once the named
+    arm's group (named by at least half its words) and the stub, p, total, difference and CI columns are set
+    aside."""
+    groups: dict[str, list[int]] = {}
+    for c, path in column_paths(t).items():
+        if c > 1 and path and not _NOT_ARM.match(path[0]):
+            groups.setdefault(path[0], []).append(c)
+    mine = {path for path, cols in groups.items() if set(cols) & set(taken)}
+    rest = [cols for path, cols in groups.items() if path not in mine]
+    return rest[0] if len(mine) == 1 and len(rest) == 1 else []
 
 
 def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
@@ -180,6 +232,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         if not icols or not ccols:
             continue
         paths = column_paths(t)
+        abbrevs = abbreviations(t)
         caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
         # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
         # "Clinical characteristics" alone may hold outcomes too: ranked lower only
@@ -198,15 +251,15 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 sub = label  # a sub-heading row
                 continue
             sub = row.group or sub
-            s = ico.outcome.score(f"{sub} {label}")
-            s2 = ico.outcome.score(label)
+            s = ico.outcome.score(expand(f"{sub} {label}", abbrevs))
+            s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
             if baseline and not re.search(r"baseline", ico.outcome.phrase, re.I):
                 continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
             score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
                 0.15 if demote else 0.0)
-            if max(s, s2) < OUTCOME_MIN:
+            if max(s, s2) < OUTCOME_MIN or _other_measure(ico.outcome.phrase, f"{sub} {label}"):
                 continue
             reads: dict[str, GroupNumbers] = {}
             values: dict[str, dict[str, Value]] = {}
@@ -240,42 +293,69 @@ def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
     for t in tables:
         if t.header_rows == 0 or not t.stub_column:
             continue
-        body = [r for r in t.rows if not r.header and r.label]
-        si = {r.id: ico.intervention.score(r.label or "") for r in body}
-        sc = {r.id: ico.comparator.score(r.label or "") for r in body}
-        irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
-        crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
-        if len(irow) != 1 or len(crow) != 1:
+        for paths, body in _blocks(t):
+            out.extend(_transposed_block(t, paths, body, ico))
+    return out
+
+
+def _blocks(t: Table) -> list[tuple[dict[int, list[str]], list[TableRow]]]:
+    """A table's column headers and body rows, split where a body row is a header of its own: stacked
+    sub-tables ("CGI-I response | Proportion responders | % | Adjusted odds ratio" and the arms' rows under
+    it); an inner header's columns are named by its first cell and the cell's own text."""
+    out: list[tuple[dict[int, list[str]], list[TableRow]]] = [(column_paths(t), [])]
+    for row in t.rows:
+        if row.header:
             continue
-        paths = column_paths(t)
-        col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
-                     if c > 1}
-        best = max(col_score.values(), default=0.0)
-        if best < OUTCOME_MIN:
+        cells = _row_cells(t, row)
+        rest = [c.text.strip() for col, c in cells.items() if col > 1 and c.text.strip()]
+        label = cells[1].text.strip() if 1 in cells else ""
+        wordy = [x for x in rest if not re.search(r"\d", x) and x not in ("-", "–", "—")]
+        if label and len(rest) >= 2 and len(wordy) * 2 > len(rest) and len(set(rest)) > 1:
+            out.append(({c: [label, cells[c].text.strip()] if c in cells else [label] for c in range(1, t.n_cols + 1)},
+                        []))
             continue
-        first = min(c for c, v in col_score.items() if v == best)
-        cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
-        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
-        reads: dict[str, GroupNumbers] = {}
-        values: dict[str, dict[str, Value]] = {}
-        for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
-            cells = _row_cells(t, row)
-            arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
-            r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
-                          counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
-            if r is None:
-                break
-            n_row = _size_in(row.label or "")
-            if r.total is None and n_row is not None:
-                r.total = n_row
-            reads[arm] = r
-            values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
-        if len(reads) < 2:
-            continue
-        kinds = {r.kind for r in reads.values()} - {""}
-        flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
-        out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
-                             [irow[0].id, crow[0].id]))
+        if row.label:
+            out[-1][1].append(row)
+    return [b for b in out if b[1]]
+
+
+def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow], ico: Ico) -> list[Candidate]:
+    """One block of a transposed table: the columns whose header names the outcome, read in each arm's row."""
+    out: list[Candidate] = []
+    si = {r.id: ico.intervention.score(r.label or "") for r in body}
+    sc = {r.id: ico.comparator.score(r.label or "") for r in body}
+    irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
+    crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
+    if len(irow) != 1 or len(crow) != 1:
+        return out
+    col_score = {c: ico.outcome.score(" ".join(p[:-1]) if len(p) > 1 else " ".join(p)) for c, p in paths.items()
+                 if c > 1}
+    best = max(col_score.values(), default=0.0)
+    if best < OUTCOME_MIN:
+        return out
+    first = min(c for c, v in col_score.items() if v == best)
+    cols = [c for c, v in col_score.items() if v == best and paths[c][:-1] == paths[first][:-1]]
+    caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+    reads: dict[str, GroupNumbers] = {}
+    values: dict[str, dict[str, Value]] = {}
+    for arm, row in (("intervention", irow[0]), ("comparator", crow[0])):
+        cells = _row_cells(t, row)
+        arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
+        r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
+                      counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+        if r is None:
+            break
+        n_row = _size_in(row.label or "")
+        if r.total is None and n_row is not None:
+            r.total = n_row
+        reads[arm] = r
+        values[arm] = _table_values(t, cells, cols, r, None, row.label or "")
+    if len(reads) < 2:
+        return out
+    kinds = {r.kind for r in reads.values()} - {""}
+    flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
+    out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
+                         [irow[0].id, crow[0].id]))
     return out
 
 
@@ -370,6 +450,18 @@ def _names_time(outcome: Terms, header: str) -> bool:
     return m is not None and m.group(0).strip().lower() in outcome.phrase.lower()
 
 
+_MEASURES = ("onset", "duration", "severity", "incidence", "frequency", "latency", "recovery")
+_MEASURE = re.compile(r"\b(" + "|".join(_MEASURES) + r")\b", re.I)
+
+
+def _other_measure(outcome: str, text: str) -> bool:
+    """Whether a text measures the outcome's quantity another way: the outcome asks for the onset of a block
+    and the text gives its duration (it names another measure of the list and not the outcome's own)."""
+    want = {m.lower() for m in _MEASURE.findall(outcome)}
+    have = {m.lower() for m in _MEASURE.findall(text)}
+    return bool(want) and not (want & have) and bool(have)
+
+
 def _covered(label: str, outcome: str) -> float:
     """The share of a row label's words that the outcome phrase contains (a "Headache" row for "adverse events - headache")."""
     ws = [w for w in words(label) if not w.replace(".", "").isdigit()]
@@ -405,13 +497,16 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         units = [(s.id, s.text, s.scope, s.start) for s in doc.sentences("all")]
     for uid, text, scope, start in units:
         s = ico.outcome.score(text)
-        if s < OUTCOME_MIN or not re.search(r"\d", text):
+        if s < OUTCOME_MIN or not re.search(r"\d", text) or _other_measure(ico.outcome.phrase, text):
             continue
-        ipos, cpos = mentions(ico.intervention, text), mentions(ico.comparator, text)
+        ipos, cpos = _arm_mentions(ico, "intervention", text)
         if not ipos or not cpos:
             continue
-        found = _respectively(text, ico) if re.search(r"respectively", text, re.I) else {}
-        found = found or _assign(text, ipos, cpos)
+        resp = re.search(r"respectively", text, re.I)
+        found = _respectively(text, ico) if resp else {}
+        if not found and not (resp and len(_forms(text)[2]) > 2):
+            # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
+            found = _assign(text, ipos, cpos)
         if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
             continue
         values: dict[str, dict[str, Value]] = {}
@@ -431,7 +526,9 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             for arm in values:
                 if "sd" in values[arm]:
                     found[arm][0].se_labelled = True
-        out.append(Candidate(s, found["intervention"][0].kind, {a: r for a, (r, _, _) in found.items()}, values,
+        bare = all(r.events is None and r.total is None and r.mean is None for r, _, _ in found.values())
+        out.append(Candidate(s - (0.2 if bare else 0.0), found["intervention"][0].kind,
+                             {a: r for a, (r, _, _) in found.items()}, values,
                              flags, [uid]))
     return out
 
@@ -440,11 +537,7 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
     """Numbers in a sentence assigned to arms: each to the arm named nearest before it ("drug X (3.1 ± 1.2)")
     or, when that does not give both arms, nearest after it ("12/60 on drug X"). Forms are tried in turn:
     events of a total, events with a percentage, a mean with its dispersion."""
-    found_all = find_group_numbers(text)
-    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
-             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
-             [g for g in found_all if g.kind == "continuous"])
-    for reads in forms:
+    for reads in _forms(text):
         if len(reads) < 2:
             continue
         for direction in ("before", "after"):
@@ -455,29 +548,55 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
                     found[arm] = (r, r.start, r.end)
             if len(found) == 2:
                 return found
+        vs = _VS.fullmatch(text[reads[0].end:reads[1].start]) if len(reads) == 2 else None
+        if vs is not None and ipos and cpos and max(min(ipos), min(cpos)) < reads[0].start:
+            # "more in the intervention group than in the control group (79% vs. 29%)": in the order named
+            first, second = ("intervention", "comparator") if min(ipos) < min(cpos) else ("comparator", "intervention")
+            return {first: (reads[0], reads[0].start, reads[0].end), second: (reads[1], reads[1].start, reads[1].end)}
     return {}
 
 
-_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b")
-_LIST_START = re.compile(r".*\b(?:in|for|of|among|between|from)\b", re.I | re.S)
+_VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|v\.|compared with|and)\s*", re.I)
+
+
+def _forms(text: str, *, lists: bool = False) -> list[list[GroupNumbers]]:
+    """A sentence's per-group numbers by form, tried in turn: events of a total, events with a percentage,
+    a mean with its dispersion, and bare percentages (events then come from the percentage and the group
+    size; outside a "respectively" list, only two: more list other outcomes or time points too)."""
+    found_all = find_group_numbers(text)
+    return [[g for g in found_all if g.kind == "binary" and g.total is not None],
+            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+            [g for g in found_all if g.kind == "continuous"],
+            _bare_percentages(text, lists=lists)]
+
+
+def _bare_percentages(text: str, *, lists: bool = False) -> list[GroupNumbers]:
+    """The bare percentages of a sentence: two, one for each arm (or, with ``lists``, as many as a
+    "..., respectively" list names); none when one ends a list that shares its % sign ("35 and 42.5%")."""
+    pcts = find_percentages(text)
+    if (len(pcts) != 2 and not lists) or any(re.search(r"\d\s*(?:,|and|or|&)\s*$", text[:g.start]) for g in pcts):
+        return []
+    return pcts
+
+
+_LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b|\bthan\b")
+_LIST_START = re.compile(r"\b(?:in|for|of|among|between|from)\b", re.I)
 
 
 def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
     """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
     names are two lists of the same length, matched in order (names after the values, or before them)."""
-    found_all = find_group_numbers(text)
-    forms = ([g for g in found_all if g.kind == "binary" and g.total is not None],
-             [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
-             [g for g in found_all if g.kind == "continuous"])
     low = text.lower()
-    for reads in forms:
+    for reads in _forms(text, lists=True):
         if len(reads) < 2:
             continue
         k = low.find("respectively", reads[-1].end)
         segs = [text[reads[-1].end:k]] if k >= 0 else []
-        m = _LIST_START.match(text[:reads[0].start])
-        if m is not None:
-            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[m.end():reads[0].start].strip()))
+        # the names before the values: from the last "in"/"for"/... on, else from an earlier one ("in the
+        # placebo group than in the X and Y groups (25.2%, 12.5%, 10.5%, respectively)")
+        starts = [m.end() for m in _LIST_START.finditer(text[:reads[0].start])]
+        for st in starts[::-1]:
+            segs.append(re.sub(r"\b(were|was|are|is|had|of)\b\W*$", "", text[st:reads[0].start].strip()))
         for seg in segs:
             items = [x for x in _LIST_SPLIT.split(seg) if re.search(r"[A-Za-z]{2}", x)]
             if len(items) != len(reads):
@@ -501,16 +620,54 @@ def _nearest_arm(pos: int, ipos: list[int], cpos: list[int], direction: str) -> 
     return min(cands)[1] if cands else None
 
 
+_NONE = re.compile(r"\b(?:no|none of the (?:patients|subjects|participants) (?:had|experienced|developed|reported))\b"
+                   r"(?P<np>[^.;:]{3,160}?)(?:\b(?:were|was|have been|had been)\s+(?:reported|observed|recorded|noted|"
+                   r"seen|found|detected|documented|experienced)\b|\b(?:occurred|developed)\b|[.;]|$)", re.I)
+
+
+def _zero_candidates(doc: Document, ico: Ico) -> list[Candidate]:
+    """"No unexpected adverse events were reported": no events in either arm, when the sentence names the
+    outcome in what it negates and names neither arm alone (a sentence about one arm says nothing of the other)."""
+    out: list[Candidate] = []
+    for s in doc.sentences("all"):
+        for m in _NONE.finditer(s.text):
+            np_ = m.group("np")
+            if m.group(0).lower().startswith("no") and not re.search(r"\b(?:were|was|have been|had been)\s+\w+ed\b|"
+                                                                       r"\b(?:occurred|developed)\b", m.group(0)):
+                continue  # "no" needs a verb of reporting ("no X were observed")
+            if re.search(r"\d", np_) or re.search(r"\b(?:significant|difference|change)", np_, re.I):
+                continue
+            # one of the things negated is the outcome, with no word the outcome lacks ("no serious adverse
+            # events" says nothing of adverse events in general)
+            pieces = [x for x in re.split(r",|;|\band/or\b|\band\b|\bor\b", np_) if words(x)]
+            score = max((ico.outcome.score(x) for x in pieces if _covered(x, ico.outcome.phrase) == 1.0), default=0.0)
+            if score < OUTCOME_MIN:
+                continue
+            ipos, cpos = mentions(ico.intervention, s.text), mentions(ico.comparator, s.text)
+            if bool(ipos) != bool(cpos):
+                continue
+            base = {"text": s.text[m.start():m.end()], "source": "text", "unit_id": s.id, "scope": s.scope,
+                    "start": s.start + m.start(), "end": s.start + m.end()}
+            reads = {a: GroupNumbers("binary", m.start(), m.end(), m.group(0), events=0.0)
+                     for a in ("intervention", "comparator")}
+            values = {a: {"events": Value(value=0.0, **base)} for a in ("intervention", "comparator")}
+            out.append(Candidate(score - 0.3, "binary", reads, values, [], [s.id]))
+    return out
+
+
 def _caption_candidates(doc: Document, ico: Ico) -> list[Candidate]:
     units = [(f"excluded{i}", b.text, "body", 0) for i, b in enumerate(doc.excluded) if b.kind in ("caption", "figure")]
     return _sentence_candidates(doc, ico, units=units, source="caption")
 
 
 # ---- group sizes, derivations, flags -------------------------------------------------------------
-def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table]) -> None:
+def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: list[str], tables: list[Table],
+                      best_table: str | None = None) -> None:
     """Group sizes, when the chosen source does not give them: from a table column header of the arm
-    ("Placebo (n = 58)"), else from "arm ... (n = 30)" in a sentence, else from a sentence on allocation
-    that puts a count next to each arm ("497 were randomised (251 intervention and 246 control)")."""
+    ("Placebo (n = 58)"), else from a "Number of patients" row of that table, else from "arm ... (n = 30)" in
+    the chosen table's caption or footnotes, then in a sentence, then in another table's caption or
+    footnotes, else from a sentence on allocation that puts a count next to each arm ("497 were randomised
+    (251 intervention and 246 control)")."""
     for t in tables:
         if t.header_rows == 0:
             continue
@@ -524,23 +681,93 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             if n is not None:
                 arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
-    sentences = doc.sentences("all")
+    ordered = sorted(tables, key=lambda t: t.id != best_table)
+    for t in ordered:
+        if t.header_rows == 0 or all(arms[a].group_size is not None for a in arms):
+            continue
+        _size_row(t, ico, arms, context)
+    notes = [(t, f"{t.caption or ''} {' '.join(t.footnotes)}") for t in ordered]
+    units = [(f"{t.id} caption", text, "", 0, False) for t, text in notes if t.id == best_table]
+    units += [(s.id, s.text, s.scope, s.start, True) for s in doc.sentences("all")]
+    units += [(f"{t.id} caption", text, "", 0, False) for t, text in notes if t.id != best_table]
     for name in ("intervention", "comparator"):
         if arms[name].group_size is not None:
             continue
-        for s in sentences:
-            mine, theirs = _arm_mentions(ico, name, s.text)
-            for n, a, b in sample_sizes(s.text):
-                near = [p for p in mine if 0 <= a - p <= 60]
-                after = [p for p in mine if 0 < p - b <= 20]  # "N = 357 for placebo"
-                if (near and not [p for p in theirs if max(near) < p < a]) or (
-                        after and not [p for p in theirs if b < p < min(after)]):
-                    _set_size(arms[name], float(n), s.text, s.id, s.scope, s.start, a, b, context)
-                    break
-            if arms[name].group_size is not None:
-                break
+        for uid, text, scope, start, is_text in units:
+            mine, theirs = _arm_mentions(ico, name, text)
+            sizes = sample_sizes(text)
+            # the arm named before its size ("placebo (n = 14)") first, then after it ("N = 357 for placebo")
+            hits = [(n, a, b) for n, a, b in sizes
+                    if (near := [p for p in mine if 0 <= a - p <= 60]) and not [p for p in theirs if max(near) < p < a]]
+            hits += [(n, a, b) for n, a, b in sizes
+                     if (after := [p for p in mine if 0 < p - b <= 20]) and not [p for p in theirs if b < p < min(after)]]
+            if not hits:
+                continue
+            n, a, b = hits[0]
+            if is_text:
+                _set_size(arms[name], float(n), text, uid, scope, start, a, b, context)
+            else:
+                arms[name].group_size = Value(value=float(n), text=text[a:b], source="table", table=uid.split()[0])
+                context.append(uid)
+            break
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
-        _allocation_sizes(sentences, ico, arms, context)
+        _allocation_sizes(doc.sentences("all"), ico, arms, context)
+    if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
+        _equal_sizes(doc.sentences("all"), arms, context)
+
+
+#: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
+_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5})\b(?! ?%)|"
+                    r"(?<![\d.,/])(?P<b>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?"
+                    r"(?:in|per|into) (?:each|every) (?:group|arm)\b|"
+                    r"(?<![\d.,/])(?P<c>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?per (?:group|arm)\b",
+                    re.I)
+
+
+_ONE_ARM_SIZE = re.compile(r"(?<![\d.,/])\d{1,5} (?:in|per|for|to|on) (?:the |each )?(?:[a-z-]+ )?(?:group|arm)s?\b|"
+                           r"(?<![\d.,/])\d{1,5} (?:in|to|on) (?:the )?(?:control|placebo|intervention|treatment)\b", re.I)
+
+
+def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> None:
+    """Both arms' sizes from the first sentence that gives one size for every group ("two groups of 30 each")."""
+    for s in sentences:
+        m = _EQUAL.search(s.text)
+        if m is None or _ONE_ARM_SIZE.search(s.text[:m.start()] + " " + s.text[m.end():]):
+            continue  # "14 per arm were randomised and 40 (12 in control, ...) analysed": not one size for all
+        g = next(k for k in ("a", "b", "c") if m.group(k))
+        n = int(m.group(g))
+        if n > 1:
+            for arm in arms.values():
+                _set_size(arm, float(n), s.text, s.id, s.scope, s.start, m.start(g), m.end(g), context)
+            return
+
+
+_SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
+                       r"women|men)|n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\))\s*$", re.I)
+
+
+def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
+    """Group sizes from a table row that counts each arm's patients ("Number of patients | 30 | 22")."""
+    icols, ccols = _arm_columns(t, ico)
+    if not icols or not ccols:
+        return
+    for row in t.rows:
+        cells = _row_cells(t, row)
+        if row.header or 1 not in cells or not _SIZE_ROW.match(cells[1].text):
+            continue
+        got: dict[str, tuple[float, TableCell]] = {}
+        for name, cols in (("intervention", icols), ("comparator", ccols)):
+            c = cells.get(cols[0])
+            m = re.fullmatch(r"\s*(\d{1,6})\s*", c.text if c else "")
+            if c is not None and m:
+                got[name] = (float(m.group(1)), c)
+        if len(got) == 2:
+            for name, (n, c) in got.items():
+                if arms[name].group_size is None:
+                    arms[name].group_size = Value(value=n, text=c.text, source="table", table=t.id, row=c.row,
+                                                  col=c.col)
+            context.append(row.id)
+            return
 
 
 _ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
@@ -554,9 +781,15 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     neither that way, by their roles ("intervention", "treatment" / "control", "placebo")."""
     terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
     mine, theirs = mentions(terms, text), mentions(other, text)
-    if mine or theirs:
+    if mine and theirs:
         return mine, theirs
     roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
+    if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
+        role = [m.start() for m in roles[arm].finditer(text)]
+        return [p for p in role if p not in theirs], theirs
+    if mine:  # "... in the clonidine group when compared to ... in the control group": the other arm by its role
+        role = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
+        return mine, [p for p in role if p not in mine]
     mine = [m.start() for m in roles[arm].finditer(text)]
     theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
     return mine, theirs
@@ -595,6 +828,7 @@ def _set_size(arm: Arm, n: float, text: str, uid: str, scope: str, start: int, a
 def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], notes: list[str]) -> None:
     if best is None:
         return
+    bare = all(r.events is None and r.total is None and r.mean is None for r in best.reads.values())
     for name, arm in arms.items():
         pct = best.values.get(name, {}).get("_percent")
         read = best.reads.get(name)
@@ -615,6 +849,10 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
             arm.sd = Value(value=sd, text=arm.sd.text, source="derived", derived=formula, unit_id=arm.sd.unit_id,
                            table=arm.sd.table, row=arm.sd.row, col=arm.sd.col)
             notes.append(f"{name}: the dispersion is labelled SE; SD derived as SE × √N")
+    if bare and any(arms[a].events is None for a in arms):  # percentages alone: both arms' events or neither
+        for a in arms:
+            arms[a].events = None
+        notes.append("events not derived for both arms from the percentages; none reported")
 
 
 def _se_check(doc: Document, best: Candidate, arms: dict[str, Arm], flags: list[str], notes: list[str]) -> None:

@@ -120,3 +120,19 @@ def sample_sizes(text: str) -> list[tuple[int, int, int]]:
     from claimtrace.stats.scanners import _N_RE
 
     return [(int(m.group("n").replace(",", "")), m.start(), m.end()) for m in _N_RE.finditer(text)]
+
+
+def find_percentages(text: str) -> list[GroupNumbers]:
+    """Bare percentages ("61% of patients in the control group"), each as a binary read with only ``percent``;
+    those inside a pattern that :func:`find_group_numbers` reads ("12 (21%)", "40/57 (70%)") are left out,
+    and so are a CI's level and bounds (the engine's descriptives do not count them)."""
+    taken = [(g.start, g.end) for g in find_group_numbers(text)]
+    out: list[GroupNumbers] = []
+    for r in parse(text, descriptives=True):
+        for d in r.descriptives:
+            if d.kind != "percent" or any(a <= d.start < b for a, b in taken):
+                continue
+            taken.append((d.start, d.end))
+            out.append(GroupNumbers("binary", d.start, d.end, d.text, percent=_pct_text(d.text)))
+    out.sort(key=lambda g: g.start)
+    return out
