@@ -124,7 +124,8 @@ class ContextSelector:
     ``cross-encoder:PATH``, ``finetuned:DIR``: fine-tuned bi-encoder rescoring, ``dense``: MiniLM
     bi-encoder rescoring, ``rescore:RETRIEVER``: a retriever run over the candidates). Without one:
     ``finetuned`` rescoring after hybrid retrieval, ``rescore:hybrid-finetuned`` (BM25 + fine-tuned RRF)
-    after fine-tuned retrieval (``DEFAULT_RERANKERS``).
+    after fine-tuned retrieval (``DEFAULT_RERANKERS``). Stage 1 (``task="hypothesis"``) wraps the reranker in
+    ``HypothesisReranker`` (relevance + hypothesis-likeness) unless ``hypothesis_prior`` is False.
     """
 
     retriever_spec: str = "hybrid"
