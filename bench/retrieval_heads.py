@@ -4,7 +4,8 @@
 
 Hypothesis head: the hypothesis gold sets (bench/data/ei-hypotheses*.jsonl: 90 papers, none in the training
 data — see bench/retrieval_train.py's leakage check); query = the gold finding, candidates = the paper's body
-sentences; hit@1 / hit@5 when the top sentence(s) include a gold hypothesis sentence (``hypothesis_units``).
+sentences; hit@1 / hit@5 when the top sentence(s) include a gold hypothesis sentence (``hypothesis_units``); one
+more row ranks the same sentences by stage 1's fusion (the head's relevance + hypothesis-likeness) for comparison.
 Evidence head: EI validation, body spans (bench/retrieval_fusion.py computes it with the fusion grid; its
 trained-vs-dense rows are copied here). Differences carry 95% paired bootstrap intervals.
 Stage 1 under retrieval: the embedded extractor's hypothesis on the same gold items under the presets
@@ -34,6 +35,9 @@ FUSION = REPO / "bench" / "results" / "retrieval_fusion.json"
 
 
 #: stage-1 rows: (row name, preset, the stage-1 hypothesis prior on); "reranker alone" rows are the ablation
+#: the sentence-level view of stage 1's reranker: the hypothesis head's cosine (min-max over the paper's sentences)
+#: x W_STAGE1_RELEVANCE + the sentence's hypothesis-likeness (not a retriever of its own: a row for comparison)
+FUSED = "trained hypothesis head + hypothesis-likeness (stage 1's fusion)"
 STAGE1 = (("fulltext-zeroshot", "fulltext-zeroshot", True), ("rag-k5", "rag-k5", True),
           ("rag-rerank", "rag-rerank", True), ("rag-rerank, reranker alone", "rag-rerank", False),
           ("finetuned-rerank", "finetuned-rerank", True), ("finetuned-rerank, reranker alone", "finetuned-rerank", False))
@@ -98,6 +102,8 @@ def main() -> None:
     """Rank each paper's body sentences for its finding with every retriever; score; write."""
     from claimtrace.documents import load_document
     from claimtrace.evaluate.uncertainty import paired_bootstrap_diff, proportion_ci
+    from claimtrace.extract.context import W_STAGE1_RELEVANCE
+    from claimtrace.extract.hypothesis_classifier import hypothesis_likeness
     from claimtrace.retrieval.pipeline import get_retriever
     from claimtrace.retrieval.units import document_units
 
@@ -107,7 +113,7 @@ def main() -> None:
                "trained, hypothesis head": get_retriever("trained", task="hypothesis"),
                "trained, evidence head": get_retriever("trained", task="evidence"),
                "bm25 + trained hypothesis head (default fusion)": get_retriever("hybrid-trained", task="hypothesis")}
-    per: dict[str, dict[str, list[int]]] = {s: {} for s in systems}
+    per: dict[str, dict[str, list[int]]] = {s: {} for s in [*systems, FUSED]}
     sets: dict[str, str] = {}
     t0 = time.time()
     for gold in GOLD:
@@ -124,13 +130,19 @@ def main() -> None:
             sets[key] = gold.stem
             for name, r in systems.items():
                 s = np.asarray(r.scores(r.build(units), it["finding"]))
+                if name == "trained, hypothesis head" and units:  # and stage 1's fusion over the same sentences
+                    like = hypothesis_likeness(doc)
+                    rel = (s - s.min()) / np.ptp(s) if np.ptp(s) > 0 else np.zeros(len(s))
+                    f = W_STAGE1_RELEVANCE * rel + np.array([like.get(u.id, 0.0) for u in units])
+                    order = np.argsort(-f, kind="stable")[:5]
+                    per[FUSED].setdefault(key, [int(any(units[i].id in want for i in order[:k])) for k in (1, 5)])
                 order = np.argsort(-s, kind="stable")[:5]
                 per[name][key] = [int(any(units[i].id in want for i in order[:k])) for k in (1, 5)]
     keys = sorted(sets)
     stage1 = stage1_rows(keys)
     base = "dense (untrained MiniLM)"
     rows = []
-    for name in systems:
+    for name in [*systems, FUSED]:
         row: dict[str, object] = {"task": "hypothesis", "system": name, "n": len(keys)}
         for j, k in enumerate((1, 5)):
             v = [per[name][x][j] for x in keys]
