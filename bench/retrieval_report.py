@@ -204,12 +204,40 @@ def heads_section(p: Any) -> None:
     st = h.get("stage1")
     if st:
         p.add("", f"Stage 1 under retrieval (the embedded extractor's hypothesis, n = {p.v(st['n'], 'd')} gold items "
-                  f"of the same sets; {st['metric']}; rerank presets now read the shipped model with its hypothesis head; "
-                  f"share of full text: ratio of hit counts with a {p.level} bootstrap interval; the target is four fifths):", "",
-              "| preset | Hyp hit@1 | share of full text's hit@1 |", "|---|---|---|")
-        for name in ("fulltext-zeroshot", "rag-k5", "rag-rerank", "finetuned-rerank"):
+                  f"of the same sets; {st['metric']}). The rerank presets read the top 30 paragraphs of the first "
+                  "stage, reranked to 5 by the shipped model's hypothesis head fused with each paragraph's "
+                  "hypothesis-likeness (`HypothesisReranker`: 0.7 × the head's cosine, min-max over the 30, + the best "
+                  "sentence's classifier, cue and position score, the embedded extractor's own stage-1 terms; weight "
+                  "fixed a priori, equal to the extractor's). \"reranker alone\": the same without the hypothesis-"
+                  f"likeness (the ablation). Share of full text: ratio of hit counts with a {p.level} bootstrap "
+                  "interval; the target is four fifths. The last columns say where each miss happened: the gold "
+                  "paragraph outside the first stage's top M (rag-k5: the 5 read), ranked out of the 5 read, or "
+                  "read but not picked.", "",
+              "| preset | Hyp hit@1 | share of full text's hit@1 | outside top M | ranked out | read, not picked |",
+              "|---|---|---|---|---|---|")
+        for name in ("fulltext-zeroshot", "rag-k5", "rag-rerank", "rag-rerank, reranker alone", "finetuned-rerank",
+                     "finetuned-rerank, reranker alone"):
             if name in st:
-                p.add(f"| {name} | {p.ci(st[name]['hit@1'])} | {p.ci(st[name]['share_of_fulltext'])} |")
+                w = st[name].get("where", {})
+                p.add(f"| {name} | {p.ci(st[name]['hit@1'])} | {p.ci(st[name]['share_of_fulltext'])} | "
+                      + " | ".join(p.v(w[k], 'd') if k in w else "–" for k in
+                                   ("not in the first stage's top M", "not in the k read", "not picked")) + " |")
+        diffs = [(n, st[f"{n}: prior - reranker alone"]) for n in ("rag-rerank", "finetuned-rerank")
+                 if f"{n}: prior - reranker alone" in st]
+        if diffs:
+            p.add("", "Hypothesis-likeness − reranker alone (Hyp hit@1, paired bootstrap): "
+                  + "; ".join(f"{n} {p.diff(d)}" for n, d in diffs) + ".")
+    dev = _load("retrieval_stage1_dev.json")
+    if dev:
+        sm = dev["summary"]
+        p.add("", f"Development data for this design (`bench/retrieval_stage1_dev.py`): {p.v(dev['n'], 'd')} EI TRAIN "
+                  "papers outside every held-out set and outside the heads' training sample, one abstract finding "
+                  "each, no gold: how often the preset's 5 paragraphs hold the paragraph of the embedded extractor's "
+                  "full-text pick (the extractor then makes the same pick):", "",
+              "| preset | context holds the full-text pick | same pick as full text |", "|---|---|---|")
+        for name, v in sm.items():
+            if "agreement_with_fulltext" in v:
+                p.add(f"| {name} | {p.ci(v['context_has_fulltext_pick'])} | {p.ci(v['agreement_with_fulltext'])} |")
     ev = [r for r in h["evidence"] if "comparison" in r]
     if ev:
         p.add("", "Evidence task (EI validation, body spans, ICO query; the evidence head alone, no BM25): "

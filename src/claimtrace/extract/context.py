@@ -45,6 +45,55 @@ class RetrieverReranker:
         return search(self.retriever, units, query, min(k or len(units), len(units)))
 
 
+#: stage 1's fusion: the weight of the reranker's relevance (min-max over the M candidates) next to a paragraph's
+#: hypothesis-likeness; the embedded extractor's weight of the similarity to the finding (``W_SIM_HYP``)
+W_STAGE1_RELEVANCE = 0.7
+
+
+class HypothesisReranker:
+    """Stage 1's reranker: the base reranker's relevance to the finding (the trained retriever's hypothesis head by
+    default), min-max scaled over the M candidates and weighted by ``W_STAGE1_RELEVANCE``, plus how much the
+    paragraph reads like the paper's hypothesis or aim (its best sentence's ``hypothesis_likeness``: classifier,
+    cues, section, the introduction's end). The hypothesis is seldom the paragraph closest to the finding; it
+    is the aim paragraph about the finding's variables."""
+
+    name = "hypothesis"
+
+    def __init__(self, base: Any, likeness: dict[str, float], w_relevance: float = W_STAGE1_RELEVANCE) -> None:
+        self.base = base
+        self.likeness = likeness
+        self.w_relevance = w_relevance
+
+    @property
+    def last_invocation_ids(self) -> list[str]:
+        """The base reranker's LLM invocation ids (RankGPT), for the trace."""
+        return list(getattr(self.base, "last_invocation_ids", []) or [])
+
+    def rerank(self, query: str, hits: Sequence[Any], k: int | None = None) -> list[Any]:
+        """The hits ranked by relevance and hypothesis-likeness together, cut to k."""
+        import numpy as np
+
+        if not hits:
+            return []
+        ranked = self.base.rerank(query, hits, len(hits))
+        rel = np.array([h.score for h in ranked], dtype=np.float64)
+        if not np.all(np.isfinite(rel)) or np.ptp(rel) == 0:  # no usable scores: the base order
+            rel = np.linspace(1.0, 0.0, len(ranked)) if len(ranked) > 1 else np.ones(1)
+        else:
+            rel = (rel - rel.min()) / np.ptp(rel)
+        fused = self.w_relevance * rel + np.array([self.likeness.get(h.unit_id, 0.0) for h in ranked])
+        order = sorted(range(len(ranked)), key=lambda i: -fused[i])[: k if k is not None else len(ranked)]
+        return [ranked[i].model_copy(update={"rank": r, "score": float(fused[i])}) for r, i in enumerate(order, 1)]
+
+
+def paragraph_hypothesis_likeness(doc: Document) -> dict[str, float]:
+    """Per body paragraph id: its best sentence's hypothesis-likeness."""
+    from claimtrace.extract.hypothesis_classifier import hypothesis_likeness
+
+    per = hypothesis_likeness(doc)
+    return {p.id: max((per[s.id] for s in p.sentences), default=0.0) for p in doc.paragraphs}
+
+
 def default_finetuned_dir() -> Path:
     """Where the fine-tuned evidence retriever lives by default (``<models dir>/ei-evidence``)."""
     from claimtrace.retrieval.embeddings import models_dir
@@ -75,12 +124,15 @@ class ContextSelector:
     ``cross-encoder:PATH``, ``finetuned:DIR``: fine-tuned bi-encoder rescoring, ``dense``: MiniLM
     bi-encoder rescoring, ``rescore:RETRIEVER``: a retriever run over the candidates). Without one:
     ``finetuned`` rescoring after hybrid retrieval, ``rescore:hybrid-finetuned`` (BM25 + fine-tuned RRF)
-    after fine-tuned retrieval (``DEFAULT_RERANKERS``).
+    after fine-tuned retrieval (``DEFAULT_RERANKERS``). Stage 1 (``task="hypothesis"``) wraps the reranker in
+    ``HypothesisReranker`` (relevance + hypothesis-likeness) unless ``hypothesis_prior`` is False.
     """
 
     retriever_spec: str = "hybrid"
     reranker_spec: str | None = None
     finetuned_dir: str | None = None
+    #: stage 1 (``task="hypothesis"``) reranks with ``HypothesisReranker`` around the reranker; False: the reranker alone
+    hypothesis_prior: bool = True
     llm_client: Any = None  # the LLM client RankGPT uses (``llm`` reranker); None: the configured default
     _cache: dict[tuple[str, str], tuple[list[Any], Any, Any]] = field(default_factory=dict)
     #: the selections made for the current document (an extractor and the experiment's diagnostics ask
@@ -89,6 +141,7 @@ class ContextSelector:
     _retrievers: dict[str, Any] = field(default_factory=dict)
     _rerankers: dict[str, Any] = field(default_factory=dict)
     _invocations: dict[tuple[str, str, str, str], list[str]] = field(default_factory=dict)
+    _likeness: tuple[str, dict[str, float]] | None = None
     #: LLM ledger invocation ids of the reranking behind the latest ``paragraphs`` answer (RankGPT), for the trace
     last_invocation_ids: list[str] = field(default_factory=list)
 
@@ -148,11 +201,16 @@ class ContextSelector:
         if not units:
             return []
         spec = self.reranker_for(config)
-        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec} ({task})")
+        fuse = bool(spec) and task == "hypothesis" and self.hypothesis_prior
+        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec}{' + hypothesis prior' if fuse else ''} ({task})")
         if key not in self._selected:
             for k in [k for k in self._selected if k[0] != doc.id]:  # one document at a time
                 del self._selected[k]
             reranker = self._get_reranker(spec, task) if spec else None
+            if fuse:
+                if self._likeness is None or self._likeness[0] != doc.id:
+                    self._likeness = (doc.id, paragraph_hypothesis_likeness(doc))
+                reranker = HypothesisReranker(reranker, self._likeness[1])
             hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
             self._selected[key] = [h.unit_id for h in hits]
             self._invocations[key] = list(getattr(reranker, "last_invocation_ids", []) or [])

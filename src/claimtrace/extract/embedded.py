@@ -27,7 +27,12 @@ import numpy as np
 from claimtrace.documents.model import Document, Sentence
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
-from claimtrace.extract.hypothesis_classifier import hypothesis_cues, hypothesis_score
+from claimtrace.extract.hypothesis_classifier import (
+    W_CLS,
+    cue_bonus,
+    hypothesis_score,
+    position_prior,
+)
 from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
 from claimtrace.extract.statistics import (
@@ -37,19 +42,14 @@ from claimtrace.extract.statistics import (
     stat_strength,
 )
 
-HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
-                     "conclusion": -0.6, "other": 0.0}
-CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
 EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
                     "introduction": -0.5, "other": 0.0}
-_HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (study|research)", re.I)
 #: words of a sentence that states a significance threshold rather than a result
 _THRESHOLD = re.compile(r"\b(criteri(on|a)|thresholds?|alpha|α|cut-?offs?|set at|(was|were) considered|deemed|"
                         r"corrected|correction|bold(face)?)\b", re.I)
 _RESULT_HEADING = re.compile(r"result|finding|outcome|efficacy|effect", re.I)
 _HYP_MIN_SCORE = 0.45
-INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
-W_SIM_HYP, W_CLS = 0.7, 0.6
+W_SIM_HYP = 0.7  # weight of the similarity to the finding (stage 1's priors: hypothesis_classifier)
 W_SIM_EV, W_STAT = 1.0, 0.6
 MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
@@ -117,7 +117,7 @@ class DocIndex:
     def cue(self) -> np.ndarray:
         """Explicit hypothesis/aim cue bonus of every sentence."""
         if self._cue is None:
-            self._cue = np.array([max((CUE_BONUS[k] for k in hypothesis_cues(s.text)), default=0.0) for s in self.sents])
+            self._cue = np.array([cue_bonus(s.text) for s in self.sents])
         return self._cue
 
     @property
@@ -219,8 +219,8 @@ class EmbeddedExtractor:
         if not ix.sents:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis", message="the document has no body sentences")])
         sim = ix.sim(finding)
-        prior = np.array([HYP_SECTION_PRIOR.get(k, 0.0) + (0.3 if _HYP_HEADING.search(sec) else 0.0)
-                          for k, sec in zip(ix.kind, ix.section, strict=True)]) + INTRO_LAST_PRIOR * ix.intro_last
+        prior = np.array([position_prior(k, sec, bool(last))
+                          for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
         score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
         score = np.where(self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table, score, -np.inf)
         best = int(np.argmax(score))

@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
+
+if TYPE_CHECKING:
+    from claimtrace.documents.model import Document
 
 HYPOTHESIS_WEIGHTS = WEIGHTS_DIR / "hypotheses.json"
 
@@ -121,3 +124,40 @@ def hypothesis_score(text: str, *, priors: bool = True) -> float:
     """Probability that a sentence states a hypothesis."""
     z, _ = hypothesis_logit(text, priors=priors)
     return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+# ---- where a sentence sits: stage 1's hypothesis-likeness (the embedded extractor's score without the finding) ----
+
+#: section priors of stage 1: hypotheses and aims are stated in the introduction, not in the results
+HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "discussion": -0.5,
+                     "conclusion": -0.6, "other": 0.0}
+#: bonus of an explicit cue (``hypothesis_cues``) on top of the classifier's probability
+CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
+#: a section titled for the hypotheses or aims ("Hypotheses", "Aims of the study", "The present study")
+HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (study|research)", re.I)
+HEADING_PRIOR = 0.3
+INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
+W_CLS = 0.6  # weight of the classifier's probability
+
+
+def cue_bonus(text: str) -> float:
+    """The strongest explicit-cue bonus of a sentence (0 when it has no cue)."""
+    return max((CUE_BONUS[k] for k in hypothesis_cues(text)), default=0.0)
+
+
+def position_prior(section_kind: str, section: str | None, intro_last: bool) -> float:
+    """Stage 1's prior for where a sentence sits: its section kind, a hypothesis/aim heading, the introduction's
+    last paragraph."""
+    return (HYP_SECTION_PRIOR.get(section_kind, 0.0) + (HEADING_PRIOR if HYP_HEADING.search(section or "") else 0.0)
+            + (INTRO_LAST_PRIOR if intro_last else 0.0))
+
+
+def hypothesis_likeness(doc: Document) -> dict[str, float]:
+    """Per body sentence id: how much it reads like the paper's hypothesis or aim where it sits (classifier
+    probability x ``W_CLS`` + cue bonus + position prior; the embedded extractor's stage-1 score less the
+    similarity to the finding)."""
+    intro = [p.id for p in doc.paragraphs if p.section_kind == "introduction"]
+    last = intro[-1] if intro else None
+    return {s.id: W_CLS * hypothesis_score(s.text, priors=False) + cue_bonus(s.text)
+            + position_prior(p.section_kind, p.section, p.id == last)
+            for p in doc.paragraphs for s in p.sentences}
