@@ -78,3 +78,12 @@ def test_planned_effect_sizes_are_marked_and_not_checked(text: str, test: str, v
 ])
 def test_effect_sizes_of_results_are_not_planned(text: str) -> None:
     assert [r.planned for r in analyze(text)] == [False]
+
+
+def test_standard_error_named_with_its_clustering() -> None:
+    (r,) = analyze("(coefficient on institutional congruence 20km term = 2.508, robust SE clustered at the rural "
+                   "community = 0.390, p < 0.001")
+    assert (r.test, r.value, r.se, r.p_comparison, r.p_value, r.consistent) == ("b", 2.508, 0.39, "<", 0.001, True)
+    (b,) = analyze("b = 0.31, SE clustered by school = 0.12, p = .01")
+    assert (b.value, b.se) == (0.31, 0.12)
+    assert analyze("Standard errors clustered by state are in parentheses.") == []

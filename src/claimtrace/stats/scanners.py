@@ -114,7 +114,9 @@ _CI_RE = re.compile(
 _PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
 # a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
 _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
-            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])")
+            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])"
+            # "robust SE clustered at the rural community = 0.390": the clustering named before the value
+            r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
 _COEF_RE = re.compile(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
