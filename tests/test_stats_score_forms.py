@@ -87,3 +87,12 @@ def test_standard_error_named_with_its_clustering() -> None:
     (b,) = analyze("b = 0.31, SE clustered by school = 0.12, p = .01")
     assert (b.value, b.se) == (0.31, 0.12)
     assert analyze("Standard errors clustered by state are in parentheses.") == []
+
+
+def test_row_label_r_before_a_standard_error_is_a_coefficient() -> None:
+    # economics tables name a variable "r" (an interest rate): "r: -.037, Standard error = .013" is its coefficient
+    (r,) = analyze("TABLE 8, (1), r: -.037, Standard error = .013, Significant at 1 percent.")
+    assert (r.test, r.value, r.se, r.p_comparison, r.p_value) == ("b", -0.037, 0.013, "<", 0.01)
+    assert r.consistent is True
+    (c,) = analyze("r = .25, SE = .04")  # a correlation with "=" stays a correlation
+    assert c.test == "r"

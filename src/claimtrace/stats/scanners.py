@@ -117,6 +117,7 @@ _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]correcte
             r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])"
             # "robust SE clustered at the rural community = 0.390": the clustering named before the value
             r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
+_SE_NEXT = re.compile(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
 _COEF_RE = re.compile(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
@@ -188,6 +189,8 @@ def _scan_tests(t: str) -> list[_Tok]:
             continue
         if m.group("open") == "[" and canon not in ("t", "F", "chi2", "r", "Q", "H"):
             continue
+        if cmp_raw == ":" and canon in ("r", "rho") and _SE_NEXT.match(t, m.end()):
+            continue  # "r: -.037, Standard error = .013": a coefficient whose row label is "r" (_scan_coef reads it)
         value_s = m.group("value")
         try:
             value = _num(value_s)
