@@ -44,13 +44,32 @@ def block() -> str:
              f"split rule: `{score['split_rule']}`, fixed before any pattern was written; development = the "
              "strings patterns were written on, so its figures are development data):", "",
              "| figure | development | untouched split |", "|---|---|---|"]
-    names = {"found": "a result found in the string", "significance": "significance agrees with the coders' "
-             "nonsig flag (alpha .05; strings both decide)", "decided_share": "engine decides significance "
-             "(of strings the coders decided)", "significance_stated_level": "significance agrees, strings "
-             "that report the 10% level judged at alpha .10", "coef_se": "coefficient and SE both parsed right "
-             "(orig_outcomes rows with both)"}
+    names = {"found": "a result found in the string (the issue's definition)",
+             "found_inferential": "a result found, strings the coders flag `T`/`F` (`Non-inf` left out)",
+             "decided_share": "engine decides significance (of strings the coders decided)",
+             "significance": "significance agrees with the coders' nonsig flag: rule \"first\" (the string's first "
+             "decided result), alpha .05",
+             "significance_stated_result": "significance agrees: rule \"stated\" (the first result whose "
+             "significance the string states, else the first decided), alpha .05",
+             "significance_stated_level": "significance agrees: rule \"first\", a string that states the 10% level "
+             "judged at alpha .10",
+             "significance_stated_result_level": "significance agrees: rule \"stated\", at the level the string "
+             "states (.10 where it states the 10% level, else .05)",
+             "coef_se": "coefficient and SE both parsed right (orig_outcomes rows with both)"}
     for key, label in names.items():
-        lines.append(f"| {label} | {_pct(score['dev'][key])} | {_pct(score['untouched'][key])} |")
+        if key in score["dev"]:
+            lines.append(f"| {label} | {_pct(score['dev'][key])} | {_pct(score['untouched'][key])} |")
+    fm = score["dev"].get("found_misses")
+    if fm is not None:
+        cats = "; ".join(f"{k} {v}" for k, v in sorted(fm["by_category"].items(), key=lambda kv: -kv[1]))
+        lines += ["", f"Development strings with no result found ({sum(fm['by_category'].values())}), by what they "
+                  f"hold (`bench/data/score_dev_found_misses.json`, {fm['annotator']}): {cats}."]
+    st = {k: score[k].get("p_below_10_percent_stated_flags") for k in ("dev", "untouched")}
+    if st["dev"] is not None:
+        lines += ["", "Strings the coders decided that state significance at the 10% level (`p < .10`, \"significant "
+                  "at the 10 percent level\"), by the coders' flag: development "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(st["dev"].items())) + "; untouched "
+                  + ", ".join(f"{k} {v}" for k, v in sorted((st["untouched"] or {}).items())) + "."]
     sp = sc["speed"]
     lines += ["", f"**Speed vs statcheck** (`bench/results/stats_vs_statcheck.json`, {sc['articles']} EI validation "
               f"articles, {sc['characters']:,} characters, parse + check; median of {len(sp['runs'])} runs, each the "

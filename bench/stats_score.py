@@ -62,6 +62,7 @@ DATA = ROOT.parent / "shared" / "data" / "statistics" / "score"
 CLAIMS = DATA / "claims_stat_evidence.csv"
 OUTCOMES = DATA / "orig_outcomes.csv"
 OUT = ROOT / "bench" / "results" / "stats_score.json"
+MISS_CATEGORIES = ROOT / "bench" / "data" / "score_dev_found_misses.json"
 SALT = "claimtrace-i13-score:"
 
 
@@ -127,10 +128,12 @@ def _bootstrap(items: list[tuple[str, int]], reps: int = 2000, seed: int = 13) -
             "ci95": [round(shares[int(0.025 * reps)], 4), round(shares[int(0.975 * reps) - 1], 4)]}
 
 
-def evaluate(split: str, show: bool = False) -> dict[str, Any]:
+def evaluate(split: str, show: bool = False) -> dict[str, Any]:  # noqa: C901 (one pass, every figure)
     """The three figures on one split."""
     found: list[tuple[str, int]] = []
     found_inf: list[tuple[str, int]] = []
+    missed_keys: list[str] = []
+    stated10: dict[str, int] = defaultdict(int)
     sig: list[tuple[str, int]] = []
     sig10: list[tuple[str, int]] = []
     sig_st: list[tuple[str, int]] = []
@@ -150,6 +153,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
                 found_inf.append((pid, int(bool(res))))
             if not res:
                 misses["found"].append(f"[nonsig={flag}] {text}")
+                missed_keys.append(f"{pid}/{row['claim4_id']}")
             if flag in ("T", "F"):
                 eng = _engine_significant(res)
                 decided.append((pid, int(eng is not None)))
@@ -160,6 +164,8 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
                     sig.append((pid, int(ok)))
                     at10 = any(r.p_comparison == "<" and r.p_value is not None and abs(r.p_value - 0.1) < 1e-9
                                for r in res)
+                    if at10:
+                        stated10[f"nonsig={flag}"] += 1
                     res10 = [r for r in analyze(text, alpha=0.1) if not r.planned] if at10 else res
                     eng10 = _engine_significant(res10)
                     sig10.append((pid, int(eng10 == (flag == "F"))))
@@ -190,7 +196,17 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             print(f"== {k}: {len(v)}", file=sys.stderr)
             for s in v:
                 print("  " + s[:300].replace("\n", " "), file=sys.stderr)
-    return {"found": _bootstrap(found), "found_inferential": _bootstrap(found_inf), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
+    out: dict[str, Any] = {}
+    if split == "dev":  # what the strings with no result hold (annotated on the development split only)
+        ann = json.loads(MISS_CATEGORIES.read_text(encoding="utf-8"))
+        cat_of = {k: c for c, keys in ann["categories"].items() for k in keys}
+        counts: dict[str, int] = defaultdict(int)
+        for k in missed_keys:
+            counts[cat_of.get(k, "not annotated")] += 1
+        out["found_misses"] = {"annotator": ann["annotator"], "by_category": dict(counts),
+                               "annotated_now_found": sorted(set(cat_of) - set(missed_keys))}
+    out["p_below_10_percent_stated_flags"] = dict(stated10)
+    return {**out, "found": _bootstrap(found), "found_inferential": _bootstrap(found_inf), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
             "significance_stated_level": _bootstrap(sig10),
             "significance_stated_result": _bootstrap(sig_st),
             "significance_stated_result_level": _bootstrap(sig_st10),
