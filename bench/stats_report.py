@@ -1,7 +1,7 @@
 """Write the statistics-engine figures of docs/statistics.md from the committed result files.
 
 Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_choice.json and (when present)
-stats_speed_ab.json, and replaces
+stats_speed_ab.json and stats_speed_ab_i13_score.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
     python bench/stats_report.py
@@ -92,6 +92,18 @@ def block() -> str:
                   f"{mb['cpu_seconds']:.4f} s before, {ma['cpu_seconds']:.4f} s after (after/before "
                   f"{ab['cpu_ratio_after_over_before']}, {ab['cpu_speedup']}x faster); results {ab['results']['before']} "
                   f"before, {ab['results']['after']} after; {_load_note(ab['provenance'])}."]
+    ab2_file = RES / "stats_speed_ab_i13_score.json"
+    if ab2_file.exists():
+        ab2 = json.loads(ab2_file.read_text(encoding="utf-8"))
+        mb, ma = ab2["median"]["before"], ab2["median"]["after"]
+        lines += ["", f"**Cost of the i13-score forms** (`bench/results/stats_speed_ab_i13_score.json`, "
+                  f"`bench/stats_speed_ab.py --base {ab2['base_revision'][:7]} --out bench/results/stats_speed_ab_i13_score.json`: "
+                  f"the engine at its fork point and with its forms — coefficient (SE) with stars or an estimate word, "
+                  f"a p naming its null hypothesis, clustered SE, planned effect sizes — same {ab2['articles']} EI bodies, "
+                  f"median of {len(ab2['rounds'])} rounds): `analyze` CPU time {mb['cpu_seconds']:.4f} s before, "
+                  f"{ma['cpu_seconds']:.4f} s after (after/before {ab2['cpu_ratio_after_over_before']}, median round "
+                  f"ratio {ab2['median_round_cpu_ratio']}); results {ab2['results']['before']} before, "
+                  f"{ab2['results']['after']} after; {_load_note(ab2['provenance'])}."]
     lines += ["", END]
     return "\n".join(lines)
 
