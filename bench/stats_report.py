@@ -1,7 +1,7 @@
 """Write the statistics-engine figures of docs/statistics.md from the committed result files.
 
 Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_choice.json and (when present)
-stats_speed_ab.json, and replaces
+stats_speed_ab.json and stats_speed_ab_i13_score.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
     python bench/stats_report.py
@@ -44,13 +44,32 @@ def block() -> str:
              f"split rule: `{score['split_rule']}`, fixed before any pattern was written; development = the "
              "strings patterns were written on, so its figures are development data):", "",
              "| figure | development | untouched split |", "|---|---|---|"]
-    names = {"found": "a result found in the string", "significance": "significance agrees with the coders' "
-             "nonsig flag (alpha .05; strings both decide)", "decided_share": "engine decides significance "
-             "(of strings the coders decided)", "significance_stated_level": "significance agrees, strings "
-             "that report the 10% level judged at alpha .10", "coef_se": "coefficient and SE both parsed right "
-             "(orig_outcomes rows with both)"}
+    names = {"found": "a result found in the string (the issue's definition)",
+             "found_inferential": "a result found, strings the coders flag `T`/`F` (`Non-inf` left out)",
+             "decided_share": "engine decides significance (of strings the coders decided)",
+             "significance": "significance agrees with the coders' nonsig flag: rule \"first\" (the string's first "
+             "decided result), alpha .05",
+             "significance_stated_result": "significance agrees: rule \"stated\" (the first result whose "
+             "significance the string states, else the first decided), alpha .05",
+             "significance_stated_level": "significance agrees: rule \"first\", a string that states the 10% level "
+             "judged at alpha .10",
+             "significance_stated_result_level": "significance agrees: rule \"stated\", at the level the string "
+             "states (.10 where it states the 10% level, else .05)",
+             "coef_se": "coefficient and SE both parsed right (orig_outcomes rows with both)"}
     for key, label in names.items():
-        lines.append(f"| {label} | {_pct(score['dev'][key])} | {_pct(score['untouched'][key])} |")
+        if key in score["dev"]:
+            lines.append(f"| {label} | {_pct(score['dev'][key])} | {_pct(score['untouched'][key])} |")
+    fm = score["dev"].get("found_misses")
+    if fm is not None:
+        cats = "; ".join(f"{k} {v}" for k, v in sorted(fm["by_category"].items(), key=lambda kv: -kv[1]))
+        lines += ["", f"Development strings with no result found ({sum(fm['by_category'].values())}), by what they "
+                  f"hold (`bench/data/score_dev_found_misses.json`, {fm['annotator']}): {cats}."]
+    st = {k: score[k].get("p_below_10_percent_stated_flags") for k in ("dev", "untouched")}
+    if st["dev"] is not None:
+        lines += ["", "Strings the coders decided that state significance at the 10% level (`p < .10`, \"significant "
+                  "at the 10 percent level\"), by the coders' flag: development "
+                  + ", ".join(f"{k} {v}" for k, v in sorted(st["dev"].items())) + "; untouched "
+                  + ", ".join(f"{k} {v}" for k, v in sorted((st["untouched"] or {}).items())) + "."]
     sp = sc["speed"]
     lines += ["", f"**Speed vs statcheck** (`bench/results/stats_vs_statcheck.json`, {sc['articles']} EI validation "
               f"articles, {sc['characters']:,} characters, parse + check; median of {len(sp['runs'])} runs, each the "
@@ -73,6 +92,18 @@ def block() -> str:
                   f"{mb['cpu_seconds']:.4f} s before, {ma['cpu_seconds']:.4f} s after (after/before "
                   f"{ab['cpu_ratio_after_over_before']}, {ab['cpu_speedup']}x faster); results {ab['results']['before']} "
                   f"before, {ab['results']['after']} after; {_load_note(ab['provenance'])}."]
+    ab2_file = RES / "stats_speed_ab_i13_score.json"
+    if ab2_file.exists():
+        ab2 = json.loads(ab2_file.read_text(encoding="utf-8"))
+        mb, ma = ab2["median"]["before"], ab2["median"]["after"]
+        lines += ["", f"**Cost of the i13-score forms** (`bench/results/stats_speed_ab_i13_score.json`, "
+                  f"`bench/stats_speed_ab.py --base {ab2['base_revision'][:7]} --out bench/results/stats_speed_ab_i13_score.json`: "
+                  f"the engine at its fork point and with its forms — coefficient (SE) with stars or an estimate word, "
+                  f"a p naming its null hypothesis, clustered SE, planned effect sizes — same {ab2['articles']} EI bodies, "
+                  f"median of {len(ab2['rounds'])} rounds): `analyze` CPU time {mb['cpu_seconds']:.4f} s before, "
+                  f"{ma['cpu_seconds']:.4f} s after (after/before {ab2['cpu_ratio_after_over_before']}, median round "
+                  f"ratio {ab2['median_round_cpu_ratio']}); results {ab2['results']['before']} before, "
+                  f"{ab2['results']['after']} after; {_load_note(ab2['provenance'])}."]
     lines += ["", END]
     return "\n".join(lines)
 

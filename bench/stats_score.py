@@ -9,12 +9,26 @@ the papers), else **development**. Patterns were written looking at development 
 Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples, seed 13):
 
 - ``found``: share of coded evidence strings in which ``parse`` finds at least one result;
+- ``found_inferential``: the same among the strings the coders flagged ``T`` or ``F`` (significance decided),
+  leaving out those flagged ``Non-inf``. Read from the data (SCORE's own documentation of the flag is not in
+  ../shared): ``Non-inf`` sits beside the significance flag and marks claims whose evidence is not an inferential
+  test (descriptive table values, shares, figures, words); on the development split 53 of its 55 strings hold no
+  test, p, CI or coefficient with SE, and the 2 found hold descriptive effect sizes ("4.6% of the variance", an
+  average d). Both figures are reported; ``found`` is the issue's definition;
 - ``significance``: among strings the coders decided (``nonsig`` ``T``/``F``, not ``Non-inf``) and the
   engine decides (the first result of ``analyze`` with ``significant`` set), the share where the engine's
   significance agrees with the coders' flag (``nonsig == "T"`` means not significant), at alpha = .05; the
   share the engine decides is given too (``decided_share``); ``significance_stated_level``: the same where a
   string that itself reports significance at the 10% level (``p < .1``, "significant at the 10 percent
   level") is judged at alpha = .10, the level its authors use (the coders' flag follows the paper);
+- ``significance_stated_result`` and ``significance_stated_result_level``: the same two, but judging the first
+  result whose significance the string itself states (a reported p, "ns" or a stated level that decides it)
+  before any result whose significance is only recomputed (rule "stated"; the rule above is "first"). Why: the
+  coders' flag records what the paper reports of the claim's result, and where a string lists several results
+  the one with a stated p (or level) is the one the paper reports as the test; a coefficient's significance
+  recomputed from its SE is the engine's, not the paper's. Both rules are reported side by side;
+- a planned effect size (``planned``: an effect size a power analysis plans) is no result: it counts for none of
+  these figures;
 - ``coef_se``: among ``orig_outcomes`` rows with a coded coefficient, its SE and the effect text, the
   share where one parsed result of the text has both the coefficient (``value``) and the SE (``se``)
   equal to the coded ones (to 1e-6).
@@ -41,12 +55,14 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from claimtrace.stats import StatResult, analyze, parse  # noqa: E402
+from claimtrace.stats.check import reported_significant  # noqa: E402
 from provenance import Run  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "statistics" / "score"
 CLAIMS = DATA / "claims_stat_evidence.csv"
 OUTCOMES = DATA / "orig_outcomes.csv"
 OUT = ROOT / "bench" / "results" / "stats_score.json"
+MISS_CATEGORIES = ROOT / "bench" / "data" / "score_dev_found_misses.json"
 SALT = "claimtrace-i13-score:"
 
 
@@ -71,10 +87,21 @@ def _close(a: float | None, b: float | None) -> bool:
 
 
 def _engine_significant(results: list[StatResult]) -> bool | None:
+    """Rule "first": the significance of the string's first decided result."""
     for r in results:
         if r.significant is not None:
             return r.significant
     return None
+
+
+def _stated_significant(results: list[StatResult], alpha: float = 0.05) -> bool | None:
+    """Rule "stated": the first result whose significance the string itself states (a reported p, "ns" or a stated
+    level that decides it at ``alpha``), else the first decided one (significance recomputed from a statistic, a
+    coefficient and its SE, or a CI)."""
+    for r in results:
+        if r.significant is not None and reported_significant(r, alpha) is not None:
+            return r.significant
+    return _engine_significant(results)
 
 
 def _bootstrap(items: list[tuple[str, int]], reps: int = 2000, seed: int = 13) -> dict[str, Any]:
@@ -102,10 +129,15 @@ def _bootstrap(items: list[tuple[str, int]], reps: int = 2000, seed: int = 13) -
 
 
 def evaluate(split: str, show: bool = False) -> dict[str, Any]:
-    """The three figures on one split."""
+    """Every figure on one split (module docstring)."""
     found: list[tuple[str, int]] = []
+    found_inf: list[tuple[str, int]] = []
+    missed_keys: list[str] = []
+    stated10: dict[str, int] = defaultdict(int)
     sig: list[tuple[str, int]] = []
     sig10: list[tuple[str, int]] = []
+    sig_st: list[tuple[str, int]] = []
+    sig_st10: list[tuple[str, int]] = []
     decided: list[tuple[str, int]] = []
     misses: dict[str, list[str]] = defaultdict(list)
     with CLAIMS.open(encoding="utf-8") as fh:
@@ -114,11 +146,14 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             if split_of(pid) != split:
                 continue
             text = row["coded_stat_evidence"] or ""
-            res = analyze(text)
+            res = [r for r in analyze(text) if not r.planned]  # a planned effect size (power analysis) is no result
             found.append((pid, int(bool(res))))
-            if not res:
-                misses["found"].append(text)
             flag = row["nonsig"]
+            if flag in ("T", "F"):
+                found_inf.append((pid, int(bool(res))))
+            if not res:
+                misses["found"].append(f"[nonsig={flag}] {text}")
+                missed_keys.append(f"{pid}/{row['claim4_id']}")
             if flag in ("T", "F"):
                 eng = _engine_significant(res)
                 decided.append((pid, int(eng is not None)))
@@ -129,10 +164,19 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
                     sig.append((pid, int(ok)))
                     at10 = any(r.p_comparison == "<" and r.p_value is not None and abs(r.p_value - 0.1) < 1e-9
                                for r in res)
-                    eng10 = _engine_significant(analyze(text, alpha=0.1)) if at10 else eng
+                    if at10:
+                        stated10[f"nonsig={flag}"] += 1
+                    res10 = [r for r in analyze(text, alpha=0.1) if not r.planned] if at10 else res
+                    eng10 = _engine_significant(res10)
                     sig10.append((pid, int(eng10 == (flag == "F"))))
+                    st = _stated_significant(res)
+                    sig_st.append((pid, int(st == (flag == "F"))))
+                    st10 = _stated_significant(res10, 0.1 if at10 else 0.05)
+                    sig_st10.append((pid, int(st10 == (flag == "F"))))
                     if not ok:
                         misses["significance"].append(f"[nonsig={flag}] {text}")
+                    if st != (flag == "F"):
+                        misses["significance_stated_result"].append(f"[nonsig={flag}] {text}")
     coef: list[tuple[str, int]] = []
     with OUTCOMES.open(encoding="utf-8") as fh:
         for row in csv.DictReader(fh):
@@ -143,7 +187,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             text = (row["orig_effect_size_text"] or "").strip()
             if c is None or se is None or text in ("", "NULL", "NA"):
                 continue
-            ok = any(_close(r.value, c) and _close(r.se, se) for r in parse(text))
+            ok = any(_close(r.value, c) and _close(r.se, se) for r in parse(text) if not r.planned)
             coef.append((pid, int(ok)))
             if not ok:
                 misses["coef_se"].append(f"[{c} / {se}] {text}")
@@ -152,8 +196,20 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             print(f"== {k}: {len(v)}", file=sys.stderr)
             for s in v:
                 print("  " + s[:300].replace("\n", " "), file=sys.stderr)
-    return {"found": _bootstrap(found), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
+    out: dict[str, Any] = {}
+    if split == "dev":  # what the strings with no result hold (annotated on the development split only)
+        ann = json.loads(MISS_CATEGORIES.read_text(encoding="utf-8"))
+        cat_of = {k: c for c, keys in ann["categories"].items() for k in keys}
+        counts: dict[str, int] = defaultdict(int)
+        for k in missed_keys:
+            counts[cat_of.get(k, "not annotated")] += 1
+        out["found_misses"] = {"annotator": ann["annotator"], "by_category": dict(counts),
+                               "annotated_now_found": sorted(set(cat_of) - set(missed_keys))}
+    out["p_below_10_percent_stated_flags"] = dict(stated10)
+    return {**out, "found": _bootstrap(found), "found_inferential": _bootstrap(found_inf), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
             "significance_stated_level": _bootstrap(sig10),
+            "significance_stated_result": _bootstrap(sig_st),
+            "significance_stated_result_level": _bootstrap(sig_st10),
             "coef_se": _bootstrap(coef)}
 
 

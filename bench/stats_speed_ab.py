@@ -7,9 +7,10 @@ timing ``analyze`` over every text for ``--passes`` passes after one warm-up pas
 fastest pass (CPU time of the process, and wall time). Medians over the rounds are reported, with their ratio
 (after / before) and every round; the load average is recorded (bench/provenance.py flags a loaded run).
 
-    python bench/stats_speed_ab.py [--base d9fd1a0] [--rounds 5] [--passes 7]
+    python bench/stats_speed_ab.py [--base d9fd1a0] [--rounds 5] [--passes 7] [--out FILE]
 
-Writes bench/results/stats_speed_ab.json.
+Writes bench/results/stats_speed_ab.json (``--out``: another file, e.g. the cost of one branch's change with
+``--base`` at its fork point: bench/results/stats_speed_ab_i13_score.json).
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def main() -> None:
     ap.add_argument("--base", default=BASE, help="git revision of the 'before' engine")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passes", type=int, default=7)
+    ap.add_argument("--out", default=str(OUT), help="result file (default bench/results/stats_speed_ab.json)")
     ap.add_argument("--worker", nargs=3, metavar=("SRC", "TEXTS", "PASSES"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -117,8 +119,9 @@ def main() -> None:
         "note": "each engine in its own process, alternating; a round's figure is the fastest of --passes passes",
         "provenance": run.finish(),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: report[k] for k in ("results", "median", "cpu_ratio_after_over_before",
                                               "median_round_cpu_ratio", "cpu_speedup")}, indent=2))
 

@@ -65,3 +65,19 @@ def test_p_at_exactly_alpha_reads_the_same_in_every_layer() -> None:
     assert DeterministicParser().parse(text).relationships[0].significant is True
     sig, _, how = _stat_significance(analyze(text), text)
     assert sig is True and how == ["p = 0.05"]
+
+
+@pytest.mark.parametrize(
+    ("text", "mentions"),
+    [
+        ("The difference was NS.", True),
+        ("Group differences (NS) in age.", True),
+        ("n.s. for all contrasts", True),
+        ("p < .05 in both arms", True),
+        ("INJECTIONS WERE GIVEN TWICE DAILY", False),
+        ("SYMPTOMS AND SIGNS OF INFECTIONS", False),
+        ("GENES AND PROTEINS", False),
+    ],
+)
+def test_p_mention_reads_ns_as_a_word_only(text: str, mentions: bool) -> None:
+    assert bool(cues.P_MENTION.search(text)) is mentions

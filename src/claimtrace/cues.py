@@ -66,8 +66,9 @@ SIGNIFICANT_UNNEGATED = re.compile(r"(?<!non-)(?<!non)(?<!not )\bsignificant(?:l
 P_VALUE = re.compile(r"\bp\s*(?:-?value)?\s*(<=|>=|≤|≥|<|>|=)\s*(0?\.\d+|\d(?:\.\d+)?(?:\s*[x×]\s*10\s*-\s*\d+)?"
                      r"|\d\.?\d*e-\d+)", re.I)
 
-#: any mention of a p-value or "n.s." (a fast shortlist cue, no number needed)
-P_MENTION = re.compile(r"\b[pP]\s*(?:-?value)?\s*[<=>≤≥]\s*[0-9.]|\b[pP]\s*[<=>≤≥]\s*\.\d|\bP\s*=\s*0\.|\bn\.?s\.?\b|NS\b")
+#: any mention of a p-value or "n.s."/"NS" (a fast shortlist cue, no number needed; "NS" as a word, not the end of
+#: an upper-case word such as "INJECTIONS")
+P_MENTION = re.compile(r"\b[pP]\s*(?:-?value)?\s*[<=>≤≥]\s*[0-9.]|\b[pP]\s*[<=>≤≥]\s*\.\d|\bP\s*=\s*0\.|\bn\.?s\.?\b|(?<![A-Za-z])NS\b")
 
 #: words that report a result (significance, a difference or its absence, an association, a direction)
 RESULT_WORDS = re.compile(r"\b(significant(ly)?|did not differ|no differences?|not differ|comparable|similar between|"

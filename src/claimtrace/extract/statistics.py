@@ -45,6 +45,8 @@ def span_statistics(doc: Document, start: int, end: int, *, alpha: float = 0.05)
     records: list[dict[str, Any]] = []
     summary = StatisticsSummary()
     for r in analyze(text, alpha=alpha, paper_ns=stated_samples(doc.body_text)):
+        if r.planned:  # an effect size a power analysis plans is no evidence
+            continue
         shifted = r.shifted(start)
         sent = doc.locate_offset(shifted.start, "body")
         par = doc.paragraph_of(sent.id) if sent else None

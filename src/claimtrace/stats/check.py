@@ -263,6 +263,9 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
     ``one_tailed_context(r)`` is asked only when a result is inconsistent two-tailed (it may scan a text);
     ``sample_n(r)`` (the sentence's and the paper's stated sample size) only for a t, r, ρ or τ without df.
     """
+    if r.planned:  # an effect size a power analysis plans: not a result, nothing to check
+        r.flags.append("planned effect size (power analysis): not a result, not checked")
+        return r
     r.significant = reported_significant(r, alpha, eq_sig)
     if r.test == "t" and r.df2 is not None:
         if r.df1 == 1:  # "t(1, 67) = 0.74": F(1, 67) = t², so t with df 67

@@ -105,7 +105,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                 continue
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
             for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
-                        "p_comparison", "p_value"):
+                        "p_comparison", "p_value", "planned"):
                 if key in d:
                     cur.fields[key] = d[key]
             cur.spans.update(d["spans"])
@@ -113,8 +113,10 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             if "ci" in d:
                 _set_ci(cur, d["ci"])
         elif tk.kind == "p":
+            # a p that names its own null hypothesis ("p value (beta_m = beta_c) = .000") tests a comparison of
+            # the estimates before it, not the last of them: it stands alone
             if (cur is not None and "p_comparison" not in cur.fields and not tk.data.get("verbal")
-                    and _gap_ok(t, cur.last, tk.start, 45)):
+                    and not tk.data.get("p_detail", "").startswith("H0:") and _gap_ok(t, cur.last, tk.start, 45)):
                 target = cur
             else:
                 if tk.data.get("verbal"):  # no numbers of its own: descriptives and N before it are not its

@@ -108,6 +108,8 @@ class StatResult(_Model):
     descriptives: list[Descriptive] = Field(default_factory=list)
     spans: dict[str, ComponentSpan] = Field(default_factory=dict)
     repaired: list[str] = Field(default_factory=list)
+    # an effect size planned in a power analysis ("80% power to detect d = 0.5"), not a result: never checked
+    planned: bool = False
     # set by check()
     computed_p: float | None = None
     consistent: bool | None = None

@@ -19,6 +19,7 @@ import ahocorasick_rs
 
 from claimtrace.stats.grouping import _group, _keep, _Res
 from claimtrace.stats.model import (
+    EFFECT_SIZES,
     ComponentSpan,
     Descriptive,
     EffectSize,
@@ -37,6 +38,7 @@ from claimtrace.stats.scanners import (
     _scan_effect_named,
     _scan_misc,
     _scan_p,
+    _scan_paren_coef,
     _scan_tests,
     _scan_variance_explained,
     _scan_verbal_ns,
@@ -51,7 +53,7 @@ _EFFECT_SET = {"measure", "value", "start", "end", "text"}
 _RESULT_SET = frozenset({
     "kind", "text", "start", "end", "test", "test_text", "test_detail", "df1", "df2", "comparison", "value",
     "p_comparison", "p_value", "one_tailed", "ci_level", "ci_low", "ci_high", "se", "n", "n_per_group",
-    "effects", "descriptives", "spans", "repaired"})
+    "effects", "descriptives", "spans", "repaired", "planned"})
 
 
 # every field of a StatResult, in field order, at its default (lists and dicts filled in per result)
@@ -98,8 +100,30 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     values.update(f)
     values.update(kind=r.kind, text=text[start:end], start=start, end=end, one_tailed=one_tailed,
                   n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
-                  repaired=repaired, flags=[])
+                  repaired=repaired, flags=[], planned=bool(f.get("planned")) or _planned(norm, r))
     return built(StatResult, values, set(_RESULT_SET))
+
+
+# what makes an effect size one planned in a power analysis, in the 80 characters before it (same sentence):
+# "80% power to detect", "a power of .80", "power analysis", "to detect", "detectable", "assuming", "sensitivity
+# analysis", "smallest effect size of interest". Narrower than the words a result sentence can hold ("as expected").
+_POWER_BEFORE = re.compile(
+    r"(?<![A-Za-z])(?:\d+(?:\.\d+)?\s*%\s*power|power\s+(?:of\s+)?(?:0?\.\d+|\d+(?:\.\d+)?\s*%)|power\s+(?:analys\w+|calculations?)"
+    r"|to\s+detect|detectable|assum(?:e|ed|es|ing)|sensitivity\s+analys\w+|(?:smallest|minimum|minimal)\s+effect\s+sizes?)"
+    r"(?![A-Za-z])[^.;!?]*$", re.I)
+# effect measures a power analysis plans
+_PLANNABLE = EFFECT_SIZES | {"r", "rho", "OR", "RR", "HR", "MD", "SMD"}
+
+
+def _planned(norm: str, r: _Res) -> bool:
+    """An effect size with nothing inferential (no p, CI, SE or df) after power-analysis words (``_POWER_BEFORE``)."""
+    f = r.fields
+    if r.kind not in ("test", "estimate") or f.get("test") not in _PLANNABLE:
+        return False
+    if any(f.get(k) is not None for k in ("p_comparison", "ci_low", "se", "df1")):
+        return False
+    at = (r.spans.get("test") or r.spans.get("value") or (r.start, r.end))[0]  # the statistic, not a descriptive before it
+    return _POWER_BEFORE.search(norm, max(0, at - 80), at) is not None
 
 
 def _near(words: list[tuple[int, int]] | None, lo: int, hi: int) -> bool:
@@ -241,6 +265,8 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
                            b"no statistically significan")),
     *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
     (b"ffect size", "esz"),  # "effect size (Cohen's d) was .69"
+    # a coefficient with its SE in parentheses: stars after it, or an estimate word in its row label
+    *((w, "pse") for w in (b")*", b"]*", b")?", b"ffect", b"oefficient", b"oef.", b"stimate")),
     # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
     *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
     *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
@@ -257,7 +283,7 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "esz", "ns", "nsp", "rej", "se", "tail", "var", "vns")
+    __slots__ = ("ci", "damaged", "esz", "ns", "nsp", "pse", "rej", "se", "tail", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
@@ -267,6 +293,7 @@ class _Triggers:
         self.vns: list[int] = []
         self.var: list[int] = []
         self.esz: list[int] = []
+        self.pse: list[int] = []
         self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
         self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
         at: set[int] = set()  # where a damaged-p word starts
@@ -285,7 +312,7 @@ class _Triggers:
             elif kind == "tail":
                 self.tail.append((i, e))
             else:
-                {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz}[kind].append(i)
+                {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz, "pse": self.pse}[kind].append(i)
         self.tail.sort()
         self.se.sort()
         self.damaged: list[tuple[int, int]] = []
@@ -449,6 +476,12 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
                          if trig.var else [])
                       + (_scan_in(t, _merge([(i - 85, i + 80) for i in trig.esz], n), _scan_effect_named)
                          if trig.esz else []))
+    if trig.pse:
+        pse = _scan_in(t, _merge([(i - 40, i + 4) if tb[i] in b")]" else (i - 2, i + 140) for i in trig.pse], n),
+                       _scan_paren_coef)
+        # a coefficient the test scanner read already ("B = .026 (.009)") is its
+        tests = [(tk.start, tk.end) for tk in primary if tk.kind == "test"]
+        primary += [tk for tk in _dedupe(pse) if not any(a < tk.end and tk.start < b for a, b in tests)]
     if not primary:
         return []
     misc_r = []

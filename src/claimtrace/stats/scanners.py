@@ -55,8 +55,9 @@ _P_RE = re.compile(
     r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|s(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
-    # a table's column number after "p value": "Difference: p-Value (4) = .002"
-    r"(?(pv)(?:\s*\([^()<>=\s]{1,3}\))?)"
+    # a table's column number after "p value": "Difference: p-Value (4) = .002"; or the null hypothesis it tests:
+    # "p value (beta_m = beta_c) = .000"
+    r"(?(pv)(?:\s*\((?:[^()<>=\s]{1,3}|(?P<phyp>[^()<>=;,]{1,30}=[^()<>=;,]{1,30}))\))?)"
     r"\s*(?:"
     r"(?P<pcmp><\s*or\s*=|>\s*or\s*=|<=|>=|=<|=>|≤|≥|<|>|=|:|b(?=\s*\.?\d)|!|(?<=\s)p(?=\s)|N(?=\s*\.?\d)"
     r"|(?<=[ \t])(?:of|was|is|were)(?=\s))\s*" + _PNUM +
@@ -113,7 +114,10 @@ _CI_RE = re.compile(
 _PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
 # a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
 _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
-            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])")
+            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])"
+            # "robust SE clustered at the rural community = 0.390": the clustering named before the value
+            r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
+_SE_NEXT = re.compile(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
 _COEF_RE = re.compile(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
@@ -185,6 +189,8 @@ def _scan_tests(t: str) -> list[_Tok]:
             continue
         if m.group("open") == "[" and canon not in ("t", "F", "chi2", "r", "Q", "H"):
             continue
+        if cmp_raw == ":" and canon in ("r", "rho") and _SE_NEXT.match(t, m.end()):
+            continue  # "r: -.037, Standard error = .013": a coefficient whose row label is "r" (_scan_coef reads it)
         value_s = m.group("value")
         try:
             value = _num(value_s)
@@ -294,6 +300,45 @@ def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
     return toks
 
 
+# A coefficient with a number in parentheses or brackets after ":" or "=", as regression tables print it:
+# "Dominant party × Security: -0.009 (0.004)**", "Treatment effect: schools in first quartile = 3.225 (1.395)".
+# The number is read as the SE (the convention of such tables) only where the row marks the estimate: stars after
+# it, or an estimate word ("effect", "coefficient", "estimate") in its label. It must be unsigned (a negative
+# number in parentheses is a t or z, never an SE). Years, page ranges and "(N = 120)" never fit: nothing before
+# the number is ":" or "=", or the parentheses hold more than a number.
+_PAREN_COEF_RE = re.compile(
+    r"[:=]\s*(?P<v>(?:[-+]\s?)?" + NUM + r")\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]](?P<stars>\*{1,3}|†{1,2})?(?![\d.%]|\s*%)"
+)
+_ESTIMATE_WORD = re.compile(r"(?<![A-Za-z])(?:[Ee]ffects?|[Cc]oefficients?|[Cc]oef\.|[Ee]stimates?)(?![A-Za-z])")
+_LABEL_BREAK = re.compile(r"[;.](?!\d)(?=[^;.]*$)")  # the last ";" or sentence point (not a decimal point)
+
+
+def _scan_paren_coef(t: str) -> list[_Tok]:
+    """Coefficients with their SE in parentheses after a row label (``_PAREN_COEF_RE``), flagged as read by convention."""
+    toks: list[_Tok] = []
+    for m in _PAREN_COEF_RE.finditer(t):
+        stars = m.group("stars")
+        lo = max(0, m.start() - 80)
+        brk = _LABEL_BREAK.search(t, lo, m.start())
+        label = t[brk.end() if brk else lo : m.start()]
+        if _DESC_LABEL.search(label):
+            continue  # "M = 3.2 (1.1)": a mean and its SD
+        if not stars and not _ESTIMATE_WORD.search(label):
+            continue
+        se = _num(m.group("se"))
+        if se <= 0:
+            continue
+        s, e = m.span("v")
+        spans = {"value": (s, e), "se": m.span("se")}
+        if stars:
+            spans["stars"] = m.span("stars")
+        data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
+                                "has_df": False, "comparison": "=", "se": se, "spans": spans,
+                                "repaired": ["number in parentheses after a coefficient read as its SE (the table convention)"]}
+        toks.append(_Tok("test", s, m.end(), data))
+    return toks
+
+
 def _finditer_at(pattern: re.Pattern[str], t: str, starts: re.Pattern[str]) -> list[re.Match[str]]:
     """``pattern.finditer(t)`` where every match begins at a match of ``starts`` (tried only there)."""
     out: list[re.Match[str]] = []
@@ -365,6 +410,8 @@ def _scan_p(t: str) -> list[_Tok]:
             vspan = (m.start("pval"), m.end())
         if psub:
             data["p_detail"] = _P_SUB_SEP.sub(" ", psub).strip()
+        elif m.group("phyp"):
+            data["p_detail"] = "H0: " + " ".join(m.group("phyp").split())
         if ptail in ("one", "1"):
             data["one_tailed"] = True
         s, e = m.span()
@@ -471,16 +518,16 @@ _PLANNED_BEFORE = re.compile(
 
 
 def _scan_effect_named(t: str) -> list[_Tok]:
-    """An effect size whose measure is named in parentheses after "effect size" (``_EFFECT_NAMED_RE``); not one
-    planned in a power analysis (``_PLANNED_BEFORE`` in the 80 characters before it, same sentence)."""
+    """An effect size whose measure is named in parentheses after "effect size" (``_EFFECT_NAMED_RE``); one planned
+    in a power analysis (``_PLANNED_BEFORE`` in the 80 characters before it, same sentence) is marked ``planned``."""
     toks: list[_Tok] = []
     for m in _EFFECT_NAMED_RE.finditer(t):
-        if _PLANNED_BEFORE.search(t, max(0, m.start() - 80), m.start()):
-            continue
         name = m.group("name")
         data: dict[str, Any] = {"test": _TEST_NAMES[_name_index(name)][1], "test_text": name, "value": _num(m.group("v")),
                                 "has_df": False, "comparison": "=",
                                 "spans": {"test": m.span("name"), "value": m.span("v")}, "repaired": []}
+        if _PLANNED_BEFORE.search(t, max(0, m.start() - 80), m.start()):
+            data["planned"] = True
         toks.append(_Tok("test", m.start(), m.end(), data))
     return toks
 
