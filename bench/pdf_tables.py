@@ -10,8 +10,11 @@ the readers on known layouts (the *synthetic* rows).
 
 Real PDF tables (the *real* rows): every table in the PDFs of ../shared (8: one in
 documents/grobid/Wang-paperAVE2008.pdf, three in documents/s2orc-doc2json/2020.acl-main.207.pdf, four in
-documents/s2orc-doc2json/N18-3011.pdf; the statcheck test papers and the other GROBID PDFs hold none). None has a
-marked-up twin with cells (the s2orc TEI is GROBID's own reading of the PDF: one garbled 2x2 table), so the gold
+documents/s2orc-doc2json/N18-3011.pdf; the statcheck test papers and the other GROBID PDFs hold none), and the one
+table of a publisher PDF shipped on PyPI (file2records 0.3.1: MDPI Polymers 2013, CC BY 3.0; its table page is
+bench/data/pdfs/polymers-05-01258-p1265.pdf). None has a marked-up twin with cells (the s2orc TEI is GROBID's own
+reading of the PDF: one garbled 2x2 table), and a search of PyPI, npm and Debian found no publisher PDF shipped with
+its JATS or a person-made TEI (``bench/data/pdf-table-twin-search.json``, copied into the result). So the gold
 is ``bench/data/pdf-tables-real.jsonl``: each table transcribed from page images by an LLM agent (Claude,
 2026-12-01), not checked by a person. Each reader runs through the whole PDF reader (``load_document`` with
 ``CLAIMTRACE_PDF_TABLES`` set: caption detection, then the table reader); a gold table is paired with the tables
@@ -151,6 +154,12 @@ def score(gold: list[str], got: list[str]) -> tuple[int, int, int]:
 
 
 REAL_GOLD = REPO / "bench" / "data" / "pdf-tables-real.jsonl"
+TWIN_SEARCH = REPO / "bench" / "data" / "pdf-table-twin-search.json"
+
+
+def pdf_path(rel: str) -> Path:
+    """A gold table's PDF: ``bench/...`` in this repository, anything else under ../shared/data."""
+    return REPO / rel if rel.startswith("bench/") else SHARED / rel
 
 
 def norm_real(s: str | None) -> str:
@@ -169,15 +178,38 @@ def score_real(gold: list[str], got: list[str]) -> tuple[int, int, int]:
     return sum((g & p).values()), sum(p.values()), sum(g.values())
 
 
+def _table_bootstrap(rows: list[dict[str, Any]], resamples: int = 5000) -> dict[str, list[float] | None]:
+    """95% percentile intervals of pooled cell precision and recall, resampling tables (seeded)."""
+    import random
+
+    rng = random.Random(13)
+    prec: list[float] = []
+    rec: list[float] = []
+    for _ in range(resamples if rows else 0):
+        pick = [rows[rng.randrange(len(rows))] for _ in rows]
+        m, p, g = (sum(int(r[k]) for r in pick) for k in ("matched", "returned", "gold"))
+        if p:
+            prec.append(m / p)
+        if g:
+            rec.append(m / g)
+
+    def ci(xs: list[float]) -> list[float] | None:
+        xs.sort()
+        return [round(xs[int(0.025 * (len(xs) - 1))], 4), round(xs[int(0.975 * (len(xs) - 1))], 4)] if xs else None
+
+    return {"cell_precision_ci95": ci(prec), "cell_recall_ci95": ci(rec)}
+
+
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     m, p, g = (sum(int(r[k]) for r in rows) for k in ("matched", "returned", "gold"))
     return {"tables": len(rows), "tables_found": sum(bool(r["tables_found"]) for r in rows),
             "cell_precision": round(m / p, 4) if p else None, "cell_recall": round(m / g, 4) if g else None,
+            **_table_bootstrap(rows),
             "gold_cells": g, "returned_cells": p, "matched_cells": m, "errors": sum(r.get("error") is not None for r in rows)}
 
 
 def real_tables() -> dict[str, Any]:
-    """Every reader (and GROBID's TEI) against the transcribed gold of the real tables in ../shared's PDFs."""
+    """Every reader (and GROBID's TEI) against the transcribed gold of the real tables (../shared's PDFs, bench/data/pdfs)."""
     import os
 
     from claimtrace.documents import load_document
@@ -194,7 +226,7 @@ def real_tables() -> dict[str, Any]:
             for pdf in pdfs:
                 t0 = time.perf_counter()
                 try:
-                    doc, err = load_document(SHARED / pdf), None
+                    doc, err = load_document(pdf_path(pdf)), None
                 except Exception as exc:  # a reader that fails is recorded, not fatal
                     doc, err = None, f"{type(exc).__name__}: {exc}"
                 seconds[reader][pdf] = round(time.perf_counter() - t0, 3)
@@ -214,7 +246,7 @@ def real_tables() -> dict[str, Any]:
             os.environ["CLAIMTRACE_PDF_TABLES"] = before
     grobid: list[dict[str, Any]] = []
     for pdf in pdfs:
-        tei = SHARED / pdf.replace(".pdf", ".tei.xml")
+        tei = pdf_path(pdf.replace(".pdf", ".tei.xml"))
         if not tei.is_file():
             continue
         tei_tables = [[c.text for c in t.cells] for t in load_document(tei).tables]
@@ -227,6 +259,7 @@ def real_tables() -> dict[str, Any]:
     return {"gold": str(REAL_GOLD.relative_to(REPO)),
             "annotator": "an LLM agent (Claude, 2026-12-01), transcribed from page images, not checked by a person",
             "tables": len(gold), "pdfs": pdfs,
+            "twin_search": json.loads(TWIN_SEARCH.read_text()),
             "summary": {r: _summary(rows) for r, rows in per.items()},
             "grobid_tei": {"what": "GROBID's TEI tables of the s2orc-doc2json twins (its own reading of the PDF), paired by "
                                    "best cell overlap", "summary": _summary(grobid), "per_table": grobid},
@@ -246,8 +279,8 @@ def main() -> None:
     ap.add_argument("--label", default="this branch", help="what code the real rows measure (recorded)")
     args = ap.parse_args()
     picked = [] if args.skip_synthetic else pick_tables()
-    run = Run(data=[*(f for f, _, _ in picked), REAL_GOLD, *(SHARED / p for p in
-                                                             sorted({json.loads(x)["pdf"] for x in REAL_GOLD.read_text().splitlines() if x.strip()}))])
+    run = Run(data=[*(f for f, _, _ in picked), REAL_GOLD, TWIN_SEARCH,
+                    *(pdf_path(p) for p in sorted({json.loads(x)["pdf"] for x in REAL_GOLD.read_text().splitlines() if x.strip()}))])
     real = real_tables()
     real["label"] = args.label
     if args.skip_synthetic and args.real_out:
@@ -297,7 +330,7 @@ def main() -> None:
                 "errors": sum(r["error"] is not None for r in rows)}
     result = {"schema_version": "2",
               "what": "PDF table readers: synthetic rows vs JATS twins (PDFs typeset by this script from real PMC JATS "
-                      "tables); real rows vs a transcribed gold of every table in ../shared's PDFs",
+                      "tables); real rows vs a transcribed gold of every table in ../shared's PDFs and of one CC BY publisher PDF shipped on PyPI",
               "tables": len(picked), "summary": summary, "per_table": per, "real": real, "provenance": run.finish()}
     OUT.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(summary, indent=1))

@@ -75,7 +75,7 @@ STEPS: list[Step] = [
     Step("tables-ei", ["bench/tables_ei.py"], ["tables_ei.json"],
          slow="two EI validation extract batches and repeated timed parses (several minutes on 2 cores)"),
     Step("pdf-tables", ["bench/pdf_tables.py"], ["pdf_tables.json"],
-         slow="typesets and reads 14 tables, and reads the 8 real tables of shared PDFs, with every reader",
+         slow="typesets and reads 14 tables, and reads the 9 real tables (shared PDFs, bench/data/pdfs), with every reader",
          needs=["the pdf-tables extra (camelot)"]),
     Step("stats-vs-statcheck", ["bench/stats_vs_statcheck.py", "--runs", "5"], ["stats_vs_statcheck.json"],
          slow="a timing run: only meaningful on an idle machine",

@@ -3,7 +3,9 @@
 Readers (``CLAIMTRACE_PDF_TABLES``; measured in bench/pdf_tables.py, see docs/tables.md):
 
 - ``auto`` (default): ``pdfplumber-lines`` first; on a captioned page where it finds no table (an
-  unruled table), ``camelot-stream`` when camelot is installed, else ``pdfplumber-text``.
+  unruled table), ``camelot-stream`` when camelot is installed, else ``pdfplumber-text``. Where camelot glues
+  the numbers of tight columns into one cell ("84.2 88.4 91.5": ``merged_cells``), ``pdfplumber-text``'s reading of
+  the same region is taken when it glues fewer, its leading text-only columns joined into the stub (``join_stub``).
 - ``pdfplumber-lines``: pdfplumber's table finder on ruling lines (MIT, already a core dependency).
   Finds ruled tables; an unruled "booktabs" table (three rules, no vertical lines) has too few lines to
   make cells.
@@ -84,7 +86,7 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
             try:
                 import camelot  # noqa: F401
 
-                found += _camelot(data, rest, flavor="stream", captions=captions)
+                found += _unmerge(data, _camelot(data, rest, flavor="stream", captions=captions), captions)
             except ImportError:
                 found += _pdfplumber(data, rest, captions, text=True)
         reader = "auto"
@@ -101,6 +103,51 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
             continue
         out.append(RawTable(rows=cells, label=cap.label if cap else None, caption=cap.text if cap else None,
                             page=page, bbox=bbox, reader=reader))
+    return out
+
+
+_MERGED = re.compile(r"^[-\u2212\u2013]?\d[\d.,]*%?(?:\s+[-\u2212\u2013]?\d[\d.,]*%?)+$")
+
+
+def merged_cells(rows: Sequence[Sequence[str | None]]) -> int:
+    """How many cells hold two or more bare numbers ("84.2 88.4"): columns a reader glued together."""
+    return sum(bool(_MERGED.match((t or "").strip())) for row in rows for t in row)
+
+
+_NUMBER = re.compile(r"^[-\u2212\u2013(]?[\d.,]+")
+
+
+def join_stub(rows: list[list[str | None]]) -> list[list[str | None]]:
+    """Rows whose leading text-only columns are joined into one stub cell (pdfplumber-text cuts a row label at each
+    word gap shared by every row: "SciBERT | fine-tune | on | co-view")."""
+    body = rows[1:] or rows
+    width = min((len(r) for r in rows), default=0)
+    k = next((j for j in range(width) if any(_NUMBER.match((r[j] or "").strip()) for r in body)), width)
+    if k < 2 or k == width:
+        return rows
+    return [[" ".join(t.strip() for t in r[:k] if t and t.strip()), *r[k:]] for r in rows]
+
+
+def _overlap(a: BBox, b: BBox) -> float:
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.bottom, b.bottom) - max(a.top, b.top)
+    return max(0.0, w) * max(0.0, h)
+
+
+def _unmerge(data: bytes, found: list[tuple[int, BBox, list[list[str | None]]]],
+             captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+    """camelot-stream tables, each replaced by pdfplumber-text's table of the same region where that glues fewer columns."""
+    out = []
+    for page, bbox, rows in found:
+        merged = merged_cells(rows)
+        if merged:
+            alt = [t for t in _pdfplumber(data, [page], [c for c in captions if c.page == page], text=True)
+                   if _overlap(t[1], bbox) > 0]
+            best = max(alt, key=lambda t: _overlap(t[1], bbox), default=None)
+            if best is not None and merged_cells(best[2]) < merged:
+                rows = join_stub(best[2])
+                bbox = best[1]
+        out.append((page, bbox, rows))
     return out
 
 
