@@ -27,7 +27,12 @@ DEFAULT_RETRIEVER_BY_TASK = {"evidence": "two-stage", "hypothesis": "hybrid-trai
 TRAINED_FUSION: tuple[str, float, float, bool] = ("rrf", 1.0, 1.0, False)
 #: the ``two-stage`` settings (sentence units, paragraph units), chosen on EI train development papers that
 #: neither shipped model trained on (bench/retrieval_two_stage.py; bench/results/retrieval_two_stage_dev.json)
-TWO_STAGE: tuple[TwoStageSettings, TwoStageSettings] = (TwoStageSettings(m=20), TwoStageSettings(m=20))
+#: sentences: the top 20, the cross-encoder's rank fused with the first stage's (RRF, equal weights); paragraphs: the
+#: top 15, each scored by the cross-encoder on the paragraph and on its best sentence (the two ranks fused), that
+#: rank fused with the first stage's at weight 2
+TWO_STAGE: tuple[TwoStageSettings, TwoStageSettings] = (
+    TwoStageSettings(m=20, fusion="rrf", ce_weight=1.0, unit_score="unit"),
+    TwoStageSettings(m=15, fusion="rrf", ce_weight=2.0, unit_score="unit+maxsent"))
 
 
 def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: str | None = None,
