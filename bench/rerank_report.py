@@ -143,7 +143,7 @@ def render_rerank(p: Any) -> None:
               f"| BM25, body sentences, top 20 | {p.v(q['bm25_sentences_top20'], '.5f')} |",
               f"| cross-encoder over those 20 | {p.v(q['cross_encoder_sentences_m20'], '.3f')} |",
               f"| BM25, body paragraphs, top 30 | {p.v(q['bm25_paragraphs_top30'], '.5f')} |",
-              f"| cross-encoder over those 30 (the `retrieve` default M) | {p.v(q['cross_encoder_paragraphs_m30'], '.3f')} |",
+              f"| cross-encoder over those 30 (the `--reranker` default `-m`) | {p.v(q['cross_encoder_paragraphs_m30'], '.3f')} |",
               "", f"Model load: {p.v(s['model_load_s_median'], '.2f')} s (median of 3)."
               + (f" Wheel `{s['wheel']['wheel']}`: {p.v(s['wheel']['wheel_bytes'] / 1e6, '.1f')} MB, of which the "
                  f"cross-encoder {p.v(s['wheel']['cross_encoder_compressed_bytes'] / 1e6, '.1f')} MB (int8 weights "
