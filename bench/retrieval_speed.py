@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/retrieval_speed.py [--papers 10] [--finetuned DIR] [--repeats 3]
 Rows: bm25, dense (untrained MiniLM), hybrid (bm25 + dense), trained (the shipped trained retriever's evidence
-head) and default (what `claimtrace retrieve` uses: bm25 fused with trained), all in the same run; plus the
-shipped model's load time (sha256 checks included).
+head), hybrid-trained (bm25 fused with trained: the first stage) and default (what `claimtrace retrieve` uses:
+the two-stage retriever, hybrid-trained then the shipped cross-encoder over its top M), all in the same run; plus
+the shipped models' load time (sha256 checks included).
 Writes bench/results/retrieval_speed.json with its provenance (load average at start and end; a run whose
 load exceeded the core count is flagged `loaded` and its times are not published as the speed). Each
 index build runs `--repeats` times, each time with fresh embedding-cache files (cold); the figures are the
@@ -60,20 +61,29 @@ def main() -> None:
     parse_s = (time.time() - t0) / len(docs)
     units = [document_units(d, a.unit) for d in docs]
     onnx = OnnxMiniLM()
+    from claimtrace.retrieval.cross_encoder import OnnxCrossEncoder
     from claimtrace.retrieval.embeddings import OnnxHeadEmbedder, shipped_retriever_dir
-    from claimtrace.retrieval.pipeline import DEFAULT_RETRIEVER, TRAINED_FUSION
+    from claimtrace.retrieval.pipeline import DEFAULT_RETRIEVER, TRAINED_FUSION, TWO_STAGE
+    from claimtrace.retrieval.two_stage import TwoStageRetriever
 
     loads = []
     for _ in range(3):
         t = time.time()
         OnnxHeadEmbedder(task="evidence", cache_encoder=False)
         loads.append(time.time() - t)
+    ce_loads = []
+    for _ in range(3):
+        t = time.time()
+        OnnxCrossEncoder()
+        ce_loads.append(time.time() - t)
     result: dict[str, object] = {"papers": len(docs), "unit": a.unit,
                                  "units_per_paper": statistics.mean(len(u) for u in units),
                                  "parse_s_per_paper": round(parse_s, 4), "cpu_count": os.cpu_count(),
                                  "load_average_at_start": os.getloadavg()[0], "retrievers": {},
                                  "trained_model_load_s_median": round(statistics.median(loads), 4),
-                                 "default_retriever": DEFAULT_RETRIEVER, "default_fusion": list(TRAINED_FUSION)}
+                                 "cross_encoder_load_s_median": round(statistics.median(ce_loads), 4),
+                                 "default_retriever": DEFAULT_RETRIEVER, "default_fusion": list(TRAINED_FUSION),
+                                 "two_stage": {"sentence": vars(TWO_STAGE[0]), "paragraph": vars(TWO_STAGE[1])}}
     def make(name: str, rep: int) -> object:
         if name == "bm25":
             return BM25Retriever()
@@ -82,7 +92,7 @@ def main() -> None:
         if name == "hybrid":
             return HybridRetriever([BM25Retriever(), DenseRetriever(
                 CachedEmbedder(onnx, EmbeddingCache(Path(tmp) / f"hybrid-{rep}.sqlite")))])
-        if name in ("trained", "default"):
+        if name in ("trained", "hybrid-trained", "default"):
             from claimtrace.retrieval.finetuned import FinetunedRetriever
 
             fusion, w1, w2, max_sentence = TRAINED_FUSION
@@ -90,12 +100,15 @@ def main() -> None:
             ft = FinetunedRetriever(shipped_retriever_dir(), max_sentence=max_sentence)
             if name == "trained":
                 return ft
-            return HybridRetriever([BM25Retriever(), ft], (w1, w2), fusion=fusion)
+            first = HybridRetriever([BM25Retriever(), ft], (w1, w2), fusion=fusion)
+            if name == "hybrid-trained":
+                return first
+            return TwoStageRetriever(first, OnnxCrossEncoder(), *TWO_STAGE)
         from claimtrace.retrieval.finetuned import FinetunedRetriever
 
         return FinetunedRetriever(a.finetuned)
 
-    names = ["bm25", "dense", "hybrid", "trained", "default"] + (["finetuned"] if a.finetuned else [])
+    names = ["bm25", "dense", "hybrid", "trained", "hybrid-trained", "default"] + (["finetuned"] if a.finetuned else [])
     for name in names:
         builds, lats = [], []
         for rep in range(max(1, a.repeats)):

@@ -22,7 +22,7 @@ def retrieve(
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
     units: str = typer.Option("paragraphs", "--units", "--unit",
                               help="Unit kinds, comma-separated: paragraphs, sentences, table-rows."),
-    retriever: str = typer.Option("default", "--retriever", help="default (BM25 fused with the shipped trained retriever), bm25, dense, hybrid, trained, hybrid-trained, finetuned:DIR or hybrid-finetuned:DIR."),
+    retriever: str = typer.Option("default", "--retriever", help="default (evidence: two-stage; hypothesis: hybrid-trained), two-stage (hybrid-trained, then the shipped cross-encoder over its top candidates), bm25, dense, hybrid, trained, hybrid-trained (BM25 fused with the shipped trained retriever), finetuned:DIR or hybrid-finetuned:DIR."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
     rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder (the shipped model), cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
     k: int = typer.Option(5, "-k", "--k", help="How many units to return."),

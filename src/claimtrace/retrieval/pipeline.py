@@ -11,26 +11,44 @@ from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.base import Retriever, search
 from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
+from claimtrace.retrieval.two_stage import TwoStageSettings
 from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, parse_units
 
-RETRIEVERS = ("default", "bm25", "dense", "hybrid", "trained", "hybrid-trained", "finetuned:DIR",
+RETRIEVERS = ("default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained", "finetuned:DIR",
               "hybrid-finetuned:DIR")
-#: what ``default`` means: BM25 fused with the shipped trained retriever (equal-weight RRF, fixed before
-#: measuring; bench/retrieval_fusion.py measures other fusions on EI validation)
-DEFAULT_RETRIEVER = "hybrid-trained"
+#: what ``default`` means for the evidence task: ``two-stage`` (the ``hybrid-trained`` candidates reranked by the
+#: shipped cross-encoder, settings ``TWO_STAGE`` chosen on EI train development papers by
+#: bench/retrieval_two_stage.py); for the hypothesis task (the cross-encoder is trained on evidence only)
+#: ``hybrid-trained``: BM25 fused with the shipped trained retriever (equal-weight RRF, fixed before measuring)
+DEFAULT_RETRIEVER = "two-stage"
+DEFAULT_RETRIEVER_BY_TASK = {"evidence": "two-stage", "hypothesis": "hybrid-trained"}
 #: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight,
 #: whether a unit scores its best sentence)
 TRAINED_FUSION: tuple[str, float, float, bool] = ("rrf", 1.0, 1.0, False)
+#: the ``two-stage`` settings (sentence units, paragraph units), chosen on EI train development papers that
+#: neither shipped model trained on (bench/retrieval_two_stage.py; bench/results/retrieval_two_stage_dev.json)
+#: sentences: the top 20, the cross-encoder's rank fused with the first stage's (RRF, equal weights); paragraphs: the
+#: top 15, each scored by the cross-encoder on the paragraph and on its best sentence (the two ranks fused), that
+#: rank fused with the first stage's at weight 2
+TWO_STAGE: tuple[TwoStageSettings, TwoStageSettings] = (
+    TwoStageSettings(m=20, fusion="rrf", ce_weight=1.0, unit_score="unit"),
+    TwoStageSettings(m=15, fusion="rrf", ce_weight=2.0, unit_score="unit+maxsent"))
 
 
 def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: str | None = None,
                   weights: tuple[float, float] = (1.0, 1.0)) -> Retriever:
-    """A retriever from a spec: default, bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
+    """A retriever from a spec: default, two-stage (hybrid-trained, then the shipped cross-encoder), bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
     retriever), hybrid-trained (bm25 + trained), finetuned:DIR, hybrid-finetuned:DIR."""
     from claimtrace.retrieval.bm25 import BM25Retriever
 
     if spec == "default":
-        spec = DEFAULT_RETRIEVER
+        spec = DEFAULT_RETRIEVER_BY_TASK.get(task, DEFAULT_RETRIEVER)
+    if spec == "two-stage":
+        from claimtrace.retrieval.cross_encoder import OnnxCrossEncoder
+        from claimtrace.retrieval.two_stage import TwoStageRetriever
+
+        sentence, paragraph = TWO_STAGE
+        return TwoStageRetriever(get_retriever("hybrid-trained", task=task), OnnxCrossEncoder(), sentence, paragraph)
     if spec in ("trained", "hybrid-trained"):
         from claimtrace.retrieval.embeddings import shipped_retriever_dir
         from claimtrace.retrieval.finetuned import FinetunedRetriever
