@@ -30,6 +30,7 @@ from claimtrace.stats.normalize import OffsetMap, map_span, normalize_ascii
 from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
+    _PAREN_COEF_RE,
     _find_all,
     _matches_at,
     _n_starts,
@@ -297,9 +298,12 @@ class _Triggers:
         self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
         self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
         at: set[int] = set()  # where a damaged-p word starts
+        simple = {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz, "pse": self.pse}
         for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
             kind = _TRIGGER_KIND[idx]
-            if kind == "dmg":
+            if kind in simple:
+                simple[kind].append(i)
+            elif kind == "dmg":
                 at.add(i)
             elif kind == "ns" or kind == "ci":
                 if _word_ok(t, tb, i, e - i):
@@ -311,8 +315,6 @@ class _Triggers:
                 self.se.append((i, e))
             elif kind == "tail":
                 self.tail.append((i, e))
-            else:
-                {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz, "pse": self.pse}[kind].append(i)
         self.tail.sort()
         self.se.sort()
         self.damaged: list[tuple[int, int]] = []
@@ -477,8 +479,10 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
                       + (_scan_in(t, _merge([(i - 85, i + 80) for i in trig.esz], n), _scan_effect_named)
                          if trig.esz else []))
     if trig.pse:
-        pse = _scan_in(t, _merge([(i - 40, i + 4) if tb[i] in b")]" else (i - 2, i + 140) for i in trig.pse], n),
-                       _scan_paren_coef)
+        # only the windows the pattern matches in (no slicing or call for the many "effect" words without one)
+        wins = [(a, b) for a, b in _merge([(i - 40, i + 4) if tb[i] in b")]" else (i - 2, i + 140) for i in trig.pse], n)
+                if _PAREN_COEF_RE.search(t, a, b)]
+        pse = _scan_in(t, wins, _scan_paren_coef) if wins else []
         # a coefficient the test scanner read already ("B = .026 (.009)") is its
         tests = [(tk.start, tk.end) for tk in primary if tk.kind == "test"]
         primary += [tk for tk in _dedupe(pse) if not any(a < tk.end and tk.start < b for a, b in tests)]
