@@ -56,13 +56,13 @@ def analyze_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
             for r in parse(text)]
 
 
-def retrieve(paper: PaperLike, query: str, *, k: int = 5, retriever: str = "bm25", reranker: str = "none",
-             units: str = "paragraph", include_abstract: bool = False) -> list[Hit]:
-    """The ``k`` units of a paper most relevant to a query (``claimtrace retrieve``)."""
+def retrieve(paper: PaperLike, query: str, *, k: int = 5, retriever: str = "default", reranker: str = "none",
+             units: str = "paragraph", include_abstract: bool = False, task: str = "evidence") -> list[Hit]:
+    """The ``k`` units of a paper most relevant to a query, with ``claimtrace retrieve``'s defaults."""
     from claimtrace.retrieval.pipeline import RetrievalPipeline
 
     pipe = RetrievalPipeline(retriever, reranker=reranker, unit=units,  # type: ignore[arg-type]
-                             include_abstract=include_abstract)
+                             include_abstract=include_abstract, task=task)
     return pipe.retrieve(_doc(paper), query, k)
 
 
