@@ -85,7 +85,7 @@ STEPS: list[Step] = [
     Step("stats-speed-ab-i13-score", ["bench/stats_speed_ab.py", "--base", "82476f8", "--out",
                                       "bench/results/stats_speed_ab_i13_score.json"], ["stats_speed_ab_i13_score.json"],
          slow="a timing run (the engine before and after the i13-score forms, alternating): only meaningful on an idle machine"),
-    Step("corpus-throughput", ["bench/corpus.py", "--part", "throughput", "--repeats", "2"],
+    Step("corpus-throughput", ["bench/corpus.py", "--part", "throughput", "--repeats", "3", "--fresh"],
          ["corpus_throughput.json"], slow="a timing run over 1,037 papers with a local Ray cluster",
          needs=["the ray extra"]),
     Step("serve-speed", ["bench/serve.py"], ["serve.json"],
