@@ -31,6 +31,7 @@ from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
     cue_bonus,
     hypothesis_score,
+    last_intro_paragraph,
     position_prior,
 )
 from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
@@ -88,8 +89,8 @@ class DocIndex:
         self.kind = [u.section_kind for u in self.units]
         self.section = [u.section or "" for u in self.units]
         self.pos = {s.id: i for i, s in enumerate(self.sents)}
-        intro = [p.id for p in doc.paragraphs if p.section_kind == "introduction"]
-        self.intro_last = np.array([bool(intro) and p == intro[-1] for p in self.pid], dtype=bool)
+        last = last_intro_paragraph(doc)
+        self.intro_last = np.array([last is not None and p == last for p in self.pid], dtype=bool)
         self.similarity = similarity
         self._bm25 = BM25Retriever()
         self._bm25_index = self._bm25.build(self.units) if self.units else None

@@ -152,12 +152,16 @@ def position_prior(section_kind: str, section: str | None, intro_last: bool) -> 
             + (INTRO_LAST_PRIOR if intro_last else 0.0))
 
 
+def last_intro_paragraph(doc: Document) -> str | None:
+    """The id of the introduction's last body paragraph (where aims and hypotheses usually close it), if any."""
+    return next((p.id for p in reversed(doc.paragraphs) if p.section_kind == "introduction"), None)
+
+
 def hypothesis_likeness(doc: Document) -> dict[str, float]:
     """Per body sentence id: how much it reads like the paper's hypothesis or aim where it sits (classifier
     probability x ``W_CLS`` + cue bonus + position prior; the embedded extractor's stage-1 score less the
     similarity to the finding)."""
-    intro = [p.id for p in doc.paragraphs if p.section_kind == "introduction"]
-    last = intro[-1] if intro else None
+    last = last_intro_paragraph(doc)
     return {s.id: W_CLS * hypothesis_score(s.text, priors=False) + cue_bonus(s.text)
             + position_prior(p.section_kind, p.section, p.id == last)
             for p in doc.paragraphs for s in p.sentences}

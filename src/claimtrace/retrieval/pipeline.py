@@ -20,8 +20,8 @@ RETRIEVERS = ("default", "two-stage", "bm25", "dense", "hybrid", "trained", "hyb
 #: shipped cross-encoder, settings ``TWO_STAGE`` chosen on EI train development papers by
 #: bench/retrieval_two_stage.py); for the hypothesis task (the cross-encoder is trained on evidence only)
 #: ``hybrid-trained``: BM25 fused with the shipped trained retriever (equal-weight RRF, fixed before measuring)
-DEFAULT_RETRIEVER = "two-stage"
 DEFAULT_RETRIEVER_BY_TASK = {"evidence": "two-stage", "hypothesis": "hybrid-trained"}
+DEFAULT_RETRIEVER = DEFAULT_RETRIEVER_BY_TASK["evidence"]
 #: the fusion of BM25 and the trained retriever in ``hybrid-trained``: (method, BM25 weight, trained weight,
 #: whether a unit scores its best sentence)
 TRAINED_FUSION: tuple[str, float, float, bool] = ("rrf", 1.0, 1.0, False)
