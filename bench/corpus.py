@@ -447,6 +447,12 @@ def throughput_lines(tp: dict[str, Any]) -> list[str]:
 
 def report(price_in: float, price_out: float) -> None:
     """Write the throughput and extrapolation sections of docs/corpus.md from the result files."""
+    doc = REPO / "docs" / "corpus.md"
+    doc.write_text(render_report(doc.read_text(), price_in, price_out))
+
+
+def render_report(body: str, price_in: float = 0.15, price_out: float = 0.60) -> str:
+    """docs/corpus.md's text with its throughput block regenerated from the result files."""
     import math
 
     tp = json.loads((RESULTS / "corpus_throughput.json").read_text())
@@ -515,11 +521,9 @@ def report(price_in: float, price_out: float) -> None:
     else:
         lines.append("- With an LLM: not measured yet (`python bench/corpus.py --part llm`).")
     text = "\n".join(lines) + "\n"
-    doc = REPO / "docs" / "corpus.md"
-    body = doc.read_text()
     start, end = "<!-- throughput:start -->", "<!-- throughput:end -->"
     i, j = body.index(start) + len(start), body.index(end)
-    doc.write_text(body[:i] + "\n" + text + body[j:])
+    return body[:i] + "\n" + text + body[j:]
 
 
 def main() -> None:

@@ -642,9 +642,26 @@ def write_pages(names: Iterable[str] | None = None) -> list[Path]:
     return out
 
 
+def embedded_blocks() -> list[tuple[Path, Callable[[str], str], str]]:
+    """Generated blocks inside hand-written docs: (doc, regenerate its text, the command that writes it)."""
+    if str(Path(__file__).resolve().parent) not in sys.path:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import corpus
+    import stats_report
+
+    return [(REPO / "docs" / "statistics.md", stats_report.render, "python bench/stats_report.py"),
+            (REPO / "docs" / "corpus.md", corpus.render_report, "python bench/corpus.py --part report")]
+
+
 def check(names: Iterable[str] | None = None) -> list[str]:
-    """Problems: a committed page that differs from the generated one, or a number without a source."""
+    """Problems: a committed page (or a generated block in a doc) that differs from the generated one, or a
+    number without a source."""
     problems = []
+    if names is None:
+        for doc, regenerate, command in embedded_blocks():
+            old = doc.read_text(encoding="utf-8")
+            if regenerate(old) != old:
+                problems.append(f"{doc.relative_to(REPO)}: its generated block differs from the result files; run `{command}`")
     for page in render(names):
         path = REPO / page.path
         old = path.read_text(encoding="utf-8") if path.exists() else ""

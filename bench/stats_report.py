@@ -4,12 +4,13 @@ Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_cho
 stats_speed_ab.json and stats_speed_ab_i13_score.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
-    python bench/stats_report.py
+    python bench/stats_report.py [--check]
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,11 +109,21 @@ def block() -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    """Replace the figures block in docs/statistics.md."""
-    text = DOC.read_text(encoding="utf-8")
+def render(text: str) -> str:
+    """docs/statistics.md's text with its figures block regenerated."""
     a, b = text.index(START), text.index(END) + len(END)
-    DOC.write_text(text[:a] + block() + text[b:], encoding="utf-8")
+    return text[:a] + block() + text[b:]
+
+
+def main() -> None:
+    """Replace the figures block in docs/statistics.md (``--check``: exit 1 if the committed one differs)."""
+    text = DOC.read_text(encoding="utf-8")
+    if "--check" in sys.argv[1:]:
+        if render(text) != text:
+            print("docs/statistics.md: the figures block differs; run `python bench/stats_report.py`", file=sys.stderr)
+            sys.exit(1)
+        return
+    DOC.write_text(render(text), encoding="utf-8")
 
 
 if __name__ == "__main__":
