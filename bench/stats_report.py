@@ -65,6 +65,17 @@ def block() -> str:
         cats = "; ".join(f"{k} {v}" for k, v in sorted(fm["by_category"].items(), key=lambda kv: -kv[1]))
         lines += ["", f"Development strings with no result found ({sum(fm['by_category'].values())}), by what they "
                   f"hold (`bench/data/score_dev_found_misses.json`, {fm['annotator']}): {cats}."]
+    if "found_misses_cue" in score["dev"]:
+        parts = []
+        for split, name in (("dev", "development"), ("untouched", "untouched")):
+            c, f = score[split]["found_misses_cue"], score[split]["found"]
+            w, wo = sum(c["with_cue"].values()), sum(c["without_cue"].values())
+            parts.append(f"{name}: {w} with a cue, {wo} without ({c['without_cue'].get('nonsig=Non-inf', 0)} of them "
+                         f"`Non-inf`), so `found` could reach at most {f['hits'] + w}/{f['n']} = "
+                         f"{100 * (f['hits'] + w) / f['n']:.1f}% even if every string with a cue held a readable result")
+        lines += ["", "Strings with no result found, by a mechanical test of whether they hold any statistical cue "
+                  "at all (`CUE` in `bench/stats_score.py`: a p, \"significant\", \"ns\", stars, SE/CI/OR, a test "
+                  "letter before `(`/`=`; the untouched strings were not read): " + "; ".join(parts) + "."]
     st = {k: score[k].get("p_below_10_percent_stated_flags") for k in ("dev", "untouched")}
     if st["dev"] is not None:
         lines += ["", "Strings the coders decided that state significance at the 10% level (`p < .10`, \"significant "

@@ -29,6 +29,9 @@ Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples
   recomputed from its SE is the engine's, not the paper's. Both rules are reported side by side;
 - a planned effect size (``planned``: an effect size a power analysis plans) is no result: it counts for none of
   these figures;
+- ``found_misses_cue``: the strings with no result found, split by a mechanical test (``CUE``, independent of
+  the engine) of whether they hold any statistical cue at all, by the coders' flag; on the untouched split this
+  is computed without the strings being read. ``found`` can rise at most by the misses with a cue;
 - ``coef_se``: among ``orig_outcomes`` rows with a coded coefficient, its SE and the effect text, the
   share where one parsed result of the text has both the coefficient (``value``) and the SE (``se``)
   equal to the coded ones (to 1e-6).
@@ -45,6 +48,7 @@ import csv
 import hashlib
 import json
 import random
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -63,6 +67,13 @@ CLAIMS = DATA / "claims_stat_evidence.csv"
 OUTCOMES = DATA / "orig_outcomes.csv"
 OUT = ROOT / "bench" / "results" / "stats_score.json"
 MISS_CATEGORIES = ROOT / "bench" / "data" / "score_dev_found_misses.json"
+# A mechanical, engine-independent test of whether a string with no result found holds any statistical cue at
+# all: a p, "significant", "ns", stars on a number, SE/CI/OR/HR/RR, "coefficient", a test letter followed by
+# "(", "=", "<" or ">", a "percent level". A miss with no cue holds no statistic a parser could read; a miss with
+# a cue may (or holds a verdict in words). Used on both splits without reading the untouched strings.
+CUE = re.compile(r"(\bp\s*[<>=≤≥]|\bp[- ]values?\b|\bsig\.|signific|\bns\b|n\.s\.|\d\*|"
+                 r"\b(?:S\.?E\.?|SE|CI|OR|HR|RR|IRR|AOR)\b|standard error|confidence interval|odds ratio|coefficient|"
+                 r"\b(?:t|F|z|r|d|b|B|β|χ2|χ²|chi-?squared?|beta|Wald)\s*(?:\(|=|<|>)|percent level|%\s*level)", re.I)
 SALT = "claimtrace-i13-score:"
 
 
@@ -133,6 +144,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
     found: list[tuple[str, int]] = []
     found_inf: list[tuple[str, int]] = []
     missed_keys: list[str] = []
+    cue: dict[str, dict[str, int]] = {"with_cue": defaultdict(int), "without_cue": defaultdict(int)}
     stated10: dict[str, int] = defaultdict(int)
     sig: list[tuple[str, int]] = []
     sig10: list[tuple[str, int]] = []
@@ -154,6 +166,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             if not res:
                 misses["found"].append(f"[nonsig={flag}] {text}")
                 missed_keys.append(f"{pid}/{row['claim4_id']}")
+                cue["with_cue" if CUE.search(text) else "without_cue"][f"nonsig={flag}"] += 1
             if flag in ("T", "F"):
                 eng = _engine_significant(res)
                 decided.append((pid, int(eng is not None)))
@@ -206,6 +219,7 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
         out["found_misses"] = {"annotator": ann["annotator"], "by_category": dict(counts),
                                "annotated_now_found": sorted(set(cat_of) - set(missed_keys))}
     out["p_below_10_percent_stated_flags"] = dict(stated10)
+    out["found_misses_cue"] = {k: dict(sorted(v.items())) for k, v in cue.items()}
     return {**out, "found": _bootstrap(found), "found_inferential": _bootstrap(found_inf), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
             "significance_stated_level": _bootstrap(sig10),
             "significance_stated_result": _bootstrap(sig_st),
