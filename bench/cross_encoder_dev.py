@@ -45,7 +45,7 @@ def main() -> None:
     run = Run(data=[GROUPS])
     batches = training_batches(groups, CrossEncoderConfig())
     dev = [g for b in batches[FIRST_UNUSED:] for g in b][: a.n]
-    out: dict[str, dict] = {}  # type: ignore[type-arg]
+    out: dict[str, dict] = {}
     for spec in a.models:
         name, _, folder = spec.partition("=")
         manifest = json.loads((Path(folder) / "model.json").read_text())

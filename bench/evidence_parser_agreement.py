@@ -47,8 +47,8 @@ def main() -> None:
     # per text, both parsers' components (the LLM answers come from the cache now), for adjudication
     details = []
     for t in sample:
-        a, b = det.parse(t), llm.parse(t)
-        details.append({"text": t, **{k: {"deterministic": _plain(getattr(a, k)), "llm": _plain(getattr(b, k))}
+        pd, pl = det.parse(t), llm.parse(t)
+        details.append({"text": t, **{k: {"deterministic": _plain(getattr(pd, k)), "llm": _plain(getattr(pl, k))}
                                       for k in ("intervals", "test_family", "sample_size")}})
     out = {**rep.model_dump(), "seconds": seconds, "details": details}
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)

@@ -73,7 +73,7 @@ def claim_set_check(split: str = "validation") -> dict[str, Any] | None:
     """Sentence P/R on the biomedical claim labels: the model alone vs the detector's choice rule."""
     from claimtrace.extract import findings
 
-    results_block = getattr(findings, "results_block", lambda sentences: [])  # absent in code before it
+    results_block: Any = getattr(findings, "results_block", lambda sentences: [])  # absent in code before it
     path = REPO.parent / "shared" / "data" / "findings" / f"{split}_labels.jsonl"
     if not path.is_file():
         return None

@@ -166,7 +166,7 @@ def main() -> None:
         files = files[: args.limit]
     run = Run(data=[DATA])
     units = args.units or _default_units()
-    ex = EmbeddedExtractor(**({"table_rows": "table-row" in units} if "table" in units else {}))
+    ex = EmbeddedExtractor(table_rows="table-row" in units) if "table" in units else EmbeddedExtractor()
     rows: list[dict[str, Any]] = []
     t_all = time.perf_counter()
     for f in files:

@@ -36,7 +36,7 @@ def run(cmd: list[str], **kw: object) -> str:
     return str(res.stdout)
 
 
-def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict:  # type: ignore[type-arg]
+def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict:
     """ei_eval.py score on a retrieve batch output (with `ids`, only those prompts; the scorer's own definitions),
     plus the per-prompt hit@1 (`hit@1_by_prompt`) for paired comparisons."""
     spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
@@ -45,7 +45,7 @@ def score(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict:
     want = set(ids) if ids is not None else None
     ps = {p["prompt_id"]: p for p in ev.prompts("validation", not with_abstract) if want is None or p["prompt_id"] in want}
     rows = {str(r["id"]): r for r in (json.loads(x) for x in out.read_text().splitlines() if x.strip())}
-    res: dict = {"items": len(ps), "missing_rows": len(set(ps) - set(rows))}  # type: ignore[type-arg]
+    res: dict = {"items": len(ps), "missing_rows": len(set(ps) - set(rows))}
     for k in (1, 3, 5):
         by = {i: int(any(ev.overlaps(e["text"], h["text"]) for e in p["evidence"]
                          for h in (rows.get(i) or {}).get("hits", [])[:k])) for i, p in ps.items()}
@@ -122,7 +122,7 @@ def main() -> None:
                 RESULTS.write_text(json.dumps(rows, indent=1) + "\n")
 
 
-def add_paired(rows: list[dict]) -> None:  # type: ignore[type-arg]
+def add_paired(rows: list[dict]) -> None:
     """Each row with per-prompt hits gets its difference from BM25 (same variant, unit, prompts, no reranker):
     hit@1/3/5 with a 95% paired bootstrap interval and n."""
     from claimtrace.evaluate.uncertainty import paired_bootstrap_diff

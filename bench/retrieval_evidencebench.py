@@ -50,7 +50,7 @@ def per_item(out: Path) -> dict[str, float]:
     return res
 
 
-def add_paired(rows: list[dict]) -> None:  # type: ignore[type-arg]
+def add_paired(rows: list[dict]) -> None:
     """Each row with per-item ER@10 gets its difference from BM25's (95% paired bootstrap interval, n)."""
     from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
 

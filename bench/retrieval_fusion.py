@@ -19,6 +19,7 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,11 +78,11 @@ def main() -> None:
     ps = ev.prompts("validation", True)[: a.limit]
     from claimtrace.retrieval.finetuned import FinetunedRetriever
 
-    retr = {"bm25": BM25Retriever(), "dense": DenseRetriever(None), "trained": get_retriever("trained"),
+    retr: dict[str, Any] = {"bm25": BM25Retriever(), "dense": DenseRetriever(None), "trained": get_retriever("trained"),
             "maxsent": FinetunedRetriever(model, max_sentence=True)}
     hits: dict[str, dict[str, dict[str, list[int]]]] = {u: {g[0]: {} for g in GRID} for u in ("paragraph", "sentence")}
     t0 = time.time()
-    cache: dict[tuple[str, str], tuple[list[object], dict[str, object]]] = {}
+    cache: dict[tuple[str, str], tuple[list[Any], dict[str, Any]]] = {}
     for n, p in enumerate(ps):
         doc_path = REPO.parent / "shared" / "data" / "evidence-inference" / "validation" / "articles" / f"{p['pmcid']}.nxml"
         query = f"{p['intervention']} vs {p['comparator']}: {p['outcome']}"
@@ -89,11 +90,11 @@ def main() -> None:
             key = (str(doc_path), unit)
             if key not in cache:
                 cache.clear() if len(cache) > 4 else None
-                units = document_units(load_document(doc_path), unit)  # type: ignore[arg-type]
+                units = document_units(load_document(doc_path), unit)
                 cache[key] = (units, {k: r.build(units) for k, r in retr.items()})
             units, idx = cache[key]
             sc = {k: np.asarray(r.scores(idx[k], query), dtype=np.float64) for k, r in retr.items()}
-            rel = [any(ev.overlaps(e["text"], u.text) for e in p["evidence"]) for u in units]  # type: ignore[attr-defined]
+            rel = [any(ev.overlaps(e["text"], u.text) for e in p["evidence"]) for u in units]
             for name, method, w1, w2, second in GRID:
                 s = fused(method, w1, w2, sc["bm25"] if method != "single" else sc[second], sc[second])
                 order = np.argsort(-s, kind="stable")[:5]

@@ -170,11 +170,11 @@ def main() -> None:
               "provenance": prov.finish()}
     RESULTS.write_text(json.dumps(result, indent=1) + "\n")
     for name, _, _ in STAGE1:
-        print(name, stage1[name])  # type: ignore[index]
-    for r in rows:
-        print(f"{r['system']:50s} hit@1 {r['hit@1']['estimate']:.3f}  hit@5 {r['hit@5']['estimate']:.3f}  "  # type: ignore[index]
-              f"d@1 {r['hit@1_minus_untrained']['estimate']:+.3f} [{r['hit@1_minus_untrained']['low']:+.3f}, "  # type: ignore[index]
-              f"{r['hit@1_minus_untrained']['high']:+.3f}]")  # type: ignore[index]
+        print(name, stage1[name])
+    for row in rows:
+        print(f"{row['system']:50s} hit@1 {row['hit@1']['estimate']:.3f}  hit@5 {row['hit@5']['estimate']:.3f}  "  # type: ignore[index]
+              f"d@1 {row['hit@1_minus_untrained']['estimate']:+.3f} [{row['hit@1_minus_untrained']['low']:+.3f}, "  # type: ignore[index]
+              f"{row['hit@1_minus_untrained']['high']:+.3f}]")  # type: ignore[index]
 
 
 if __name__ == "__main__":

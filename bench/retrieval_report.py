@@ -11,20 +11,20 @@ RES = REPO / "bench" / "results"
 ORDER = ["bm25", "dense", "hybrid", "trained", "hybrid-trained", "default", "finetuned", "hybrid-finetuned"]
 
 
-def _load(name: str) -> dict:  # type: ignore[type-arg]
+def _load(name: str) -> dict:
     p = RES / name
     return json.loads(p.read_text()) if p.exists() else {}
 
 
-def _key(r: dict) -> tuple:  # type: ignore[type-arg]
+def _key(r: dict) -> tuple:
     return (ORDER.index(r["retriever"]) if r["retriever"] in ORDER else 99, r["rerank"] != "none", r["rerank"])
 
 
-def ei_table(p: Any, rows: list[dict], variant: str, subset: bool = False) -> list[str]:  # type: ignore[type-arg]
+def ei_table(p: Any, rows: list[dict], variant: str, subset: bool = False) -> list[str]:
     """One Markdown table: paragraph recall@1/3/5 and sentence hit@1/3 per configuration (hit@1: exact 95% CI)."""
     from claimtrace.evaluate.uncertainty import proportion_ci
 
-    cfgs: dict[tuple[str, str, int], dict[str, dict]] = {}  # type: ignore[type-arg]
+    cfgs: dict[tuple[str, str, int], dict[str, dict]] = {}
     for r in rows:
         if r["variant"] == variant and bool(r.get("subset")) == subset:
             cfgs.setdefault((r["retriever"], r["rerank"], r["prompts"]), {})[r["unit"]] = r
@@ -33,7 +33,7 @@ def ei_table(p: Any, rows: list[dict], variant: str, subset: bool = False) -> li
     for (ret, rr, n), units in sorted(cfgs.items(), key=lambda kv: (_key({"retriever": kv[0][0], "rerank": kv[0][1]}), -kv[0][2])):
         par, sen = units.get("paragraph"), units.get("sentence")
 
-        def f(x: dict | None, k: str) -> str:  # type: ignore[type-arg]
+        def f(x: dict | None, k: str) -> str:
             return p.v(x[k]) if x else "–"
         hit1 = p.ci(proportion_ci(round(sen["hit@1"] * n), n).model_dump()) if sen else "–"
         out.append(f"| {ret} | {rr} | {p.v(n, 'd')} | {f(par, 'hit@1')} | {f(par, 'hit@3')} | {f(par, 'hit@5')} | "
@@ -132,7 +132,7 @@ def render(p: Any) -> None:
     wheel_section(p)
 
 
-def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:  # type: ignore[type-arg]
+def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:
     """The shipped default against BM25 on the same items: EI validation body spans and EvidenceBench."""
     body = [r for r in ei if r["variant"] == "body spans" and not r.get("subset") and r["rerank"] == "none"]
     d = {(r["retriever"], r["unit"]): r for r in body}
@@ -155,7 +155,7 @@ def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:  # type: ig
           "| split | metric | n | BM25 | hybrid-trained | default | default − BM25 | target | met |",
           "|---|---|---|---|---|---|---|---|---|")
 
-    def met(x: dict, target: str) -> str:  # type: ignore[type-arg]
+    def met(x: dict, target: str) -> str:
         return "yes" if x["low"] >= float(target) else ("point estimate only" if x["estimate"] >= float(target) else "no")
 
     for unit, k, metric in (("sentence", 1, "sentence hit@1"), ("paragraph", 5, "paragraph recall@5"),
@@ -188,7 +188,7 @@ def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:  # type: ig
         two_stage_section(p, two)
 
 
-def two_stage_section(p: Any, two: dict) -> None:  # type: ignore[type-arg]
+def two_stage_section(p: Any, two: dict) -> None:
     """The two-stage settings grid on the EI train development papers."""
     c = two["chosen"]
     p.add("### Choosing the two-stage settings (EI train development papers)", "",

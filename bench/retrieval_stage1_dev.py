@@ -77,7 +77,7 @@ def run_item(item: dict[str, str]) -> dict[str, object]:
     full = EmbeddedExtractor(selector=ContextSelector(retriever_spec="hybrid")).hypothesis(
         doc, item["finding"], get_preset("fulltext-zeroshot"))
     row: dict[str, object] = {"id": item["id"], "full": [full.span.start, full.span.end] if full.span else None}
-    full_par = next((p.id for p in doc.paragraphs if full.span and p.start <= full.span.start < p.end), None)
+    full_par = next((p.id for p in doc.paragraphs if full.span and full.span.start is not None and p.start <= full.span.start < p.end), None)
     for name, preset, prior in SYSTEMS:
         sel = ContextSelector(retriever_spec="hybrid", hypothesis_prior=prior)
         cfg = get_preset(preset)

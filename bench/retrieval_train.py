@@ -92,7 +92,7 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     prov = Run(data=[EI_TRAIN, EI_VAL, EB / "items.jsonl", REPO / "bench" / "data"])
     # 1. data (EI train only)
-    evidence = list(ei_training_data(EI_TRAIN, units=tuple(a.units.split(","))))  # type: ignore[arg-type]
+    evidence = list(ei_training_data(EI_TRAIN, units=tuple(a.units.split(","))))
     hyp = list(ei_hypothesis_data(EI_TRAIN))
     held = heldout_docs()
     held_ids = {p.stem for p in held}

@@ -68,7 +68,7 @@ def score_prompts(ps: list[dict[str, Any]], ev: Any) -> None:
         if str(path) not in cache:
             doc = load_document(path)
             cache = {str(path): {u: (us, first.build(us)) for u in ("paragraph", "sentence")
-                                 if (us := document_units(doc, u))}}  # type: ignore[arg-type]
+                                 if (us := document_units(doc, u))}}
         query = f"{p['intervention']} vs {p['comparator']}: {p['outcome']}"
         row: dict[str, Any] = {"prompt_id": p["prompt_id"], "pmcid": p["pmcid"]}
         sents = cache[str(path)]["sentence"][0]

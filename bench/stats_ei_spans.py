@@ -64,7 +64,7 @@ def main() -> None:
     parsed = [analyze(s) for s in spans]
     with_any = sum(bool(p) for p in parsed)
     kinds = Counter(r.kind for p in parsed for r in p)
-    comp = Counter()
+    comp: Counter[str] = Counter()
     for p in parsed:
         if any(r.p_comparison for r in p):
             comp["p"] += 1

@@ -77,7 +77,7 @@ def main() -> None:
                 groups = [TrainingGroup.model_validate_json(x) for x in fh if x.strip()]
                 stats = head["stats"]
     if not GROUPS.is_file() or head.get("settings") != settings:
-        groups, stats = build_groups(EI / "train", exclude_pmcids=sorted(held), **settings)  # type: ignore[arg-type]
+        groups, stats = build_groups(EI / "train", exclude_pmcids=sorted(held), **settings)
         GROUPS.parent.mkdir(parents=True, exist_ok=True)
         with gzip.open(GROUPS, "wt", encoding="utf-8") as fh:
             fh.write(json.dumps({"settings": settings, "stats": stats}) + "\n")
