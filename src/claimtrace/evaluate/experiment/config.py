@@ -5,13 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
+
+if TYPE_CHECKING:
+    from claimtrace.extract.context import ContextSelector
 
 Stage = Literal["hypothesis", "evidence"]
 ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
@@ -84,6 +87,15 @@ def presets_for(cfg: ExperimentConfig, extractor: str) -> list[str]:
 def reranker_for(cfg: ExperimentConfig, extractor: str) -> str | None:
     """The reranker spec of an extractor's rerank configurations."""
     return cfg.llm.reranker if extractor == "llm" else cfg.extractor_options.reranker
+
+
+def context_selector(cfg: ExperimentConfig, extractor: str) -> ContextSelector:
+    """The context selector an extractor's rows use (the runner builds it; the summary names what it resolves)."""
+    from claimtrace.extract.context import ContextSelector
+
+    o = cfg.extractor_options
+    return ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker_for(cfg, extractor),
+                           finetuned_dir=o.finetuned_model)
 
 
 def load_config(path: str | Path) -> ExperimentConfig:

@@ -16,8 +16,8 @@ from claimtrace.evaluate.datasets import EvalItem, read_dataset, same_statement
 from claimtrace.evaluate.experiment.config import (
     ExperimentConfig,
     config_fingerprint,
+    context_selector,
     presets_for,
-    reranker_for,
     row_fingerprint,
 )
 from claimtrace.evaluate.experiment.reports import summarise, write_reports
@@ -38,15 +38,13 @@ class _Runner:
     def __init__(self, cfg: ExperimentConfig, preset: str, extractor: str) -> None:
         from claimtrace.evaluate.parsers import get_parser
         from claimtrace.extract.config import get_preset
-        from claimtrace.extract.context import ContextSelector
         from claimtrace.retrieval.embeddings import default_embedder
 
         self.cfg = cfg
         self.preset = get_preset(preset)
         self.extractor_name = extractor
         o = cfg.extractor_options
-        reranker = reranker_for(cfg, extractor)
-        self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker, finetuned_dir=o.finetuned_model)
+        self.selector = context_selector(cfg, extractor)
         if extractor == "llm":
             from claimtrace.extract.llm_extractor import LLMExtractor
             from claimtrace.llm import LLMClient
