@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 
 from claimtrace.evaluate.experiment import context_description, load_config, run_experiment
-from claimtrace.evaluate.experiment.config import ExperimentConfig, context_selector
+from claimtrace.evaluate.experiment.config import PATH_FIELDS, ExperimentConfig, context_selector
 from claimtrace.evaluate.experiment.reports import spec_label
 from claimtrace.extract.config import get_preset
-from conftest import SAMPLE
+from conftest import REPO, SAMPLE
 from test_experiment_resume import FINDING, HYP
 
 
@@ -66,3 +66,54 @@ def test_run_summary_names_the_context_it_read(tmp_path: Path) -> None:
     assert row["errors"] == 0
     assert row["context"] == "hybrid M=30 → dense (MiniLM) rescoring + hypothesis-likeness → k=5"
     assert row["context"] in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+
+
+def test_runner_records_paths_relative_to_the_repository(tmp_path: Path) -> None:
+    # a checkout (a .git entry marks its root, as a worktree's .git file does) beside a shared-data folder
+    repo, shared = tmp_path / "checkout", tmp_path / "shared"
+    (repo / "bench" / "data").mkdir(parents=True)
+    (repo / ".git").write_text("gitdir: elsewhere\n", encoding="utf-8")
+    (shared / "data").mkdir(parents=True)
+    item = {"id": "h1", "doc": str(SAMPLE), "finding": FINDING, "hypothesis": HYP, "hypothesis_units": ["p3.s1"]}
+    (repo / "bench" / "data" / "h.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
+    (shared / "data" / "h.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
+    folder = _retriever_folder(repo, "models")
+    exp = repo / "bench" / "experiments"
+    exp.mkdir()
+    cfg_file = exp / "exp.yaml"
+    cfg_file.write_text("dataset: ../data/h.jsonl\noutput: ../../docs/results/exp\npresets: [oracle]\n"
+                        f"stages: [hypothesis]\nextractor_options:\n  finetuned_model: {folder}\n", encoding="utf-8")
+    cfg = load_config(cfg_file)
+    assert Path(cfg.dataset).is_absolute()  # the run itself reads resolved paths
+    log: list[str] = []
+    run_experiment(cfg, log=log.append)
+    out = repo / "docs" / "results" / "exp"
+    conf = json.loads((out / "config.json").read_text(encoding="utf-8"))
+    assert (conf["dataset"], conf["output"], conf["extractor_options"]["finetuned_model"]) == (
+        "bench/data/h.jsonl", "docs/results/exp", "models")
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["dataset"] == "bench/data/h.jsonl"
+    for f in ("config.json", "summary.json", "summary.md"):
+        assert str(tmp_path) not in (out / f).read_text(encoding="utf-8"), f
+    # the fingerprints are of the resolved configuration: a second run resumes every row
+    run_experiment(load_config(cfg_file), log=log.append)
+    assert "0 to run" in log[-2]
+    # shared data beside the checkout is recorded as ../shared/...
+    cfg_file.write_text(f"dataset: {shared / 'data' / 'h.jsonl'}\noutput: ../../docs/results/exp\n"
+                        "presets: [oracle]\nstages: [hypothesis]\n", encoding="utf-8")
+    run_experiment(load_config(cfg_file), log=log.append)
+    assert json.loads((out / "config.json").read_text(encoding="utf-8"))["dataset"] == "../shared/data/h.jsonl"
+
+
+def test_committed_experiment_results_record_no_absolute_paths() -> None:
+    folders = sorted(p.parent for p in (REPO / "docs" / "results").glob("*/config.json"))
+    assert len(folders) >= 5
+    for folder in folders:
+        conf = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        for keys in PATH_FIELDS:
+            v: object = conf
+            for k in keys:
+                v = v.get(k) if isinstance(v, dict) else None
+            assert not (isinstance(v, str) and Path(v).is_absolute()), (folder.name, keys, v)
+        assert conf["output"] == folder.relative_to(REPO).as_posix()
+        summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
+        assert not Path(summary["dataset"]).is_absolute()

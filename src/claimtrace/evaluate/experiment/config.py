@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -144,6 +144,53 @@ def load_config(path: str | Path) -> ExperimentConfig:
         except ClaimtraceError as exc:
             raise InputError(p, f"{needs[0]}: {exc}") from None
     return cfg
+
+
+#: the configuration's path fields (config.json and summary.json record them portably: ``portable_dump``)
+PATH_FIELDS: tuple[tuple[str, ...], ...] = (("dataset",), ("output",), ("embedding_model",),
+                                            ("extractor_options", "finetuned_model"), ("llm", "settings_file"))
+
+
+def repository_root(start: str | Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds ``.git`` (a clone or a worktree); None outside one."""
+    p = Path(start).expanduser().absolute()
+    for d in (p, *p.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def portable_path(path: str | None, root: Path | None) -> str | None:
+    """A path as result files record it: relative to the repository root ``root``, ``../shared/...`` for the
+    shared data beside it, ``~/...`` under the home folder, else as given (a relative path or a model name)."""
+    if not path:
+        return path
+    p = Path(path).expanduser()
+    if not p.is_absolute():
+        return path
+    bases: list[tuple[Path, str]] = []
+    if root is not None:
+        shared = root.parent / "shared"
+        bases += [(root, ""), (root.resolve(), ""), (shared, "../shared"), (shared.resolve(), "../shared")]
+    bases.append((Path.home(), "~"))
+    for base, prefix in bases:
+        if p.is_relative_to(base):
+            rel = p.relative_to(base).as_posix()
+            return "/".join(x for x in (prefix, "" if rel == "." else rel) if x) or "."
+    return path
+
+
+def portable_dump(cfg: ExperimentConfig, root: Path | None = None) -> dict[str, Any]:
+    """The configuration as config.json records it: its path fields portable (``portable_path``) against
+    ``root`` (default: the repository holding the output folder), so results name no machine's folders."""
+    root = root if root is not None else repository_root(cfg.output)
+    data = cfg.model_dump()
+    for keys in PATH_FIELDS:
+        d = data
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = portable_path(d[keys[-1]], root)
+    return data
 
 
 #: configuration fields that change no row: which items and configurations run, workers, where and how it reports

@@ -10,7 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from claimtrace.evaluate.experiment.config import ALL_STAGES, ExperimentConfig, context_selector
+from claimtrace.evaluate.experiment.config import (
+    ALL_STAGES,
+    ExperimentConfig,
+    context_selector,
+    portable_dump,
+)
 from claimtrace.evaluate.hypothesis import HypothesisSims, f1_curve, tau_grid
 from claimtrace.evaluate.metrics import micro, prf
 from claimtrace.schema_version import SCHEMA_VERSION
@@ -114,7 +119,7 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
                 for r in rows if not r.get("error") and "hypothesis_sims" in r]
         if sims:
             curves[f"{preset} / {ex}"] = [c.model_dump() for c in f1_curve(sims, tau_grid(0.60, 0.95, 0.01))]
-    return {"schema_version": SCHEMA_VERSION, "name": cfg.name, "dataset": cfg.dataset, "tau": cfg.tau,
+    return {"schema_version": SCHEMA_VERSION, "name": cfg.name, "dataset": portable_dump(cfg)["dataset"], "tau": cfg.tau,
             "evidence_parser": cfg.evidence_parser, "table": table, "hypothesis_tau_curves": curves,
             "transitions": transition_reports(all_rows, cfg)}
 

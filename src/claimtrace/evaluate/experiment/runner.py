@@ -17,6 +17,7 @@ from claimtrace.evaluate.experiment.config import (
     ExperimentConfig,
     config_fingerprint,
     context_selector,
+    portable_dump,
     presets_for,
     row_fingerprint,
 )
@@ -203,7 +204,8 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
     (out / "items").mkdir(parents=True, exist_ok=True)
     legacy_ok = _legacy_rows_current(out, cfg)
     fingerprints = {ex: row_fingerprint(cfg, ex) for ex in cfg.extractors}
-    (out / "config.json").write_text(json.dumps({**cfg.model_dump(), "fingerprint": config_fingerprint(cfg),
+    # paths recorded relative to the repository (../shared/..., ~/...); the fingerprints are of the resolved config
+    (out / "config.json").write_text(json.dumps({**portable_dump(cfg), "fingerprint": config_fingerprint(cfg),
                                                  "row_fingerprints": fingerprints}, indent=2) + "\n")
     runs: list[tuple[str, str, list[EvalItem]]] = []
     for ex in cfg.extractors:
