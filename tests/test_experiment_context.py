@@ -4,10 +4,17 @@ configuration, the trained model's folder and the head each stage reads, stage 1
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 from claimtrace.evaluate.experiment import context_description, load_config, run_experiment
-from claimtrace.evaluate.experiment.config import PATH_FIELDS, ExperimentConfig, context_selector
+from claimtrace.evaluate.experiment.config import (
+    PATH_FIELDS,
+    ExperimentConfig,
+    config_fingerprint,
+    context_selector,
+    row_fingerprint,
+)
 from claimtrace.evaluate.experiment.reports import spec_label
 from claimtrace.extract.config import get_preset
 from conftest import REPO, SAMPLE
@@ -77,12 +84,12 @@ def test_runner_records_paths_relative_to_the_repository(tmp_path: Path) -> None
     item = {"id": "h1", "doc": str(SAMPLE), "finding": FINDING, "hypothesis": HYP, "hypothesis_units": ["p3.s1"]}
     (repo / "bench" / "data" / "h.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
     (shared / "data" / "h.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
-    folder = _retriever_folder(repo, "models")
+    _retriever_folder(repo, "models")
     exp = repo / "bench" / "experiments"
     exp.mkdir()
     cfg_file = exp / "exp.yaml"
     cfg_file.write_text("dataset: ../data/h.jsonl\noutput: ../../docs/results/exp\npresets: [oracle]\n"
-                        f"stages: [hypothesis]\nextractor_options:\n  finetuned_model: {folder}\n", encoding="utf-8")
+                        "stages: [hypothesis]\nextractor_options:\n  finetuned_model: ../../models\n", encoding="utf-8")
     cfg = load_config(cfg_file)
     assert Path(cfg.dataset).is_absolute()  # the run itself reads resolved paths
     log: list[str] = []
@@ -94,9 +101,17 @@ def test_runner_records_paths_relative_to_the_repository(tmp_path: Path) -> None
     assert json.loads((out / "summary.json").read_text(encoding="utf-8"))["dataset"] == "bench/data/h.jsonl"
     for f in ("config.json", "summary.json", "summary.md"):
         assert str(tmp_path) not in (out / f).read_text(encoding="utf-8"), f
-    # the fingerprints are of the resolved configuration: a second run resumes every row
+    # a second run resumes every row
     run_experiment(load_config(cfg_file), log=log.append)
     assert "0 to run" in log[-2]
+    # the checkout copied elsewhere (its items/ with it): the same fingerprints, every row still current
+    moved = tmp_path / "elsewhere" / "checkout"
+    shutil.copytree(repo, moved)
+    cfg2 = load_config(moved / "bench" / "experiments" / "exp.yaml")
+    assert cfg2.dataset != cfg.dataset and row_fingerprint(cfg2, "embedded") == row_fingerprint(cfg, "embedded")
+    assert config_fingerprint(cfg2) == conf["fingerprint"]
+    run_experiment(cfg2, log=log.append)
+    assert "0 to run" in log[-2] and "dropped" not in log[-2]
     # shared data beside the checkout is recorded as ../shared/...
     cfg_file.write_text(f"dataset: {shared / 'data' / 'h.jsonl'}\noutput: ../../docs/results/exp\n"
                         "presets: [oracle]\nstages: [hypothesis]\n", encoding="utf-8")

@@ -198,17 +198,21 @@ _NOT_IN_ROWS = {"name", "output", "presets", "extractors", "limit", "workers", "
 
 
 def config_fingerprint(cfg: ExperimentConfig) -> str:
-    """The fingerprint of the whole configuration but workers and output (config.json records it)."""
-    return hashlib.sha256(cfg.model_dump_json(exclude={"workers", "output"}).encode()).hexdigest()[:16]
+    """The fingerprint of the whole configuration but workers and output (config.json records it), with its
+    paths as recorded (``portable_dump``): the same run in another checkout has the same fingerprint."""
+    data = {k: v for k, v in portable_dump(cfg).items() if k not in ("workers", "output")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def row_fingerprint(cfg: ExperimentConfig, extractor: str) -> str:
     """The fingerprint of what decides one row of ``extractor``: the dataset, the extractor options, the
     scoring (τ, embedder, evidence parser), the stages and, for the LLM extractor, its endpoint and reranker.
-    Running more items or configurations, or other workers, keeps the rows already written."""
-    data = cfg.model_dump(exclude=_NOT_IN_ROWS)
+    Running more items or configurations, or other workers, keeps the rows already written; paths count as
+    recorded (``portable_dump``), so rows copied with the repository to another checkout stay current."""
+    portable = portable_dump(cfg)
+    data = {k: v for k, v in portable.items() if k not in _NOT_IN_ROWS}
     data["extractor"] = extractor
     if extractor == "llm":
-        data["llm"] = cfg.llm.model_dump(exclude={"limit", "presets"})
+        data["llm"] = {k: v for k, v in portable["llm"].items() if k not in ("limit", "presets")}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 

@@ -204,7 +204,7 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
     (out / "items").mkdir(parents=True, exist_ok=True)
     legacy_ok = _legacy_rows_current(out, cfg)
     fingerprints = {ex: row_fingerprint(cfg, ex) for ex in cfg.extractors}
-    # paths recorded relative to the repository (../shared/..., ~/...); the fingerprints are of the resolved config
+    # paths recorded relative to the repository (../shared/..., ~/...), as the fingerprints count them
     (out / "config.json").write_text(json.dumps({**portable_dump(cfg), "fingerprint": config_fingerprint(cfg),
                                                  "row_fingerprints": fingerprints}, indent=2) + "\n")
     runs: list[tuple[str, str, list[EvalItem]]] = []
