@@ -61,7 +61,7 @@ class RawTable:
 
 def is_numeric(text: str) -> bool:
     """Whether a cell holds numbers only (estimates, SEs, counts, "20.7 ± 25.3", "14/9", "<0.001"), not a label."""
-    t = text.strip()
+    t = text.strip().replace("\x00", "")  # NUL marks the numbers below
     if not t:
         return False
     marked = _NUMBER.sub("\x00", t)
