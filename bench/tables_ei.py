@@ -1,7 +1,8 @@
 """Tables on the shared JATS articles: grid coverage, table-row gold spans, evidence hit@1 with and without
 table rows, and what table parsing costs per paper. Writes bench/results/tables_ei.json.
 
-1. every ``table-wrap`` of the EI validation articles and of ``documents/**.nxml`` parsed into a grid;
+1. every ``table-wrap`` of the EI validation articles and of ``documents/**.nxml`` parsed into a grid (and how
+   many grids have no body: every row read as a header row);
 2. EI validation gold evidence spans (body only, ../shared/tools/ei_eval.py) that no sentence or paragraph
    holds: which of them a ``table-rows`` unit holds (the scorer's ``overlaps``);
 3. ``claimtrace extract --batch`` (embedded, offline) with ``--units sentences`` and
@@ -47,7 +48,7 @@ def coverage(files: list[str]) -> dict[str, object]:
     """Every table-wrap with a <table> parsed into a grid with cells (table-wraps given as images counted apart)."""
     from claimtrace.documents import load_document
 
-    wraps = with_table = grids = 0
+    wraps = with_table = grids = all_head = 0
     missed: list[str] = []
     for f in files:
         root = etree.parse(f).getroot()
@@ -58,26 +59,30 @@ def coverage(files: list[str]) -> dict[str, object]:
         wraps += len(tw)
         with_table += len(has)
         grids += len(ok)
+        all_head += sum(t.n_rows > 1 and t.header_rows >= t.n_rows for t in ok)
         if len(ok) < len(has):
             missed.append(f"{Path(f).name}: {len(has)} table-wraps with a table, {len(ok)} grids")
     return {"files": len(files), "table_wraps": wraps, "table_wraps_with_table": with_table,
             "table_wraps_image_only": wraps - with_table, "grids": grids,
-            "share": round(grids / with_table, 4) if with_table else None, "misses": missed}
+            "share": round(grids / with_table, 4) if with_table else None, "misses": missed,
+            "grids_all_header_rows": all_head}
 
 
 def coverage_tei(files: list[str]) -> dict[str, object]:
     """GROBID TEI figure[@type="table"]: those with rows, and the grids read from them."""
     from claimtrace.documents import load_document
 
-    figs = with_rows = grids = 0
+    figs = with_rows = grids = all_head = 0
     for f in files:
         root = etree.parse(f).getroot()
         tabs = [e for e in root.iter() if isinstance(e.tag, str) and e.tag.endswith("}figure") and e.get("type") == "table"]
         figs += len(tabs)
         with_rows += sum(any(isinstance(x.tag, str) and x.tag.endswith("}row") for x in t.iter()) for t in tabs)
-        grids += sum(bool(t.cells) for t in load_document(f).tables)
+        tables = load_document(f).tables
+        grids += sum(bool(t.cells) for t in tables)
+        all_head += sum(bool(t.cells) and t.n_rows > 1 and t.header_rows >= t.n_rows for t in tables)
     return {"files": len(files), "table_figures": figs, "with_rows": with_rows, "grids": grids,
-            "share": round(grids / with_rows, 4) if with_rows else None}
+            "share": round(grids / with_rows, 4) if with_rows else None, "grids_all_header_rows": all_head}
 
 
 def gold_rows(ei: object) -> dict[str, object]:

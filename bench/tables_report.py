@@ -34,15 +34,19 @@ def lines() -> list[str]:
            "Written by `bench/tables_report.py` from `bench/results/tables_ei.json` and "
            "`bench/results/pdf_tables.json`; see [../tables.md](../tables.md) for what is measured.", "",
            "## Grids from the shared JATS and TEI articles", "", f"Run: {_prov(ei)}.", "",
-           "| articles | files | table-wraps | with a `table` | image only | grids | share |", "|---|---|---|---|---|---|---|"]
+           "| articles | files | table-wraps | with a `table` | image only | grids | share | grids without a body |",
+           "|---|---|---|---|---|---|---|---|"]
     for name in ("ei_validation", "documents"):
         c = cov[name]
         out.append(f"| {name} | {c['files']} | {c['table_wraps']} | {c['table_wraps_with_table']} | "
-                   f"{c['table_wraps_image_only']} | {c['grids']} | {c['share']} |")
+                   f"{c['table_wraps_image_only']} | {c['grids']} | {c['share']} | {c.get('grids_all_header_rows', '–')} |")
+    out += ["", "Grids without a body: every row read as a column-header row (no cell past the first column holds numbers only: tables of "
+            "text, or of labelled values such as \"V = 387.92 ± 0.676\")."]
     t = cov.get("psychsci_tei")
     if t:
         out += ["", f"GROBID TEI (psychsci, {t['files']} papers): {t['table_figures']} `figure[@type=\"table\"]`, "
-                f"{t['with_rows']} with rows, {t['grids']} grids (share {t['share']})"
+                f"{t['with_rows']} with rows, {t['grids']} grids (share {t['share']}"
+                + (f"; {t['grids_all_header_rows']} without a body)" if "grids_all_header_rows" in t else ")")
                 + ("; the others are empty `<table/>` elements (GROBID kept no cells)." if t["with_rows"] < t["table_figures"] else ".")]
     g = ei["gold_table_rows"]
     out += ["", "## EI validation gold evidence in table rows", "",
@@ -65,8 +69,9 @@ def lines() -> list[str]:
     lo, hi = d["ci95_paired_bootstrap"]
     out += ["", f"Difference (table rows − sentences only): {d['hit@1_difference']:+.4f}, n = {d['n']}, "
             f"95% CI [{lo:+.4f}, {hi:+.4f}] (paired bootstrap, 5,000 resamples); gained: {', '.join(d['gained']) or 'none'}; "
-            f"lost: {', '.join(d['lost']) or 'none'}. Sentences keep their sentence-only scores, so every change is "
-            "a table row chosen instead of a sentence:", "", "| prompt | hit before | hit after | evidence after |", "|---|---|---|---|"]
+            f"lost: {', '.join(d['lost']) or 'none'}. Sentences keep their sentence-only similarity scores, so most "
+            "changes are a table row chosen instead of a sentence; a body pick can move too, because the paper's share "
+            "of checkable results (it weighs the checked-result bonus) counts table rows:", "", "| prompt | hit before | hit after | evidence after |", "|---|---|---|---|"]
     for c in d.get("changed", []):
         out.append(f"| {c['id']} | {c['hit_before']} | {c['hit_after']} | {c['after'][:110].replace('|', '/')} |")
     pc = ei["parse_cost"]

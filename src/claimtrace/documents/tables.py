@@ -13,9 +13,21 @@ from dataclasses import dataclass, field
 from claimtrace.documents.model import BBox, Table, TableCell, TableRow
 
 SEP = " › "
-#: a cell that holds a number (an estimate, SE, p, count, percentage...) rather than a label
-_NUMERIC = re.compile(r"^[\s(\[{]*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+)\s*%?[)\]}]?[\s*†‡§a-d]*"
-                      r"([\s(\[,;–−-]+[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+)\s*%?[)\]}]?[\s*†‡§a-d]*)*$")
+#: a number in a cell: sign, digits with thousands commas or a decimal point, an exponent ("1.2e-5",
+#: "1.2 × 10−3"), a percent sign; not a digit inside a word ("T1", "Model1")
+_NUMBER = re.compile(r"(?<![A-Za-z\d.])[-−–+]?(?>\d[\d,]*(?:\.\d*)?|\.\d+)"
+                     r"(?:\s*(?:[eE][-−–+]?\d+|[×x·]\s*10\^?\s*[-−–+]?\d+))?\s*%?")
+#: what may stand between and around the numbers of a numeric cell: brackets, list and range separators,
+#: ±, a count slash ("14/9"), comparisons ("<0.001"), stars and footnote symbols. Not ":" ("18:1" names a
+#: fatty acid, "12:30" a time) and not a bare "to" ("1 to 2" names a comparison): those are labels.
+_BETWEEN = frozenset(" \t\n\u00a0\u2009\u202f()[]{},;/±<>≤≥=~≈–−-—*†‡§¶")
+#: footnote letters a–d after a number or its bracket ("0.12a", "3 (6.3)b", "1.4 ± 0.5a,b"), and "to" in a
+#: bracketed range ("2.1 (1.3 to 3.8)")
+_MARKER = re.compile(r"(?<=[\x00)\]}*†‡§¶])\s?[a-d]{1,2}(?:,\s?[a-d]{1,2})*(?![A-Za-z])"
+                     r"|(?<=\x00)\s*to\s*(?=[-−–+]?\x00\s*[)\]])")
+#: a comparison or a slash: in the first column it names a category ("<65", "≥65 <70", "> 4000", "20/200"),
+#: so such a cell counts as a label when deciding whether that column is the stub
+_BIN = re.compile(r"[<>≤≥/]")
 _EMPTYISH = frozenset(["", "-", "–", "—", "−", "…", "...", "NA", "n/a", "N/A", "."])
 #: a row that only holds parenthesised or bracketed numbers (standard errors, t values, CIs below an estimate)
 _PAREN = re.compile(r"^[(\[]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+)(\s*[,;–−-]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+))?\s*[)\]][\s*†‡§]*$")
@@ -48,8 +60,15 @@ class RawTable:
 
 
 def is_numeric(text: str) -> bool:
-    """Whether a cell holds numbers only (estimates, SEs, counts...), not a label."""
-    return bool(_NUMERIC.match(text.strip())) if text.strip() else False
+    """Whether a cell holds numbers only (estimates, SEs, counts, "20.7 ± 25.3", "14/9", "<0.001"), not a label."""
+    t = text.strip().replace("\x00", "")  # NUL marks the numbers below
+    if not t:
+        return False
+    marked = _NUMBER.sub("\x00", t)
+    if "\x00" not in marked:
+        return False
+    rest = _MARKER.sub("", marked).replace("\x00", "")
+    return all(ch in _BETWEEN for ch in rest)
 
 
 def _place(rows: list[list[RawCell]]) -> tuple[list[tuple[int, int, RawCell]], int, int]:
@@ -108,7 +127,7 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
     body = grid[n_head:]
     # the stub: the first column, when its body cells are labels rather than numbers
     first = [row[0] for row in body if row and row[0].strip()]
-    stub = bool(first) and n_cols > 1 and sum(not is_numeric(t) for t in first) >= 0.5 * len(first)
+    stub = bool(first) and n_cols > 1 and sum(not is_numeric(t) or bool(_BIN.search(t)) for t in first) >= 0.5 * len(first)
 
     col_paths: list[list[str]] = []
     for c in range(n_cols):

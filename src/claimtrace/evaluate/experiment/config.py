@@ -5,13 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
+
+if TYPE_CHECKING:
+    from claimtrace.extract.context import ContextSelector
 
 Stage = Literal["hypothesis", "evidence"]
 ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
@@ -86,6 +89,15 @@ def reranker_for(cfg: ExperimentConfig, extractor: str) -> str | None:
     return cfg.llm.reranker if extractor == "llm" else cfg.extractor_options.reranker
 
 
+def context_selector(cfg: ExperimentConfig, extractor: str) -> ContextSelector:
+    """The context selector an extractor's rows use (the runner builds it; the summary names what it resolves)."""
+    from claimtrace.extract.context import ContextSelector
+
+    o = cfg.extractor_options
+    return ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker_for(cfg, extractor),
+                           finetuned_dir=o.finetuned_model)
+
+
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate an experiment YAML file (relative paths resolve against it)."""
     p = Path(path)
@@ -134,22 +146,73 @@ def load_config(path: str | Path) -> ExperimentConfig:
     return cfg
 
 
+#: the configuration's path fields (config.json and summary.json record them portably: ``portable_dump``)
+PATH_FIELDS: tuple[tuple[str, ...], ...] = (("dataset",), ("output",), ("embedding_model",),
+                                            ("extractor_options", "finetuned_model"), ("llm", "settings_file"))
+
+
+def repository_root(start: str | Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds ``.git`` (a clone or a worktree); None outside one."""
+    p = Path(start).expanduser().absolute()
+    for d in (p, *p.parents):
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def portable_path(path: str | None, root: Path | None) -> str | None:
+    """A path as result files record it: relative to the repository root ``root``, ``../shared/...`` for the
+    shared data beside it, ``~/...`` under the home folder, else as given (a relative path or a model name)."""
+    if not path:
+        return path
+    p = Path(path).expanduser()
+    if not p.is_absolute():
+        return path
+    bases: list[tuple[Path, str]] = []
+    if root is not None:
+        shared = root.parent / "shared"
+        bases += [(root, ""), (root.resolve(), ""), (shared, "../shared"), (shared.resolve(), "../shared")]
+    bases.append((Path.home(), "~"))
+    for base, prefix in bases:
+        if p.is_relative_to(base):
+            rel = p.relative_to(base).as_posix()
+            return "/".join(x for x in (prefix, "" if rel == "." else rel) if x) or "."
+    return path
+
+
+def portable_dump(cfg: ExperimentConfig, root: Path | None = None) -> dict[str, Any]:
+    """The configuration as config.json records it: its path fields portable (``portable_path``) against
+    ``root`` (default: the repository holding the output folder), so results name no machine's folders."""
+    root = root if root is not None else repository_root(cfg.output)
+    data = cfg.model_dump()
+    for keys in PATH_FIELDS:
+        d = data
+        for k in keys[:-1]:
+            d = d[k]
+        d[keys[-1]] = portable_path(d[keys[-1]], root)
+    return data
+
+
 #: configuration fields that change no row: which items and configurations run, workers, where and how it reports
 _NOT_IN_ROWS = {"name", "output", "presets", "extractors", "limit", "workers", "transitions_base", "llm"}
 
 
 def config_fingerprint(cfg: ExperimentConfig) -> str:
-    """The fingerprint of the whole configuration but workers and output (config.json records it)."""
-    return hashlib.sha256(cfg.model_dump_json(exclude={"workers", "output"}).encode()).hexdigest()[:16]
+    """The fingerprint of the whole configuration but workers and output (config.json records it), with its
+    paths as recorded (``portable_dump``): the same run in another checkout has the same fingerprint."""
+    data = {k: v for k, v in portable_dump(cfg).items() if k not in ("workers", "output")}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
 def row_fingerprint(cfg: ExperimentConfig, extractor: str) -> str:
     """The fingerprint of what decides one row of ``extractor``: the dataset, the extractor options, the
     scoring (τ, embedder, evidence parser), the stages and, for the LLM extractor, its endpoint and reranker.
-    Running more items or configurations, or other workers, keeps the rows already written."""
-    data = cfg.model_dump(exclude=_NOT_IN_ROWS)
+    Running more items or configurations, or other workers, keeps the rows already written; paths count as
+    recorded (``portable_dump``), so rows copied with the repository to another checkout stay current."""
+    portable = portable_dump(cfg)
+    data = {k: v for k, v in portable.items() if k not in _NOT_IN_ROWS}
     data["extractor"] = extractor
     if extractor == "llm":
-        data["llm"] = cfg.llm.model_dump(exclude={"limit", "presets"})
+        data["llm"] = {k: v for k, v in portable["llm"].items() if k not in ("limit", "presets")}
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
 

@@ -6,41 +6,74 @@ import csv
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from claimtrace.evaluate.experiment.config import ExperimentConfig
+from claimtrace.evaluate.experiment.config import (
+    ALL_STAGES,
+    ExperimentConfig,
+    context_selector,
+    portable_dump,
+)
 from claimtrace.evaluate.hypothesis import HypothesisSims, f1_curve, tau_grid
 from claimtrace.evaluate.metrics import micro, prf
 from claimtrace.schema_version import SCHEMA_VERSION
 
+if TYPE_CHECKING:
+    from claimtrace.extract.config import ContextConfig
+    from claimtrace.extract.context import ContextSelector
+
 # ---- summary -----------------------------------------------------------------------------------
 
-def _short(spec: str) -> str:
+#: spec kinds that read a trained model with task heads (stage 1 reads the hypothesis head, stage 2 the evidence one)
+_HEADED = ("finetuned", "hybrid-finetuned", "trained", "hybrid-trained", "two-stage", "default")
+#: spec kinds that name a model folder after the colon
+_FOLDER = ("finetuned", "hybrid-finetuned", "cross-encoder")
+
+
+def spec_label(spec: str, task: str, *, reranker: bool = False) -> str:
+    """A retriever or reranker spec as a run resolved it, in words: a model folder by its name, a trained
+    model with the head ``task`` reads, a reranker by how it rescores (``finetuned:DIR`` as a reranker is the
+    fine-tuned bi-encoder's rescoring, ``rescore:SPEC`` a retriever re-run over the candidates)."""
     kind, _, rest = spec.partition(":")
     if kind == "rescore":
-        return f"{_short(rest)} rescoring"
-    return f"{kind}:{Path(rest).name}" if rest else spec
+        return f"{spec_label(rest, task)} rescoring"
+    if reranker and spec == "llm":
+        return "RankGPT (LLM)"
+    if reranker and spec == "dense":
+        return "dense (MiniLM) rescoring"
+    name = f"{kind}:{Path(rest).name}" if rest and kind in _FOLDER else spec
+    if kind in _HEADED:
+        name += f" ({task} head)"
+    return f"{name} rescoring" if reranker and kind == "finetuned" else name
+
+
+def _stage_context(selector: ContextSelector, c: ContextConfig, task: str) -> str:
+    retr = spec_label(selector.retriever_for(c), task)
+    spec = selector.reranker_for(c)
+    if not spec:
+        return f"{retr} top-{c.k}"
+    rr = spec_label(spec, task, reranker=True)
+    if task == "hypothesis" and selector.hypothesis_prior:
+        rr += " + hypothesis-likeness"  # stage 1 wraps the reranker in HypothesisReranker
+    return f"{retr} M={c.candidates} → {rr} → k={c.k}"
 
 
 def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> str:
-    """What a configuration reads, in words: retriever, M -> reranker -> k (for the summary table)."""
+    """What a configuration reads, in words, from the retriever and reranker the run resolves for it
+    (``context_selector``): retriever, M -> reranker -> k, per stage where the stages differ."""
     from claimtrace.extract.config import get_preset
 
     c = get_preset(preset)
     if c.mode != "rag":
         return {"fulltext": "whole body", "oracle": "gold paragraphs"}[c.mode]
-    o = cfg.extractor_options
-    retr = "finetuned (evidence head)" if c.retriever == "finetuned" else o.retriever
-    if not c.reranker:
-        return f"{retr} top-{c.k}"
-    spec = cfg.llm.reranker if extractor == "llm" else o.reranker
-    if not spec:
-        spec = "finetuned bi-encoder rescoring" if c.retriever is None else "BM25 + finetuned RRF rescoring"
-    elif spec == "llm":
-        spec = "RankGPT (LLM)"
-    return f"{retr} M={c.candidates} → {_short(spec)} → k={c.k}"
+    selector = context_selector(cfg, extractor)
+    tasks = [t for t in ALL_STAGES if t in cfg.stages]
+    labels = {t: _stage_context(selector, c, t) for t in tasks}
+    if len(set(labels.values())) == 1:
+        return labels[tasks[0]]
+    return "; ".join(f"stage {ALL_STAGES.index(t) + 1}: {labels[t]}" for t in tasks)
 
 
 def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> dict[str, Any]:
@@ -86,7 +119,7 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
                 for r in rows if not r.get("error") and "hypothesis_sims" in r]
         if sims:
             curves[f"{preset} / {ex}"] = [c.model_dump() for c in f1_curve(sims, tau_grid(0.60, 0.95, 0.01))]
-    return {"schema_version": SCHEMA_VERSION, "name": cfg.name, "dataset": cfg.dataset, "tau": cfg.tau,
+    return {"schema_version": SCHEMA_VERSION, "name": cfg.name, "dataset": portable_dump(cfg)["dataset"], "tau": cfg.tau,
             "evidence_parser": cfg.evidence_parser, "table": table, "hypothesis_tau_curves": curves,
             "transitions": transition_reports(all_rows, cfg)}
 

@@ -16,8 +16,9 @@ from claimtrace.evaluate.datasets import EvalItem, read_dataset, same_statement
 from claimtrace.evaluate.experiment.config import (
     ExperimentConfig,
     config_fingerprint,
+    context_selector,
+    portable_dump,
     presets_for,
-    reranker_for,
     row_fingerprint,
 )
 from claimtrace.evaluate.experiment.reports import summarise, write_reports
@@ -38,15 +39,13 @@ class _Runner:
     def __init__(self, cfg: ExperimentConfig, preset: str, extractor: str) -> None:
         from claimtrace.evaluate.parsers import get_parser
         from claimtrace.extract.config import get_preset
-        from claimtrace.extract.context import ContextSelector
         from claimtrace.retrieval.embeddings import default_embedder
 
         self.cfg = cfg
         self.preset = get_preset(preset)
         self.extractor_name = extractor
         o = cfg.extractor_options
-        reranker = reranker_for(cfg, extractor)
-        self.selector = ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker, finetuned_dir=o.finetuned_model)
+        self.selector = context_selector(cfg, extractor)
         if extractor == "llm":
             from claimtrace.extract.llm_extractor import LLMExtractor
             from claimtrace.llm import LLMClient
@@ -205,7 +204,8 @@ def run_experiment(cfg: ExperimentConfig, *, log: Callable[[str], None] | None =
     (out / "items").mkdir(parents=True, exist_ok=True)
     legacy_ok = _legacy_rows_current(out, cfg)
     fingerprints = {ex: row_fingerprint(cfg, ex) for ex in cfg.extractors}
-    (out / "config.json").write_text(json.dumps({**cfg.model_dump(), "fingerprint": config_fingerprint(cfg),
+    # paths recorded relative to the repository (../shared/..., ~/...), as the fingerprints count them
+    (out / "config.json").write_text(json.dumps({**portable_dump(cfg), "fingerprint": config_fingerprint(cfg),
                                                  "row_fingerprints": fingerprints}, indent=2) + "\n")
     runs: list[tuple[str, str, list[EvalItem]]] = []
     for ex in cfg.extractors:
