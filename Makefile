@@ -31,6 +31,7 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/mypy bench scripts  # the benchmark and helper scripts too (mypy_path from pyproject)
 	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
 	$(BIN)/python -m pytest -q
 
@@ -49,6 +50,7 @@ retriever-model: $(VENV)/.installed-dev
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts
 	$(BIN)/mypy
+	$(BIN)/mypy bench scripts  # the benchmark and helper scripts too (mypy_path from pyproject)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -25,6 +25,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -74,7 +75,7 @@ def main() -> None:
     # ours: parse + check, timed over the same texts (best of 3 to damp noise on a shared machine);
     # wall-clock and CPU time of this process (CPU time is the fairer measure when the machine is busy)
     ours: list[list[StatResult]] = []
-    runs: list[dict[str, float]] = []
+    runs: list[dict[str, Any]] = []
     sc: dict = {}
     for _run in range(args.runs):
         ours_time = ours_cpu = float("inf")

@@ -189,7 +189,7 @@ def parse_cost(files: list[str], repeats: int = 5) -> dict[str, object]:
             totals.append(statistics.median(per))
             grid_times.append(statistics.median(per_grid))
     finally:
-        builder_mod.build_table = orig  # type: ignore[assignment]
+        builder_mod.build_table = orig
     return {"papers": len(files), "repeats": repeats,
             "median_parse_ms": round(1000 * statistics.median(totals), 2),
             "median_table_grid_ms": round(1000 * statistics.median(grid_times), 3),
