@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pdf_tables import READERS, _summary, score_real
+from pdf_tables import READERS, TWIN_SEARCH, _summary, score_real
 from pdf_twin_make import MANIFEST, cell_text
 from provenance import Run
 
@@ -81,7 +81,7 @@ def main() -> None:
     args = ap.parse_args()
     manifest = json.loads(MANIFEST.read_text())
     tables = manifest["tables"]
-    run = Run(data=[MANIFEST, *(REPO / t["pdf"] for t in tables), *(REPO / t["twin"] for t in tables)])
+    run = Run(data=[MANIFEST, TWIN_SEARCH, *(REPO / t["pdf"] for t in tables), *(REPO / t["twin"] for t in tables)])
     per, seconds = score_tables(tables)
     result = {
         "schema_version": "1",
@@ -99,6 +99,7 @@ def main() -> None:
         "table_list": [{k: t[k] for k in ("source", "label", "source_page", "pdf", "twin", "article", "licence",
                                           "package", "deb", "cells", "formula_cells")} for t in tables],
         "skipped": [{k: s.get(k) for k in ("source", "label", "source_page", "reason")} for s in manifest["skipped"]],
+        "twin_search": json.loads(TWIN_SEARCH.read_text()),
         "summary": {r: _summary(rows) for r, rows in per.items()},
         "per_table": per,
         "seconds_per_page": seconds,

@@ -147,9 +147,9 @@ def find_page(pdf: Path, n: int, caption: str) -> int | None:
     with pdfplumber.open(pdf) as doc:
         for i, page in enumerate(doc.pages, 1):
             text = re.sub(r"\s+", "", page.extract_text() or "")
-            m = re.search(rf"Table{n}[:.]", text)
-            if m and all(w in text[m.end(): m.end() + 200] for w in words):
-                return i
+            for m in re.finditer(rf"Table{n}[:.]", text):
+                if all(w in text[m.end(): m.end() + 200] for w in words):
+                    return i
     return None
 
 
