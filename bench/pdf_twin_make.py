@@ -64,6 +64,10 @@ SOURCES: list[tuple[str, str, str, str]] = [
     ("seriation", "r-cran-seriation", "seriation",
      "Hahsler, Hornik, Buchta (2008), Getting Things in Order, Journal of Statistical Software 25(3), "
      "doi:10.18637/jss.v025.i03 (CC BY 3.0); the vignette says 'A previous version of this manuscript was published'"),
+    ("TSP", "r-cran-tsp", "TSP",
+     "Hahsler, Hornik (2007), TSP - Infrastructure for the Traveling Salesperson Problem, Journal of Statistical "
+     "Software 23(2), doi:10.18637/jss.v023.i02 (CC BY 3.0); the vignette says 'A previous version of this manuscript "
+     "was published'"),
     ("fitdistrplus-jss", "r-cran-fitdistrplus", "paper2JSS",
      "Delignette-Muller, Dutang (2015), fitdistrplus, Journal of Statistical Software 64(4), "
      "doi:10.18637/jss.v064.i04 (CC BY 3.0); the vignette is the accepted paper"),

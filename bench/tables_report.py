@@ -45,19 +45,23 @@ def twin_lines(twin: dict[str, Any]) -> list[str]:
            "detection, then the table reader) and is paired with the tables it labels with the twin's label; cell "
            "precision/recall over the multiset of non-empty cell texts, as in the section above, pooled over the "
            f"tables, the 95% CI resampling tables (bootstrap). {dev}", "",
-           "| reader | tables found | cell precision (95% CI) | cell recall (95% CI) | matched / returned / gold cells |",
-           "|---|---|---|---|---|"]
+           "| reader | tables found | cell precision (95% CI) | cell recall (95% CI) | matched / returned / gold cells | "
+           "twin rows read exactly |", "|---|---|---|---|---|---|"]
     for reader, r in twin["summary"].items():
         out.append(f"| {reader} | {r['tables_found']}/{r['tables']} | {r['cell_precision']}{_ci(r, 'precision')} | "
-                   f"{r['cell_recall']}{_ci(r, 'recall')} | {r['matched_cells']} / {r['returned_cells']} / {r['gold_cells']} |")
+                   f"{r['cell_recall']}{_ci(r, 'recall')} | {r['matched_cells']} / {r['returned_cells']} / {r['gold_cells']} | "
+                   f"{r['rows_exact']}/{r['gold_rows']} ({r['row_recall']}) |")
     names = list(twin["summary"])
     out += ["", "| table (page of the vignette) | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     pages = {(t["source"], t["label"]): t["source_page"] for t in twin["table_list"]}
     for i, row in enumerate(twin["per_table"][names[0]]):
         cells = [twin["per_table"][r][i] for r in names]
         out.append(f"| {row['source']} {row['label']} (p. {pages[(row['source'], row['label'])]}) | "
-                   + " | ".join(f"{c['matched']}/{c['returned']}/{c['gold']}" for c in cells) + " |")
-    out += ["", "Per table: matched/returned/gold cells.", "", "| source | tables | article | licence |", "|---|---|---|---|"]
+                   + " | ".join(f"{c['matched']}/{c['returned']}/{c['gold']}; rows {c['rows_exact']}/{c['gold_rows']}"
+                                for c in cells) + " |")
+    out += ["", "Per table: matched/returned/gold cells; twin rows read exactly (a row of the reader's table with the "
+            "same non-empty cells in the same order: the cell multiset does not see a cell put on the wrong row or two "
+            "rows merged).", "", "| source | tables | article | licence |", "|---|---|---|---|"]
     for src, (article, lic, n) in arts.items():
         out.append(f"| {src} | {n} | {article} | {lic} |")
     out += ["", "Skipped tables of these sources:", "", "| source | table | reason |", "|---|---|---|"]
