@@ -16,7 +16,7 @@ a cell went, so each table also counts its twin rows read exactly (``rows_matche
 non-empty cells in the same order). A twin cell's text is its words; a formula counts by its MathML text (not its
 TeX).
 
-    .venv/bin/python bench/pdf_tables_twin.py [--label TEXT]
+    .venv/bin/python bench/pdf_tables_twin.py [--label TEXT] [--out PATH] [--development NOTE]
 """
 
 from __future__ import annotations
@@ -107,6 +107,9 @@ def main() -> None:
     """Run every reader on the committed twin tables and write the result file."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--label", default="this branch", help="what code the rows measure (recorded)")
+    ap.add_argument("--out", type=Path, default=OUT, help="result file (default: %(default)s)")
+    ap.add_argument("--development", default=None, metavar="NOTE",
+                    help="the readers were changed after seeing these tables: mark the rows development data, saying why")
     args = ap.parse_args()
     manifest = json.loads(MANIFEST.read_text())
     tables = manifest["tables"]
@@ -121,8 +124,8 @@ def main() -> None:
         "twin": f"the authors' LaTeX source, converted to JATS by {manifest['pandoc']} (bench/pdf_twin_make.py); "
                 "not publisher JATS",
         "rule": manifest["rule"],
-        "development_data": False,
-        "development_note": "the readers' code was not changed after these rows were first seen",
+        "development_data": args.development is not None,
+        "development_note": args.development or "the readers' code was not changed after these rows were first seen",
         "tables": len(tables),
         "sources": sorted({t["source"] for t in tables}),
         "table_list": [{k: t[k] for k in ("source", "label", "source_page", "pdf", "twin", "article", "licence",
@@ -137,7 +140,7 @@ def main() -> None:
         "seconds_per_page": seconds,
         "provenance": run.finish(),
     }
-    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     print(json.dumps(result["summary"], indent=1))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -101,3 +102,36 @@ def test_key_methods_table_of_the_clm_article(monkeypatch: pytest.MonkeyPatch) -
     assert [_at(t, 3, c) for c in range(1, 5)] == twin[2] == ["fitted", "summary", "drop1", "convergence"]
     cell = t.cell(3, 3)
     assert cell is not None and [_n(x) for x in cell.column_path] == [twin[0][2]]
+
+
+def test_stacked_rows_counts_body_rows_of_several_multi_line_cells() -> None:
+    from claimtrace.documents.readers.pdf_tables import stacked_rows
+
+    # the line finder's reading of pscl's Table 1 (ruled only vertically): one body cell per column
+    stacked = [["Type", "Distribution", "Method", "Description"],
+               ["GLM", "Poisson\nNB", "ML\nquasi\nadjusted\nML", "Poisson regression: classical GLM"]]
+    assert stacked_rows(stacked) == 1
+    # a wrapped header (GROBID's Wang-paperAVE2008.pdf, fully ruled) and one wrapped body cell are not stacked rows
+    ruled = [["Submission\nRuns", "Recall", "Estimated QA\nPerformance"], ["100% VALIDATED (EN)", "1", "N/A"],
+             ["Best QA System (EN)", "N/A", "a long note\nwrapped"]]
+    assert stacked_rows(ruled) == 0
+
+
+@pytest.mark.parametrize("camelot", [True, False], ids=["camelot-if-installed", "without-camelot"])
+def test_auto_reads_the_rows_of_a_table_ruled_only_vertically(monkeypatch: pytest.MonkeyPatch, camelot: bool) -> None:
+    """pscl's countreg vignette, Table 1 (page 2): |l|l|l|p{7.4cm}| with rules only under the header and at the end.
+    The line finder reads one cell per column for the whole body; ``auto`` takes the unruled reading instead (camelot
+    stream mode, or pdfplumber's text finder without camelot)."""
+    if not camelot:
+        monkeypatch.setitem(sys.modules, "camelot", None)  # `import camelot` raises ImportError
+    e = entry("pscl-countreg", "Table 1")
+    twin = twin_grid(REPO / e["twin"])
+    assert twin[1][:3] == ["GLM", "Poisson", "ML"] and twin[2][2] == "quasi"
+    monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "pdfplumber-lines")
+    (lines,) = [x for x in load_document(REPO / e["pdf"]).tables if x.label == "Table 1"]
+    assert lines.n_rows < len(twin)  # the stacked reading
+    monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "auto")
+    (t,) = [x for x in load_document(REPO / e["pdf"]).tables if x.label == "Table 1"]
+    assert t.n_rows >= len(twin)
+    assert [_at(t, 2, c) for c in range(1, 4)] == twin[1][:3]
+    assert any(_n(c.text) == "quasi" for c in t.cells)

@@ -6,6 +6,8 @@ Readers (``CLAIMTRACE_PDF_TABLES``; measured in bench/pdf_tables.py, see docs/ta
   unruled table), ``camelot-stream`` when camelot is installed, else ``pdfplumber-text``. Where camelot glues
   the numbers of tight columns into one cell ("84.2 88.4 91.5": ``merged_cells``), ``pdfplumber-text``'s reading of
   the same region is taken when it glues fewer, its leading text-only columns joined into the stub (``join_stub``).
+  Where the line finder stacks several rows into one cell per column (a table ruled only vertically or between
+  groups of rows: ``stacked_rows``), the unruled reading of the same region is taken when it reads more rows.
 - ``pdfplumber-lines``: pdfplumber's table finder on ruling lines (MIT, already a core dependency).
   Finds ruled tables; an unruled "booktabs" table (three rules, no vertical lines) has too few lines to
   make cells.
@@ -80,15 +82,10 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
         return []
     pages = sorted({c.page for c in captions})
     if reader == "auto":
-        found = _pdfplumber(data, pages, captions, text=False)
+        found = _unstack(data, _pdfplumber(data, pages, captions, text=False), captions)
         rest = [n for n in pages if n not in {f[0] for f in found}]
         if rest:
-            try:
-                import camelot  # noqa: F401
-
-                found += _unmerge(data, _camelot(data, rest, flavor="stream", captions=captions), captions)
-            except ImportError:
-                found += _pdfplumber(data, rest, captions, text=True)
+            found += _stream(data, rest, captions)
         reader = "auto"
     elif reader.startswith("pdfplumber"):
         found = _pdfplumber(data, pages, captions, text=reader == "pdfplumber-text")
@@ -126,6 +123,36 @@ def join_stub(rows: list[list[str | None]]) -> list[list[str | None]]:
     if k < 2 or k == width:
         return rows
     return [[" ".join(t.strip() for t in r[:k] if t and t.strip()), *r[k:]] for r in rows]
+
+
+def stacked_rows(rows: Sequence[Sequence[str | None]]) -> int:
+    """How many rows below the first hold two or more cells of several text lines each: the rows of a table ruled
+    only between groups (or only vertically), which the line finder stacks into one cell per column."""
+    return sum(sum(len((t or "").strip().splitlines()) > 1 for t in row) >= 2 for row in rows[1:])
+
+
+def _stream(data: bytes, pages: list[int], captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+    """The unruled-table reading of ``auto``: camelot stream mode (with ``_unmerge``), else pdfplumber's text finder."""
+    try:
+        import camelot  # noqa: F401
+    except ImportError:
+        return _pdfplumber(data, pages, captions, text=True)
+    return _unmerge(data, _camelot(data, pages, flavor="stream", captions=captions), captions)
+
+
+def _unstack(data: bytes, found: list[tuple[int, BBox, list[list[str | None]]]],
+             captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+    """Line-finder tables, each with stacked rows (``stacked_rows``) replaced by the unruled reading of the same region
+    where that reads more rows and stacks none (found on the vertically ruled tables of real R vignettes)."""
+    out = []
+    for page, bbox, rows in found:
+        if stacked_rows(rows):
+            alt = [t for t in _stream(data, [page], [c for c in captions if c.page == page]) if _overlap(t[1], bbox) > 0]
+            best = max(alt, key=lambda t: _overlap(t[1], bbox), default=None)
+            if best is not None and not stacked_rows(best[2]) and len(best[2]) > len(rows):
+                page, bbox, rows = best
+        out.append((page, bbox, rows))
+    return out
 
 
 def _overlap(a: BBox, b: BBox) -> float:
