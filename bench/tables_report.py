@@ -64,6 +64,23 @@ def twin_lines(twin: dict[str, Any]) -> list[str]:
             "rows merged).", "", "| source | tables | article | licence |", "|---|---|---|---|"]
     for src, (article, lic, n) in arts.items():
         out.append(f"| {src} | {n} | {article} | {lic} |")
+    dev_path = RES / "pdf_tables_twin_dev.json"
+    if dev_path.is_file():
+        dev_run = json.loads(dev_path.read_text())
+        out += ["", f"After a reader change these tables showed: **development data** ({dev_run['development_note']}). "
+                f"Run: {_prov(dev_run)}; code: {dev_run['label']} (`bench/results/pdf_tables_twin_dev.json`).", "",
+                "| reader | tables found | cell precision (95% CI) | cell recall (95% CI) | matched / returned / gold cells | "
+                "twin rows read exactly |", "|---|---|---|---|---|---|"]
+        for reader, r in dev_run["summary"].items():
+            out.append(f"| {reader} | {r['tables_found']}/{r['tables']} | {r['cell_precision']}{_ci(r, 'precision')} | "
+                       f"{r['cell_recall']}{_ci(r, 'recall')} | {r['matched_cells']} / {r['returned_cells']} / "
+                       f"{r['gold_cells']} | {r['rows_exact']}/{r['gold_rows']} ({r['row_recall']}) |")
+        out += ["", "| table | auto, readers unchanged | auto, after the change |", "|---|---|---|"]
+        for a, b in zip(twin["per_table"]["auto"], dev_run["per_table"]["auto"], strict=True):
+            if (a["matched"], a["returned"], a["rows_exact"]) != (b["matched"], b["returned"], b["rows_exact"]):
+                out.append(f"| {a['source']} {a['label']} | {a['matched']}/{a['returned']}/{a['gold']}; rows "
+                           f"{a['rows_exact']}/{a['gold_rows']} | {b['matched']}/{b['returned']}/{b['gold']}; rows "
+                           f"{b['rows_exact']}/{b['gold_rows']} |")
     out += ["", "Skipped tables of these sources:", "", "| source | table | reason |", "|---|---|---|"]
     for s in twin["skipped"]:
         out.append(f"| {s['source']} | {s['label']} | {s['reason']} |")
