@@ -135,3 +135,16 @@ def test_auto_reads_the_rows_of_a_table_ruled_only_vertically(monkeypatch: pytes
     assert t.n_rows >= len(twin)
     assert [_at(t, 2, c) for c in range(1, 4)] == twin[1][:3]
     assert any(_n(c.text) == "quasi" for c in t.cells)
+
+
+def test_the_running_head_is_not_read_into_a_table_at_the_top_of_a_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    """seriation's Table 2 (page 13) starts under the running head "Michael Hahsler, Kurt Hornik, Christian Buchta 13";
+    the text-alignment readers' region stops before it, so the table's first row is the twin's header."""
+    e = entry("seriation", "Table 2")
+    twin = twin_grid(REPO / e["twin"])
+    assert twin[0] == ["Name", "method", "merit/loss", "Inputdata"]
+    t = pdf_table(REPO / e["pdf"], "Table 2", monkeypatch)
+    assert not any("Hahsler" in c.text for c in t.cells)
+    assert [_at(t, 1, c) for c in range(1, 4)] == twin[0][:3]
+    cell = t.cell(2, 3)
+    assert cell is not None and _n(cell.text) == twin[1][2] and [_n(x) for x in cell.column_path] == [twin[0][2]]

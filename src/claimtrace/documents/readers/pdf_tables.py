@@ -23,8 +23,9 @@ nothing, and a found table takes the caption's label and text.
 The text-alignment readers (``pdfplumber-text``, ``camelot-stream``) read the region of each caption's table
 (``table_region``), not the page: the caption's column (the page's half on a two-column page, unless the
 caption spans the middle), and the lines next to the caption, above or below it, up to the first line of running
-text (a line as wide as the column with no column gap and few digits). Without it, on a two-column page they
-read the running text of a column as a two-column "table".
+text (a line as wide as the column with no column gap and few digits) or the page's running head (its first line,
+set apart, with the page number at one end: ``_running_head``). Without it, on a two-column page they read the
+running text of a column as a two-column "table".
 """
 
 from __future__ import annotations
@@ -221,6 +222,17 @@ def _running_text(line: _Line, width: float) -> bool:
     return line.x1 - line.x0 >= 0.6 * width and line.max_gap < COLUMN_GAP and digits < 0.25
 
 
+def _running_head(lines: list[_Line], line_h: float) -> float | None:
+    """The top of the page's running head, or None: its first line, set apart from the next by more than a line's
+    height, with the page number at one end ("24 Regression Models for Count Data in R", "Michael Hahsler, ... 13")."""
+    if len(lines) < 2:
+        return None
+    words = lines[0].text.split()
+    if lines[1].top - lines[0].bottom > line_h and words and (words[0].isdigit() or words[-1].isdigit()):
+        return lines[0].top
+    return None
+
+
 def _caption_span(words: list[dict[str, Any]], caption: Caption) -> tuple[float, float] | None:
     """(x0, x1) of a caption's first line: from its "Table" word rightwards while the words run on."""
     starts = [w for w in words if _CAPTION_WORD.match(str(w["text"])) and abs(float(w["top"]) - caption.top) <= 4]
@@ -255,6 +267,7 @@ def table_region(words: list[dict[str, Any]], width: float, height: float, capti
         return None
     col_w = max(ln.x1 - ln.x0 for ln in band)
     line_h = sorted(ln.bottom - ln.top for ln in band)[len(band) // 2]
+    head = _running_head(lines, line_h)
     stops = []  # the other captions in this band
     for c in others:
         cs = _caption_span(words, c) if c is not caption else None
@@ -268,7 +281,7 @@ def table_region(words: list[dict[str, Any]], width: float, height: float, capti
         for ln in side:
             edge = block[-1] if block else None
             gap = (edge.top - ln.bottom if direction < 0 else ln.top - edge.bottom) if edge else 0.0
-            if _running_text(ln, col_w) or gap > 2.5 * line_h or any(
+            if _running_text(ln, col_w) or gap > 2.5 * line_h or (head is not None and abs(ln.top - head) <= 2) or any(
                     (c.top - 1 <= ln.top <= c.bottom + 1) or (direction < 0 and ln.bottom <= c.bottom <= caption.top)
                     or (direction > 0 and caption.bottom <= c.top <= ln.top) for c in stops):
                 break
