@@ -100,8 +100,6 @@ def test_key_methods_table_of_the_clm_article(monkeypatch: pytest.MonkeyPatch) -
     t = pdf_table(REPO / e["pdf"], "Table 2", monkeypatch)
     assert _at(t, 1, 3) == twin[0][2]
     assert [_at(t, 3, c) for c in range(1, 5)] == twin[2] == ["fitted", "summary", "drop1", "convergence"]
-    cell = t.cell(3, 3)
-    assert cell is not None and [_n(x) for x in cell.column_path] == [twin[0][2]]
 
 
 def test_stacked_rows_counts_body_rows_of_several_multi_line_cells() -> None:
@@ -146,5 +144,4 @@ def test_the_running_head_is_not_read_into_a_table_at_the_top_of_a_page(monkeypa
     t = pdf_table(REPO / e["pdf"], "Table 2", monkeypatch)
     assert not any("Hahsler" in c.text for c in t.cells)
     assert [_at(t, 1, c) for c in range(1, 4)] == twin[0][:3]
-    cell = t.cell(2, 3)
-    assert cell is not None and _n(cell.text) == twin[1][2] and [_n(x) for x in cell.column_path] == [twin[0][2]]
+    assert [_at(t, 2, c) for c in range(2, 5)] == twin[1][1:] == ['"AR_events"', "loss", "dist"]
