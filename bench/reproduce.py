@@ -77,6 +77,14 @@ STEPS: list[Step] = [
     Step("pdf-tables", ["bench/pdf_tables.py"], ["pdf_tables.json"],
          slow="typesets and reads 14 tables, and reads the 9 real tables (shared PDFs, bench/data/pdfs), with every reader",
          needs=["the pdf-tables extra (camelot)"]),
+    Step("pdf-tables-twin", ["bench/pdf_tables_twin.py", "--label", "stacked_rows and the running-head stop", "--out",
+                             "bench/results/pdf_tables_twin_dev.json", "--development",
+                             "auto's stacked_rows fallback and the region's running-head stop were written after seeing "
+                             "the first run on these tables (pscl's Tables 1 and 3, vcd's Table 2, seriation's Table 2)"],
+         ["pdf_tables_twin_dev.json"],
+         slow="reads the 12 real table pages with a twin (bench/data/pdfs/twin) with every reader (minutes on 2 cores); "
+              "pdf_tables_twin.json is the first run, before the reader change, and is kept as it is",
+         needs=["the pdf-tables extra (camelot)"]),
     Step("stats-vs-statcheck", ["bench/stats_vs_statcheck.py", "--runs", "5"], ["stats_vs_statcheck.json"],
          slow="a timing run: only meaningful on an idle machine",
          needs=["statcheck 0.0.7 in bench/.venv-statcheck (see the script)"]),

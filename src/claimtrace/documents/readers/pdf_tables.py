@@ -6,6 +6,8 @@ Readers (``CLAIMTRACE_PDF_TABLES``; measured in bench/pdf_tables.py, see docs/ta
   unruled table), ``camelot-stream`` when camelot is installed, else ``pdfplumber-text``. Where camelot glues
   the numbers of tight columns into one cell ("84.2 88.4 91.5": ``merged_cells``), ``pdfplumber-text``'s reading of
   the same region is taken when it glues fewer, its leading text-only columns joined into the stub (``join_stub``).
+  Where the line finder stacks several rows into one cell per column (a table ruled only vertically or between
+  groups of rows: ``stacked_rows``), the unruled reading of the same region is taken when it reads more rows.
 - ``pdfplumber-lines``: pdfplumber's table finder on ruling lines (MIT, already a core dependency).
   Finds ruled tables; an unruled "booktabs" table (three rules, no vertical lines) has too few lines to
   make cells.
@@ -21,8 +23,9 @@ nothing, and a found table takes the caption's label and text.
 The text-alignment readers (``pdfplumber-text``, ``camelot-stream``) read the region of each caption's table
 (``table_region``), not the page: the caption's column (the page's half on a two-column page, unless the
 caption spans the middle), and the lines next to the caption, above or below it, up to the first line of running
-text (a line as wide as the column with no column gap and few digits). Without it, on a two-column page they
-read the running text of a column as a two-column "table".
+text (a line as wide as the column with no column gap and few digits) or the page's running head (its first line,
+set apart, with the page number at one end: ``_running_head``). Without it, on a two-column page they read the
+running text of a column as a two-column "table".
 """
 
 from __future__ import annotations
@@ -80,15 +83,10 @@ def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None
         return []
     pages = sorted({c.page for c in captions})
     if reader == "auto":
-        found = _pdfplumber(data, pages, captions, text=False)
+        found = _unstack(data, _pdfplumber(data, pages, captions, text=False), captions)
         rest = [n for n in pages if n not in {f[0] for f in found}]
         if rest:
-            try:
-                import camelot  # noqa: F401
-
-                found += _unmerge(data, _camelot(data, rest, flavor="stream", captions=captions), captions)
-            except ImportError:
-                found += _pdfplumber(data, rest, captions, text=True)
+            found += _stream(data, rest, captions)
         reader = "auto"
     elif reader.startswith("pdfplumber"):
         found = _pdfplumber(data, pages, captions, text=reader == "pdfplumber-text")
@@ -126,6 +124,36 @@ def join_stub(rows: list[list[str | None]]) -> list[list[str | None]]:
     if k < 2 or k == width:
         return rows
     return [[" ".join(t.strip() for t in r[:k] if t and t.strip()), *r[k:]] for r in rows]
+
+
+def stacked_rows(rows: Sequence[Sequence[str | None]]) -> int:
+    """How many rows below the first hold two or more cells of several text lines each: the rows of a table ruled
+    only between groups (or only vertically), which the line finder stacks into one cell per column."""
+    return sum(sum(len((t or "").strip().splitlines()) > 1 for t in row) >= 2 for row in rows[1:])
+
+
+def _stream(data: bytes, pages: list[int], captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+    """The unruled-table reading of ``auto``: camelot stream mode (with ``_unmerge``), else pdfplumber's text finder."""
+    try:
+        import camelot  # noqa: F401
+    except ImportError:
+        return _pdfplumber(data, pages, captions, text=True)
+    return _unmerge(data, _camelot(data, pages, flavor="stream", captions=captions), captions)
+
+
+def _unstack(data: bytes, found: list[tuple[int, BBox, list[list[str | None]]]],
+             captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+    """Line-finder tables, each with stacked rows (``stacked_rows``) replaced by the unruled reading of the same region
+    where that reads more rows and stacks none (found on the vertically ruled tables of real R vignettes)."""
+    out = []
+    for page, bbox, rows in found:
+        if stacked_rows(rows):
+            alt = [t for t in _stream(data, [page], [c for c in captions if c.page == page]) if _overlap(t[1], bbox) > 0]
+            best = max(alt, key=lambda t: _overlap(t[1], bbox), default=None)
+            if best is not None and not stacked_rows(best[2]) and len(best[2]) > len(rows):
+                page, bbox, rows = best
+        out.append((page, bbox, rows))
+    return out
 
 
 def _overlap(a: BBox, b: BBox) -> float:
@@ -194,6 +222,17 @@ def _running_text(line: _Line, width: float) -> bool:
     return line.x1 - line.x0 >= 0.6 * width and line.max_gap < COLUMN_GAP and digits < 0.25
 
 
+def _running_head(lines: list[_Line], line_h: float) -> float | None:
+    """The top of the page's running head, or None: its first line, set apart from the next by more than a line's
+    height, with the page number at one end ("24 Regression Models for Count Data in R", "Michael Hahsler, ... 13")."""
+    if len(lines) < 2:
+        return None
+    words = lines[0].text.split()
+    if lines[1].top - lines[0].bottom > line_h and words and (words[0].isdigit() or words[-1].isdigit()):
+        return lines[0].top
+    return None
+
+
 def _caption_span(words: list[dict[str, Any]], caption: Caption) -> tuple[float, float] | None:
     """(x0, x1) of a caption's first line: from its "Table" word rightwards while the words run on."""
     starts = [w for w in words if _CAPTION_WORD.match(str(w["text"])) and abs(float(w["top"]) - caption.top) <= 4]
@@ -228,6 +267,7 @@ def table_region(words: list[dict[str, Any]], width: float, height: float, capti
         return None
     col_w = max(ln.x1 - ln.x0 for ln in band)
     line_h = sorted(ln.bottom - ln.top for ln in band)[len(band) // 2]
+    head = _running_head(lines, line_h)
     stops = []  # the other captions in this band
     for c in others:
         cs = _caption_span(words, c) if c is not caption else None
@@ -241,7 +281,7 @@ def table_region(words: list[dict[str, Any]], width: float, height: float, capti
         for ln in side:
             edge = block[-1] if block else None
             gap = (edge.top - ln.bottom if direction < 0 else ln.top - edge.bottom) if edge else 0.0
-            if _running_text(ln, col_w) or gap > 2.5 * line_h or any(
+            if _running_text(ln, col_w) or gap > 2.5 * line_h or (head is not None and abs(ln.top - head) <= 2) or any(
                     (c.top - 1 <= ln.top <= c.bottom + 1) or (direction < 0 and ln.bottom <= c.bottom <= caption.top)
                     or (direction > 0 and caption.bottom <= c.top <= ln.top) for c in stops):
                 break
