@@ -46,6 +46,8 @@ from claimtrace.stats.scanners import (
     _Tok,
 )
 
+_new = object.__new__
+_set = object.__setattr__
 # Component models get every field, so their set of given fields never changes (setting a field adds a
 # name already there): one shared set each, which spares an allocation per component.
 _SPAN_SET = {"start", "end", "text"}
@@ -75,10 +77,17 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     spans: dict[str, ComponentSpan] = {}
     for k, (s, e) in r.spans.items():
         if ident:
-            e = max(s, e)
+            if e < s:
+                e = s
         else:
             s, e = map_span(offsets, s, e)
-        spans[k] = built(ComponentSpan, {"start": s, "end": e, "text": text[s:e]}, _SPAN_SET)
+        # ``built(ComponentSpan, ...)`` inlined (one per component of every result: the hot loop of this step)
+        span = _new(ComponentSpan)
+        _set(span, "__dict__", {"start": s, "end": e, "text": text[s:e]})
+        _set(span, "__pydantic_fields_set__", _SPAN_SET)
+        _set(span, "__pydantic_extra__", None)
+        _set(span, "__pydantic_private__", None)
+        spans[k] = span
     descs: list[Descriptive] = []
     for d in r.descs:
         ds, de = (d.start, max(d.start, d.end)) if ident else map_span(offsets, d.start, d.end)
@@ -447,10 +456,11 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
         cmp_pos += [i for i in _find_all(tb, b"?") if t[i] in "≤≥"]
     cmp_pos.sort()
     for i in cmp_pos:
-        before = t[max(0, i - 16) : i]
-        if _p_before(before):
+        # _p_before / _n_before of the 16 characters before, inlined (a call each per comparator is this loop's cost)
+        b = t[i - 16 if i > 16 else 0 : i].rstrip()
+        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()):
             p_r.append((i - 40, i + 40))
-        elif not _n_before(before):
+        elif not (b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())):
             test_r.append((i - 50, i + 45))
     if trig is None:
         trig = _Triggers(t, tb)

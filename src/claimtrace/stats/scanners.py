@@ -549,8 +549,14 @@ def _scan_variance_explained(t: str) -> list[_Tok]:
     return toks
 
 
+# the first character (after whitespace) of a text that _THRESHOLD_AFTER matches (re.I: "i" also matches "İ" and "ı")
+_THRESHOLD_AFTER_FIRST = frozenset("(wWiIİıaAlLtTdD")
+
+
 def _is_threshold(t: str, s: int, e: int) -> bool:
-    if _THRESHOLD_AFTER.match(t[e : e + 60]):
+    after = t[e : e + 60]
+    rest = after.lstrip()
+    if rest and rest[0] in _THRESHOLD_AFTER_FIRST and _THRESHOLD_AFTER.match(after):
         return True
     before = t[max(0, s - 70) : s]
     if not _threshold_word(before):  # nor then in the part of it after a sentence break (cut below)
