@@ -107,6 +107,7 @@ for _form in _NAME_FORMS:
 _NAME_ALT_FAST = r"(?<![A-Za-z0-9_.'’-])(?P<name>" + "|".join(
     re.escape(c) + ("(?:" + "|".join(rest) + ")" if rest != [""] else "")
     for c, rest in _BY_FIRST.items()) + ")"
+_NAME_FIRST_CHARS = frozenset(_BY_FIRST)  # every character a test name can open with
 _SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
 _LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES

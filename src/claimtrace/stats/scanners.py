@@ -13,6 +13,7 @@ from claimtrace.stats.lexicon import (
     _ESTIMATE_TESTS,
     _LOOSE_OK,
     _NAME_ALT_FAST,
+    _NAME_FIRST_CHARS,
     _NUM_ALONE,
     _PCMP,
     _Q_DETAIL,
@@ -42,6 +43,39 @@ _TEST_RE = re.compile(
     # a minus garbled into a run of symbols ("%^&2.20")
     r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
 )
+
+# _TEST_RE with the character before the name consumed instead of looked behind at (and the name's first character
+# looked ahead at): the pattern then opens with a character class, and the regex engine jumps from one such
+# character (space, punctuation) to the next instead of trying a match at every position. ``_test_matches``
+# uses it to find what ``_TEST_RE.finditer`` finds.
+_TEST_LOOKBEHIND = r"(?<![A-Za-z0-9_.'’-])"
+assert _TEST_RE.pattern.startswith(_TEST_LOOKBEHIND)
+_TEST_AFTER_RE = re.compile(
+    r"[^A-Za-z0-9_.'’-](?=[" + "".join(re.escape(c) for c in sorted(_NAME_FIRST_CHARS)) + "])"
+    + _TEST_RE.pattern[len(_TEST_LOOKBEHIND) :]
+)
+
+
+def _test_matches(t: str) -> list[re.Match[str]]:
+    """``list(_TEST_RE.finditer(t))``, except that a match's name starts at ``m.start("name")`` (``m.start()`` is
+    the character before it, except for a match at 0).
+
+    A match at 0 is tried with _TEST_RE; every other match starts after a character that is not a letter, digit
+    or one of "_.'’-" (the look-behind), which _TEST_AFTER_RE consumes. No match can start right where the one
+    before ends (a match ends with a digit, which the look-behind excludes), so searching on from each end finds
+    the same matches as finditer.
+    """
+    out: list[re.Match[str]] = []
+    m = _TEST_RE.match(t)
+    if m is not None:
+        out.append(m)
+    search = _TEST_AFTER_RE.search
+    m = search(t, m.end() if m is not None else 0)
+    while m is not None:
+        out.append(m)
+        m = search(t, m.end())
+    return out
+
 
 _PNUM = (
     r"(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
@@ -160,7 +194,7 @@ _THRESHOLD_AFTER = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Tok:
     kind: str  # test, p, ci, n, se, desc
     start: int
@@ -173,7 +207,7 @@ class _Tok:
 # scanners
 def _scan_tests(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
-    for m in _TEST_RE.finditer(t):
+    for m in _test_matches(t):
         ns, ne = m.span("name")
         idx = _name_index(m.group("name"))
         canon = _TEST_NAMES[idx][1]
@@ -272,7 +306,7 @@ def _scan_tests(t: str) -> list[_Tok]:
                     lvl = float(m.group("cilvl")) if m.group("cilvl") else None
                     data["ci"] = (lvl, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
                     end = bm.end()
-        toks.append(_Tok("test", m.start(), end, data))
+        toks.append(_Tok("test", ns, end, data))
     return toks
 
 
