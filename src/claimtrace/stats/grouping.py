@@ -15,7 +15,7 @@ from claimtrace.stats.model import (
 from claimtrace.stats.scanners import _BREAK_RE, _Tok
 
 
-@dataclass
+@dataclass(slots=True)
 class _Res:
     kind: str
     start: int

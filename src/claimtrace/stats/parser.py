@@ -108,9 +108,18 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     # the fields grouping set (all StatResult fields, see _group), over the template: field order is kept
     values = _RESULT_TEMPLATE.copy()
     values.update(f)
-    values.update(kind=r.kind, text=text[start:end], start=start, end=end, one_tailed=one_tailed,
-                  n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
-                  repaired=repaired, flags=[], planned=bool(f.get("planned")) or _planned(norm, r))
+    values["kind"] = r.kind
+    values["text"] = text[start:end]
+    values["start"] = start
+    values["end"] = end
+    values["one_tailed"] = one_tailed
+    values["n_per_group"] = bool(f.get("n_per_group"))
+    values["effects"] = effects
+    values["descriptives"] = descs
+    values["spans"] = spans
+    values["repaired"] = repaired
+    values["flags"] = []
+    values["planned"] = bool(f.get("planned")) or _planned(norm, r)
     return built(StatResult, values, set(_RESULT_SET))
 
 

@@ -122,6 +122,24 @@ def _p_matches(t: str) -> list[re.Match[str]]:
     return out
 
 
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _ns_word(t: str) -> bool:
+    """Whether ``_NS_RE`` is searched in ``t``: one of "ns", "NS", "n.s", "n. s" is in it (the quick check), and the
+    pattern can match: every match holds "ns", "NS" or "n." whose "n" follows no ASCII letter (the pattern's
+    look-behinds: none, "(", whitespace), so "means" or "patients" alone never match."""
+    if not ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t):
+        return False
+    for w in ("ns", "NS", "n."):
+        i = t.find(w)
+        while i >= 0:
+            if i == 0 or t[i - 1] not in _ASCII_LETTERS:
+                return True
+            i = t.find(w, i + 1)
+    return False
+
+
 _NS_RE = re.compile(
     r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
 # "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
@@ -454,7 +472,7 @@ def _scan_p(t: str) -> list[_Tok]:
         data["spans"] = {"p": (s, e), "p_value": vspan}
         toks.append(_Tok("p", s, e, data))
     taken = [(tk.start, tk.end) for tk in toks]
-    for m in _NS_RE.finditer(t) if ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t) else ():
+    for m in _NS_RE.finditer(t) if _ns_word(t) else ():
         if any(s <= m.start() < e for s, e in taken):
             continue
         before = t[max(0, m.start() - 40) : m.start()]
