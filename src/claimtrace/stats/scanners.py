@@ -44,37 +44,39 @@ _TEST_RE = re.compile(
     r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
 )
 
-# _TEST_RE with the character before the name consumed instead of looked behind at (and the name's first character
-# looked ahead at): the pattern then opens with a character class, and the regex engine jumps from one such
-# character (space, punctuation) to the next instead of trying a match at every position. ``_test_matches``
-# uses it to find what ``_TEST_RE.finditer`` finds.
-_TEST_LOOKBEHIND = r"(?<![A-Za-z0-9_.'’-])"
-assert _TEST_RE.pattern.startswith(_TEST_LOOKBEHIND)
-_TEST_AFTER_RE = re.compile(
-    r"[^A-Za-z0-9_.'’-](?=[" + "".join(re.escape(c) for c in sorted(_NAME_FIRST_CHARS)) + "])"
-    + _TEST_RE.pattern[len(_TEST_LOOKBEHIND) :]
-)
+def _after_re(pattern: re.Pattern[str], lookbehind: str, firsts: str) -> re.Pattern[str]:
+    """``pattern`` (which opens with ``lookbehind``, a negative look-behind at one character class, then its name
+    group) with the character before the name consumed instead, and the name's first character (one of ``firsts``)
+    looked ahead at: it opens with a character class, which the regex engine jumps to (a space, a punctuation
+    mark) instead of trying a match at every position. See ``_word_matches``."""
+    assert pattern.pattern.startswith(lookbehind) and lookbehind.startswith("(?<![") and lookbehind.endswith("])")
+    return re.compile("[^" + lookbehind[5:-2] + "](?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
+                      + pattern.pattern[len(lookbehind) :])
 
 
-def _test_matches(t: str) -> list[re.Match[str]]:
-    """``list(_TEST_RE.finditer(t))``, except that a match's name starts at ``m.start("name")`` (``m.start()`` is
-    the character before it, except for a match at 0).
+def _word_matches(pattern: re.Pattern[str], after: re.Pattern[str], t: str) -> list[re.Match[str]]:
+    """``list(pattern.finditer(t))`` for a ``pattern`` that opens with a look-behind (no character of a class before
+    it), searched with ``after = _after_re(pattern, ...)``: a match's own start is its first group's start
+    (``m.start()`` is the character before it, except for a match at 0, which ``pattern`` finds).
 
-    A match at 0 is tried with _TEST_RE; every other match starts after a character that is not a letter, digit
-    or one of "_.'’-" (the look-behind), which _TEST_AFTER_RE consumes. No match can start right where the one
-    before ends (a match ends with a digit, which the look-behind excludes), so searching on from each end finds
+    Every match of ``pattern`` must end with a character the look-behind excludes, or before one its first group
+    cannot open with: then no match starts right where the one before ends, and searching on from each end finds
     the same matches as finditer.
     """
     out: list[re.Match[str]] = []
-    m = _TEST_RE.match(t)
+    m = pattern.match(t)
     if m is not None:
         out.append(m)
-    search = _TEST_AFTER_RE.search
+    search = after.search
     m = search(t, m.end() if m is not None else 0)
     while m is not None:
         out.append(m)
         m = search(t, m.end())
     return out
+
+
+# a match of _TEST_RE ends with a digit (its value), which its look-behind excludes
+_TEST_AFTER_RE = _after_re(_TEST_RE, r"(?<![A-Za-z0-9_.'’-])", "".join(_NAME_FIRST_CHARS))
 
 
 _PNUM = (
@@ -225,7 +227,7 @@ class _Tok:
 # scanners
 def _scan_tests(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
-    for m in _test_matches(t):
+    for m in _word_matches(_TEST_RE, _TEST_AFTER_RE, t):
         ns, ne = m.span("name")
         idx = _name_index(m.group("name"))
         canon = _TEST_NAMES[idx][1]
@@ -532,19 +534,23 @@ _VERBAL_NS_RE = re.compile(
     r"(?![A-Za-z])[^.;:\d=<>]{0,100}?(?<![A-Za-z])(?:(?:was|were|is|are)\s+not|(?:showed|revealed|indicated|yielded|found|detected)\s+no)\s+"
     r"(?:statistically\s+)?(?P<verdict>significan(?:t|ce)(?![A-Za-z])|significantly\s+differ\w*)"
 )
+# a match ends with "significant(ly)" or "significance" (a letter, which the look-behind excludes), or with
+# "differ\w*" before a character that is no word character (no name opens there)
+_VERBAL_NS_AFTER_RE = _after_re(_VERBAL_NS_RE, r"(?<![A-Za-z0-9])", "tzFCcχMWKA")
 _VERBAL_TEST = (("Mann", "U"), ("Wilcoxon", "W"), ("Kruskal", "H"), ("ANOVA", "F"), ("hi", "chi2"), ("χ", "chi2"))
 
 
 def _scan_verbal_ns(t: str) -> list[_Tok]:
     """Tests named in words and reported not significant, without numbers (see ``_VERBAL_NS_RE``)."""
     toks: list[_Tok] = []
-    for m in _VERBAL_NS_RE.finditer(t):
+    for m in _word_matches(_VERBAL_NS_RE, _VERBAL_NS_AFTER_RE, t):
         name = m.group("name")
         tz = m.group("tz")
         test = tz if tz else next((canon for key, canon in _VERBAL_TEST if key in name), None)
-        toks.append(_Tok("p", m.start(), m.end(), {
+        ns = m.start("name")
+        toks.append(_Tok("p", ns, m.end(), {
             "p_comparison": "ns", "p_value": None, "verbal": True, "test": test, "test_text": name,
-            "spans": {"p": m.span(), "p_value": m.span("verdict"), "test": m.span("name")}}))
+            "spans": {"p": (ns, m.end()), "p_value": m.span("verdict"), "test": m.span("name")}}))
     return toks
 
 
