@@ -35,7 +35,8 @@ def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     if b < a:
         return True
     # _BREAK_RE has no anchors or lookarounds: searching t between a and b is searching t[a:b]
-    return min(b, len(t)) - a <= limit and not _BREAK_RE.search(t, a, b)
+    n = len(t)
+    return (b if b < n else n) - a <= limit and not _BREAK_RE.search(t, a, b)
 
 
 def _group(t: str, toks: list[_Tok]) -> list[_Res]:

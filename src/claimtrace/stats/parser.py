@@ -92,8 +92,13 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     for d in r.descs:
         ds, de = (d.start, max(d.start, d.end)) if ident else map_span(offsets, d.start, d.end)
         dd = d.data
-        descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
-                                         "start": ds, "end": de, "text": text[ds:de]}, _DESC_SET))
+        desc = _new(Descriptive)  # ``built(Descriptive, ...)`` inlined, as the spans above
+        _set(desc, "__dict__", {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"), "start": ds,
+                                "end": de, "text": text[ds:de]})
+        _set(desc, "__pydantic_fields_set__", _DESC_SET)
+        _set(desc, "__pydantic_extra__", None)
+        _set(desc, "__pydantic_private__", None)
+        descs.append(desc)
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
         es, ee = (s, max(s, e)) if ident else map_span(offsets, s, e)
@@ -101,7 +106,8 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
     one_tailed = bool(f.get("one_tailed")) or (
-        _near(tails, max(0, r.start - 60), r.end + 40) and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
+        (tails is None or bool(tails)) and _near(tails, max(0, r.start - 60), r.end + 40)
+        and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
     repaired = list(r.repaired)
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
