@@ -717,21 +717,31 @@ def _before_space(t: str, q: int) -> int:
     return j
 
 
-def _n_starts(t: str) -> list[int]:
-    """Where ``_N_RE`` can match: an N or n, then whitespace, then "="."""
-    out = []
-    for q in _find_all(t, "="):
-        j = _before_space(t, q)
-        if j >= 0 and t[j] in "Nn":
-            out.append(j)
+def _before_each(t: str, ch: str) -> list[int]:
+    """``_before_space(t, q)`` for every ``ch`` in ``t`` (at q), in order."""
+    out: list[int] = []
+    find = t.find
+    q = find(ch)
+    while q >= 0:
+        j = q - 1
+        while j >= 0 and t[j].isspace():
+            j -= 1
+        out.append(j)
+        q = find(ch, q + 1)
     return out
 
 
-def _mean_starts(t: str) -> list[int]:
-    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":"."""
+def _n_starts(t: str, before_eq: list[int] | None = None) -> list[int]:
+    """Where ``_N_RE`` can match: an N or n, then whitespace, then "=". ``before_eq``: ``_before_each(t, "=")``
+    when the caller has it."""
+    return [j for j in (_before_each(t, "=") if before_eq is None else before_eq) if j >= 0 and t[j] in "Nn"]
+
+
+def _mean_starts(t: str, before_eq: list[int] | None = None) -> list[int]:
+    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":". ``before_eq``:
+    ``_before_each(t, "=")`` when the caller has it."""
     out = []
-    for q in _find_all(t, "=") + _find_all(t, ":"):
-        j = _before_space(t, q)
+    for j in (_before_each(t, "=") if before_eq is None else before_eq) + _before_each(t, ":"):
         if j >= 0 and t[j] == "M":
             out.append(j)
         elif j >= 3 and t[j - 3 : j + 1] in ("mean", "Mean"):
@@ -834,11 +844,12 @@ def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
         return toks
-    for m in _matches_at(_N_RE, t, _n_starts(t)):
+    before_eq = _before_each(t, "=")
+    for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
     for m in _SE_RE.finditer(t) if (_has_se_word(t) if has_se is None else has_se) else ():
         toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
-    for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
+    for m in _matches_at(_MEAN_RE, t, _mean_starts(t, before_eq)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
     for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
