@@ -34,7 +34,8 @@ class _Res:
 def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     if b < a:
         return True
-    # _BREAK_RE has no anchors or lookarounds: searching t between a and b is searching t[a:b]
+    # _BREAK_RE has no anchors, and its look-behinds look at what it matched: searching t between a and b is
+    # searching t[a:b]
     n = len(t)
     return (b if b < n else n) - a <= limit and not _BREAK_RE.search(t, a, b)
 

@@ -59,23 +59,22 @@ def _word_matches(pattern: re.Pattern[str], after: re.Pattern[str], t: str) -> l
     it), searched with ``after = _after_re(pattern, ...)``: a match's own start is its first group's start
     (``m.start()`` is the character before it, except for a match at 0, which ``pattern`` finds).
 
-    Every match of ``pattern`` must end with a character the look-behind excludes, or before one its first group
-    cannot open with: then no match starts right where the one before ends, and searching on from each end finds
-    the same matches as finditer.
+    finditer goes on from the end of each match; ``after`` from the character before it (the last character of
+    the match, which ``after`` consumes where the look-behind would accept it), so that the next match may start
+    right where the one before ends.
     """
     out: list[re.Match[str]] = []
     m = pattern.match(t)
     if m is not None:
         out.append(m)
     search = after.search
-    m = search(t, m.end() if m is not None else 0)
+    m = search(t, m.end() - 1 if m is not None else 0)
     while m is not None:
         out.append(m)
-        m = search(t, m.end())
+        m = search(t, m.end() - 1)
     return out
 
 
-# a match of _TEST_RE ends with a digit (its value), which its look-behind excludes
 _TEST_AFTER_RE = _after_re(_TEST_RE, r"(?<![A-Za-z0-9_.'’-])", "".join(_NAME_FIRST_CHARS))
 
 
@@ -184,9 +183,11 @@ _N_RE = re.compile(
     r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
-_SE_RE = re.compile(r"(?<![A-Za-z])" + _SE_WORD + r"\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_RE = re.compile(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_AFTER_RE = _after_re(_SE_RE, r"(?<![A-Za-z])", "RrCcBbPpSs")
 _MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
+_SD_AFTER_RE = _after_re(_SD_RE, r"(?<![A-Za-z])", "Ss")
 _PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
 _PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
 _VS_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
@@ -199,7 +200,9 @@ _MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(
 _ONE_TAILED_RE = re.compile(
     r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ](?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
 )
-_BREAK_RE = re.compile(r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n")
+# a sentence or paragraph break: r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n", written to open with one character class (the
+# regex engine jumps to it); its look-behinds look only at the character it has just matched
+_BREAK_RE = re.compile(r"[.!?\n](?:(?<=[.!?])\s+[\"'(\[]?[A-Z]|(?<=\n)\s*\n)")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
     r"considered|taken|as|to\s+be|a|an|the|value|level|\s|,)*$|"
@@ -534,8 +537,6 @@ _VERBAL_NS_RE = re.compile(
     r"(?![A-Za-z])[^.;:\d=<>]{0,100}?(?<![A-Za-z])(?:(?:was|were|is|are)\s+not|(?:showed|revealed|indicated|yielded|found|detected)\s+no)\s+"
     r"(?:statistically\s+)?(?P<verdict>significan(?:t|ce)(?![A-Za-z])|significantly\s+differ\w*)"
 )
-# a match ends with "significant(ly)" or "significance" (a letter, which the look-behind excludes), or with
-# "differ\w*" before a character that is no word character (no name opens there)
 _VERBAL_NS_AFTER_RE = _after_re(_VERBAL_NS_RE, r"(?<![A-Za-z0-9])", "tzFCcχMWKA")
 _VERBAL_TEST = (("Mann", "U"), ("Wilcoxon", "W"), ("Kruskal", "H"), ("ANOVA", "F"), ("hi", "chi2"), ("χ", "chi2"))
 
@@ -847,13 +848,13 @@ def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     before_eq = _before_each(t, "=")
     for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if (_has_se_word(t) if has_se is None else has_se) else ():
-        toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
+    for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if (_has_se_word(t) if has_se is None else has_se) else ():
+        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t, before_eq)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
-    for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
+    for m in _word_matches(_SD_RE, _SD_AFTER_RE, t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
-        toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
+        toks.append(_Tok("desc", m.start("k"), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
     for m in _pm_matches(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
         toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
         toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
