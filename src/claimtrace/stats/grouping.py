@@ -250,7 +250,7 @@ def _keep(r: _Res) -> bool:
         return False
     if test in ("eta2", "partial_eta2", "omega2", "R2") and not 0 <= v <= 1:
         return False
-    if test in ("F", "chi2", "Q", "H", "U", "W", "f2") and v < 0:
+    if test in ("F", "chi2", "Q", "H", "U", "W", "f", "f2") and v < 0:
         return False
     if test in RATIO_TESTS and not (0 < v < 50):
         return False
@@ -262,7 +262,7 @@ def _keep(r: _Res) -> bool:
         return True  # "t-statistic = -2.49": named in full, a result even without df or p
     if has_df:
         return True
-    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"):
+    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2"):
         return True
     return has_support
 

@@ -541,10 +541,19 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     norm, offsets, norm_ascii = normalize_ascii(text)
     trig = _Triggers(norm, norm_ascii)
     toks = _tokens(norm, norm_ascii, trig)
-    out = [_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r)]
+    out = [res for res in (_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r))
+           if not _lone_bare_f(res)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
     return out
+
+
+def _lone_bare_f(r: StatResult) -> bool:
+    """A bare "f = ..." (not written "Cohen's f") with nothing inferential (no p, CI or SE) and not planned in a power
+    analysis: an f of anything (a function, a frequency), not read as Cohen's f. (Right after a test, "F(2, 206) =
+    4.28, p = .015, f = 0.04", an f is that test's effect size and no result of its own.)"""
+    return (r.test == "f" and r.test_text == "f" and not r.planned and r.p_comparison is None and r.ci_low is None
+            and r.se is None)
 
 
 def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks: list[_Tok],

@@ -239,6 +239,8 @@ def _scan_tests(t: str) -> list[_Tok]:
         has_df = m.group("df1") is not None or m.group("sdf1") is not None or m.group("udf1") is not None
         if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
             continue
+        if canon == "f" and has_df:
+            continue  # "f(1) = 3.2", "f(x)": a function, not Cohen's f (an effect size has no df)
         loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
         if loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df):
             continue
@@ -565,8 +567,8 @@ _VAR_EXPLAINED_RE = re.compile(
 # "effect size (using Cohen's d) was .69", "effect size (η2) = .05": the measure named in parentheses
 _EFFECT_NAMED_RE = re.compile(
     r"(?<![A-Za-z])[Ee]ffect\s+sizes?\s*\(\s*(?:using\s+|i\.e\.,?\s+|as\s+)?"
-    r"(?P<name>Cohen'?s\s+d|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
-    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|d|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
+    r"(?P<name>Cohen'?s\s+d|Cohen'?s\s+f\s*2|Cohen'?s\s+f|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
+    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|f\s*2|d|f|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
 )
 
 
