@@ -108,7 +108,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     one_tailed = bool(f.get("one_tailed")) or (
         (tails is None or bool(tails)) and _near(tails, max(0, r.start - 60), r.end + 40)
         and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
-    repaired = list(r.repaired)
+    repaired = r.repaired  # the result's own list (grouping fills it): no copy needed
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
     # the fields grouping set (all StatResult fields, see _group), over the template: field order is kept

@@ -779,22 +779,35 @@ def _run_before(t: str, q: int, points: bool) -> int:
     return j
 
 
+def _runs_before(t: str, word: str, points: bool, after_space: bool = False) -> set[int]:
+    """``{_run_before(t, q, points) for q in _find_all(t, word)}`` without -1; ``after_space``: only the ``q`` with
+    whitespace just before them. (Inlined: most words have a letter before them, rejected at the first look.)"""
+    out: set[int] = set()
+    find = t.find
+    q = find(word)
+    while q >= 0:
+        j = q - 1
+        if j >= 0 and (t[j].isspace() or not after_space):
+            while j >= 0 and t[j].isspace():
+                j -= 1
+            if j >= 0 and (t[j].isdecimal() or (points and t[j] == ".")):
+                while j > 0 and (t[j - 1].isdecimal() or (points and t[j - 1] == ".")):
+                    j -= 1
+                out.add(j)
+        q = find(word, q + 1)
+    return out
+
+
 def _vs_starts(t: str) -> list[int]:
     """Where ``_VS_PCT_RE`` can match: its first number takes a whole run of digits and points (a digit or point
     next to it would stop the match), which ends, whitespace aside, just before "vs", "versus" or "to"."""
-    out = {_run_before(t, q, True) for word in ("vs", "versus", "to") for q in _find_all(t, word)}
-    out.discard(-1)
-    return sorted(out)
+    return sorted(_runs_before(t, "vs", True) | _runs_before(t, "versus", True) | _runs_before(t, "to", True))
 
 
 def _count_starts(t: str) -> list[int]:
     """Where ``_COUNT_RE`` can match: its count takes a whole run of digits, which ends, whitespace aside, just
     before "/", or before whitespace and "of" or "out"."""
-    out = {_run_before(t, q, False) for q in _find_all(t, "/")}
-    for word in ("of", "out"):
-        out.update(_run_before(t, q, False) for q in _find_all(t, word) if q > 0 and t[q - 1].isspace())
-    out.discard(-1)
-    return sorted(out)
+    return sorted(_runs_before(t, "/", False) | _runs_before(t, "of", False, True) | _runs_before(t, "out", False, True))
 
 
 _UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZμµ%")  # _PM_RE's [a-zA-Zμµ%]
