@@ -76,11 +76,10 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
         start, end = map_span(offsets, r.start, r.end)
     spans: dict[str, ComponentSpan] = {}
     for k, (s, e) in r.spans.items():
-        if ident:
-            if e < s:
-                e = s
-        else:
+        if not ident:
             s, e = map_span(offsets, s, e)
+        elif e < s:
+            e = s
         # ``built(ComponentSpan, ...)`` inlined (one per component of every result: the hot loop of this step)
         span = _new(ComponentSpan)
         _set(span, "__dict__", {"start": s, "end": e, "text": text[s:e]})
@@ -420,15 +419,22 @@ def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any,
     (``_Triggers.se``), given to ``scan`` as whether its window holds one (``_has_se_word`` of the window)."""
     toks: list[_Tok] = []
     for a, b in ranges:
-        for tk in (scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))):
+        found = scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))
+        if not a:
+            toks += found
+            continue
+        for tk in found:
             tk.start += a
             tk.end += a
-            if "spans" in tk.data:
-                tk.data["spans"] = {k: (x + a, y + a) for k, (x, y) in tk.data["spans"].items()}
-            if "ci" in tk.data:
-                lvl, lo, hi, cs, ce = tk.data["ci"]
-                tk.data["ci"] = (lvl, lo, hi, cs + a, ce + a)
-            toks.append(tk)
+            d = tk.data
+            sp = d.get("spans")
+            if sp is not None:
+                for k, (x, y) in sp.items():  # the token's own dict: moved in place
+                    sp[k] = (x + a, y + a)
+            if "ci" in d:
+                lvl, lo, hi, cs, ce = d["ci"]
+                d["ci"] = (lvl, lo, hi, cs + a, ce + a)
+        toks += found
     return toks
 
 
