@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num
@@ -13,6 +14,9 @@ from claimtrace.stats.model import (
     RATIO_TESTS,
 )
 from claimtrace.stats.scanners import _BREAK_RE, _Tok
+
+
+_START = attrgetter("start")
 
 
 @dataclass(slots=True)
@@ -61,7 +65,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
         max_end.append(max(max_end[-1], tk.end) if max_end else tk.end)
     minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci")
                     and not ((k := bisect_left(starts, tk.end)) > 0 and max_end[k - 1] > tk.start)),
-                   key=lambda tk: tk.start)
+                   key=_START)
     # descriptives: drop those overlapping one another (keep the first, longest)
     descs: list[_Tok] = []
     for tk in sorted((tk for tk in minor if tk.kind == "desc"),
@@ -70,7 +74,9 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             continue
         descs.append(tk)
     others = [tk for tk in minor if tk.kind != "desc"]
-    events = sorted(kept + descs + others, key=lambda tk: (tk.start, 0 if tk.kind in ("test", "p", "ci") else 1))
+    # by start, primary tokens first where starts tie: every primary token is in ``kept``, which comes first, and
+    # the sort is stable
+    events = sorted(kept + descs + others, key=_START)
 
     results: list[_Res] = []
     cur: _Res | None = None
