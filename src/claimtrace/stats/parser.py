@@ -124,7 +124,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     values["spans"] = spans
     values["repaired"] = repaired
     values["flags"] = []
-    values["planned"] = bool(f.get("planned")) or _planned(norm, r)
+    values["planned"] = bool(f.get("planned")) or (f.get("test") in _PLANNABLE and _planned(norm, r))
     return built(StatResult, values, set(_RESULT_SET))
 
 
