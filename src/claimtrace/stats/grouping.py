@@ -15,7 +15,6 @@ from claimtrace.stats.model import (
 )
 from claimtrace.stats.scanners import _BREAK_RE, _Tok
 
-
 _START = attrgetter("start")
 
 
