@@ -61,7 +61,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
     starts = [tk.start for tk in kept]
     max_end: list[int] = []
     for tk in kept:
-        max_end.append(max(max_end[-1], tk.end) if max_end else tk.end)
+        max_end.append(tk.end if not max_end or tk.end > max_end[-1] else max_end[-1])
     minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci")
                     and not ((k := bisect_left(starts, tk.end)) > 0 and max_end[k - 1] > tk.start)),
                    key=_START)
@@ -108,7 +108,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                     and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")
                     and _gap_ok(t, cur.last, tk.start, 45)):
                 cur.effects.append((d["test"], d["value"], tk.start, tk.end))
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
                 continue
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
             for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
@@ -142,7 +142,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             target.spans["p"] = tk.data["spans"]["p_value"]
             target.spans["p_full"] = tk.data["spans"]["p"]
             target.repaired.extend(tk.data.get("repaired", []))
-            target.last = target.end = max(target.end, tk.end)
+            target.last = target.end = target.end if target.end > tk.end else tk.end
         elif tk.kind == "ci":
             if cur is not None and cur.effects and cur.effects[-1][3] == cur.last and _gap_ok(t, cur.last, tk.start, 35):
                 # right after the result's effect size ("..., d = 0.66, 95% CI [0.02, 1.30]"): the effect's own CI
@@ -162,20 +162,20 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             if tk.data.get("swapped"):
                 target.repaired.append("CI bounds written high first")
             target.spans["ci_full"] = (tk.start, tk.end)
-            target.last = target.end = max(target.end, tk.end)
+            target.last = target.end = target.end if target.end > tk.end else tk.end
         elif tk.kind == "n":
             if cur is not None and "n" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["n"] = tk.data["n"]
                 cur.fields["n_per_group"] = tk.data["per"]
                 cur.spans["n"] = (tk.start, tk.end)
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
             else:
                 pending_n = tk
         elif tk.kind == "se":
             if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["se"] = tk.data["se"]
                 cur.spans["se"] = (tk.start, tk.end)
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
         elif tk.kind == "desc":
             pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
             pending_desc.append(tk)

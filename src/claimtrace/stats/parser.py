@@ -71,7 +71,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     """
     ident = offsets.identity
     if ident:
-        start, end = r.start, max(r.start, r.end)
+        start, end = r.start, (r.end if r.end > r.start else r.start)
     else:
         start, end = map_span(offsets, r.start, r.end)
     spans: dict[str, ComponentSpan] = {}
@@ -105,7 +105,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
     one_tailed = bool(f.get("one_tailed")) or (
-        (tails is None or bool(tails)) and _near(tails, max(0, r.start - 60), r.end + 40)
+        (tails is None or bool(tails)) and _near(tails, r.start - 60 if r.start > 60 else 0, r.end + 40)
         and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
     repaired = r.repaired  # the result's own list (grouping fills it): no copy needed
     if norm is not text and norm[r.start : r.end] != text[start:end]:
@@ -526,15 +526,16 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     # the part of a range after the previous one is searched (the previous answer stands when none is there)
     p_lo = p_hi = p_cut = -1
     for start, end in sorted((tk.start, tk.end) for tk in primary):
-        lo, hi = max(0, start - 300), start - 30
+        lo, hi = (start - 300 if start > 300 else 0), start - 30
         if p_hi >= 0 and hi >= p_hi and lo >= p_lo:
-            j = _sentence_start(t, max(lo, p_hi - 1), hi)
+            j = _sentence_start(t, lo if lo > p_hi - 1 else p_hi - 1, hi)
             if j < 0:
                 j = p_cut if p_cut >= lo else -1
         else:
             j = _sentence_start(t, lo, hi)
         p_lo, p_hi, p_cut = lo, hi, j
-        cut = max(j, t.rfind("\n\n", lo, start))
+        k = t.rfind("\n\n", lo, start)
+        cut = j if j > k else k
         misc_r.append((cut + 1 if cut >= 0 else lo, end + 60))
     misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc, trig.se))
     return primary + misc
