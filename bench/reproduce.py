@@ -85,7 +85,7 @@ STEPS: list[Step] = [
     Step("stats-speed-ab-i13-score", ["bench/stats_speed_ab.py", "--base", "82476f8", "--out",
                                       "bench/results/stats_speed_ab_i13_score.json"], ["stats_speed_ab_i13_score.json"],
          slow="a timing run (the engine before and after the i13-score forms, alternating): only meaningful on an idle machine"),
-    Step("stats-speed-ab-i13-speed", ["bench/stats_speed_ab.py", "--base", "047ea31", "--after", "b4c5a50", "--rounds", "7",
+    Step("stats-speed-ab-i13-speed", ["bench/stats_speed_ab.py", "--base", "047ea31", "--after", "d094878", "--rounds", "7",
                                       "--out", "bench/results/stats_speed_ab_i13_speed.json"],
          ["stats_speed_ab_i13_speed.json"],
          slow="a timing run (the engine before and after the i13-speed work, alternating): only meaningful on an idle machine"),
