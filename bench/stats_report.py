@@ -106,8 +106,9 @@ def block() -> str:
                   f"ratio {ab2['median_round_cpu_ratio']}); results {ab2['results']['before']} before, "
                   f"{ab2['results']['after']} after; {_load_note(ab2['provenance'])}."]
     for name, what in (
-            ("stats_speed_ab_i13_speed.json", "Before and after the i13-speed work (engine speed-ups, output unchanged: "
-             "the golden dump of `bench/stats_golden.py` byte-identical; Cohen's f included)"),
+            ("stats_speed_ab_i13_speed.json", "Before and after the i13-speed work (engine speed-ups, each keeping the "
+             "golden dump of `bench/stats_golden.py` byte-identical; the range also holds the commit that adds Cohen's f, "
+             "measured alone below)"),
             ("stats_speed_ab_i13_cohens_f.json", "Cost of Cohen's f alone (the commit that adds it, against the one "
              "before)")):
         f = RES / name
