@@ -1,7 +1,8 @@
 """Write the statistics-engine figures of docs/statistics.md from the committed result files.
 
 Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_choice.json and (when present)
-stats_speed_ab.json and stats_speed_ab_i13_score.json, and replaces
+stats_speed_ab.json, stats_speed_ab_i13_score.json, stats_speed_ab_i13_speed.json and
+stats_speed_ab_i13_cohens_f.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
     python bench/stats_report.py [--check]
@@ -116,6 +117,25 @@ def block() -> str:
                   f"{ma['cpu_seconds']:.4f} s after (after/before {ab2['cpu_ratio_after_over_before']}, median round "
                   f"ratio {ab2['median_round_cpu_ratio']}); results {ab2['results']['before']} before, "
                   f"{ab2['results']['after']} after; {_load_note(ab2['provenance'])}."]
+    for name, what in (
+            ("stats_speed_ab_i13_speed.json", "Before and after the i13-speed work (engine speed-ups, each keeping the "
+             "golden dump of `bench/stats_golden.py` byte-identical; the range also holds the commit that adds Cohen's f, "
+             "measured alone below)"),
+            ("stats_speed_ab_i13_cohens_f.json", "Cost of Cohen's f alone (the commit that adds it, against the one "
+             "before)")):
+        f = RES / name
+        if not f.exists():
+            continue
+        ab3 = json.loads(f.read_text(encoding="utf-8"))
+        mb, ma = ab3["median"]["before"], ab3["median"]["after"]
+        after = ab3.get("after_revision", "")
+        after_arg = f" --after {after[:7]}" if after and not after.startswith("this checkout") else ""
+        lines += ["", f"**{what}** (`bench/results/{name}`, `bench/stats_speed_ab.py --base "
+                  f"{ab3['base_revision'][:7]}{after_arg} --rounds {len(ab3['rounds'])} --out bench/results/{name}`, "
+                  f"same {ab3['articles']} EI bodies, alternating): `analyze` CPU time {mb['cpu_seconds']:.4f} s before, "
+                  f"{ma['cpu_seconds']:.4f} s after (after/before {ab3['cpu_ratio_after_over_before']}, median round "
+                  f"ratio {ab3['median_round_cpu_ratio']}); results {ab3['results']['before']} before, "
+                  f"{ab3['results']['after']} after; {_load_note(ab3['provenance'])}."]
     lines += ["", END]
     return "\n".join(lines)
 

@@ -2,12 +2,13 @@
 
 Texts: the JATS body text of the 90 Evidence-Inference validation articles (as `bench/stats_vs_statcheck.py`).
 The "before" engine is the ``src/`` of a git revision (``--base``, extracted with ``git archive``), the "after"
-engine this checkout's ``src/``. Each round runs one subprocess per engine, alternating (before, after), each
-timing ``analyze`` over every text for ``--passes`` passes after one warm-up pass; a round's figure is the
-fastest pass (CPU time of the process, and wall time). Medians over the rounds are reported, with their ratio
+engine this checkout's ``src/``, or that of another revision (``--after``: the cost of one commit range alone).
+Each round runs one subprocess per engine, alternating (before, after), each timing ``analyze`` over every text
+for ``--passes`` passes after one warm-up pass; a round's figure is the fastest pass (CPU time of the process,
+and wall time). Medians over the rounds are reported, with their ratio
 (after / before) and every round; the load average is recorded (bench/provenance.py flags a loaded run).
 
-    python bench/stats_speed_ab.py [--base d9fd1a0] [--rounds 5] [--passes 7] [--out FILE]
+    python bench/stats_speed_ab.py [--base d9fd1a0] [--after REV] [--rounds 5] [--passes 7] [--out FILE]
 
 Writes bench/results/stats_speed_ab.json (``--out``: another file, e.g. the cost of one branch's change with
 ``--base`` at its fork point: bench/results/stats_speed_ab_i13_score.json).
@@ -70,6 +71,7 @@ def main() -> None:
     """Run the A/B rounds and write the JSON report."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", default=BASE, help="git revision of the 'before' engine")
+    ap.add_argument("--after", default=None, help="git revision of the 'after' engine (default: this checkout's src)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passes", type=int, default=7)
     ap.add_argument("--out", default=str(OUT), help="result file (default bench/results/stats_speed_ab.json)")
@@ -88,12 +90,18 @@ def main() -> None:
     texts = [load_document(f).body_text for f in files]
     base_rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", args.base], check=True, capture_output=True,
                               text=True).stdout.strip()
+    after_rev = None if args.after is None else subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", args.after], check=True, capture_output=True, text=True).stdout.strip()
     rounds: list[dict[str, object]] = []
     with tempfile.TemporaryDirectory() as tmp:
         tmpd = Path(tmp)
         texts_file = tmpd / "texts.pkl"
         texts_file.write_bytes(pickle.dumps(texts))
-        engines = {"before": str(_extract(base_rev, tmpd)), "after": str(ROOT / "src")}
+        after_dir = tmpd / "after"
+        if after_rev is not None:
+            after_dir.mkdir()
+        engines = {"before": str(_extract(base_rev, tmpd)),
+                   "after": str(ROOT / "src") if after_rev is None else str(_extract(after_rev, after_dir))}
         env = {**os.environ, "PYTHONPATH": ""}
         for _ in range(args.rounds):
             row: dict[str, object] = {"load_average_1min": round(os.getloadavg()[0], 2)}
@@ -110,6 +118,7 @@ def main() -> None:
         "articles": len(texts),
         "characters": sum(len(t) for t in texts),
         "base_revision": base_rev,
+        "after_revision": after_rev or "this checkout (provenance.commit)",
         "results": {name: rounds[0][name]["results"] for name in ("before", "after")},  # type: ignore[index]
         "median": med,
         "cpu_ratio_after_over_before": round(med["after"]["cpu_seconds"] / med["before"]["cpu_seconds"], 3),

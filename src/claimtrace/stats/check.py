@@ -266,7 +266,10 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
     if r.planned:  # an effect size a power analysis plans: not a result, nothing to check
         r.flags.append("planned effect size (power analysis): not a result, not checked")
         return r
-    r.significant = reported_significant(r, alpha, eq_sig)
+    # the check fields (``_RESET``) are in the fields set of ``r`` already (both callers put them there): this step
+    # writes them to its ``__dict__``, which is all pydantic's ``__setattr__`` would do (at many times the cost)
+    v = r.__dict__
+    v["significant"] = reported_significant(r, alpha, eq_sig)
     if r.test == "t" and r.df2 is not None:
         if r.df1 == 1:  # "t(1, 67) = 0.74": F(1, 67) = t², so t with df 67
             r.df1, r.df2 = r.df2, None
@@ -276,8 +279,8 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
     if r.test == "z" and r.df1 is not None:
         r.flags.append("z has no df: the number in its parentheses is ignored")
     if r.test in _COMPUTABLE and r.value is not None and r.comparison in (None, "=", "<", ">", "<=", ">="):
-        r.computed_p = compute_p(r.test, r.value, None if r.test == "z" else r.df1, r.df2, n=r.n,
-                                 one_tailed=r.one_tailed)
+        v["computed_p"] = compute_p(r.test, r.value, None if r.test == "z" else r.df1, r.df2, n=r.n,
+                                    one_tailed=r.one_tailed)
         if r.computed_p is not None and r.comparison not in (None, "="):
             r.flags.append(f"statistic reported as '{r.comparison}': the computed p is a bound")
         if r.computed_p is not None and r.p_comparison is not None:
@@ -289,20 +292,20 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
                     if one is not None and _consistent(r, one, alpha, zero_error):
                         ok = True
                         r.flags.append("consistent only as a one-tailed test")
-                r.consistent = ok
+                v["consistent"] = ok
                 if not ok:
                     rep_sig = reported_significant(r, alpha, eq_sig)
                     comp_sig = r.computed_p <= alpha
-                    r.decision_error = rep_sig is not None and rep_sig != comp_sig
+                    v["decision_error"] = rep_sig is not None and rep_sig != comp_sig
                     r.flags.append("inconsistent p-value")
                     if r.decision_error:
                         r.flags.append(f"decision error at alpha={alpha:g}")
                 else:
-                    r.decision_error = False
+                    v["decision_error"] = False
         if r.computed_p is None and r.df1 is None and r.n is None and r.test in ("t", "r", "rho", "tau"):
             _check_without_df(r, alpha, zero_error, one_tailed_context, *(sample_n(r) if sample_n is not None else (None, ())))
         if r.significant is None and r.computed_p is not None and r.comparison in (None, "="):
-            r.significant = r.computed_p <= alpha
+            v["significant"] = r.computed_p <= alpha
         if (r.significant is None and r.computed_p is None and r.p_comparison is None and r.test == "t"
                 and r.df1 is None and r.n is None):
             _t_significance_any_df(r, alpha)  # no p reported: where a p bound is ("p < .10"), it is the author's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num
@@ -14,8 +15,10 @@ from claimtrace.stats.model import (
 )
 from claimtrace.stats.scanners import _BREAK_RE, _Tok
 
+_START = attrgetter("start")
 
-@dataclass
+
+@dataclass(slots=True)
 class _Res:
     kind: str
     start: int
@@ -34,8 +37,10 @@ class _Res:
 def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     if b < a:
         return True
-    # _BREAK_RE has no anchors or lookarounds: searching t between a and b is searching t[a:b]
-    return min(b, len(t)) - a <= limit and not _BREAK_RE.search(t, a, b)
+    # _BREAK_RE has no anchors, and its look-behinds look at what it matched: searching t between a and b is
+    # searching t[a:b]
+    n = len(t)
+    return (b if b < n else n) - a <= limit and not _BREAK_RE.search(t, a, b)
 
 
 def _group(t: str, toks: list[_Tok]) -> list[_Res]:
@@ -56,10 +61,10 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
     starts = [tk.start for tk in kept]
     max_end: list[int] = []
     for tk in kept:
-        max_end.append(max(max_end[-1], tk.end) if max_end else tk.end)
+        max_end.append(tk.end if not max_end or tk.end > max_end[-1] else max_end[-1])
     minor = sorted((tk for tk in toks if tk.kind not in ("test", "p", "ci")
                     and not ((k := bisect_left(starts, tk.end)) > 0 and max_end[k - 1] > tk.start)),
-                   key=lambda tk: tk.start)
+                   key=_START)
     # descriptives: drop those overlapping one another (keep the first, longest)
     descs: list[_Tok] = []
     for tk in sorted((tk for tk in minor if tk.kind == "desc"),
@@ -68,7 +73,9 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             continue
         descs.append(tk)
     others = [tk for tk in minor if tk.kind != "desc"]
-    events = sorted(kept + descs + others, key=lambda tk: (tk.start, 0 if tk.kind in ("test", "p", "ci") else 1))
+    # by start, primary tokens first where starts tie: every primary token is in ``kept``, which comes first, and
+    # the sort is stable
+    events = sorted(kept + descs + others, key=_START)
 
     results: list[_Res] = []
     cur: _Res | None = None
@@ -101,7 +108,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
                     and cur.fields.get("test") not in EFFECT_SIZES and not d.get("has_df")
                     and _gap_ok(t, cur.last, tk.start, 45)):
                 cur.effects.append((d["test"], d["value"], tk.start, tk.end))
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
                 continue
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
             for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
@@ -135,7 +142,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             target.spans["p"] = tk.data["spans"]["p_value"]
             target.spans["p_full"] = tk.data["spans"]["p"]
             target.repaired.extend(tk.data.get("repaired", []))
-            target.last = target.end = max(target.end, tk.end)
+            target.last = target.end = target.end if target.end > tk.end else tk.end
         elif tk.kind == "ci":
             if cur is not None and cur.effects and cur.effects[-1][3] == cur.last and _gap_ok(t, cur.last, tk.start, 35):
                 # right after the result's effect size ("..., d = 0.66, 95% CI [0.02, 1.30]"): the effect's own CI
@@ -155,20 +162,20 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
             if tk.data.get("swapped"):
                 target.repaired.append("CI bounds written high first")
             target.spans["ci_full"] = (tk.start, tk.end)
-            target.last = target.end = max(target.end, tk.end)
+            target.last = target.end = target.end if target.end > tk.end else tk.end
         elif tk.kind == "n":
             if cur is not None and "n" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["n"] = tk.data["n"]
                 cur.fields["n_per_group"] = tk.data["per"]
                 cur.spans["n"] = (tk.start, tk.end)
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
             else:
                 pending_n = tk
         elif tk.kind == "se":
             if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["se"] = tk.data["se"]
                 cur.spans["se"] = (tk.start, tk.end)
-                cur.last = cur.end = max(cur.end, tk.end)
+                cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
         elif tk.kind == "desc":
             pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
             pending_desc.append(tk)
@@ -248,7 +255,7 @@ def _keep(r: _Res) -> bool:
         return False
     if test in ("eta2", "partial_eta2", "omega2", "R2") and not 0 <= v <= 1:
         return False
-    if test in ("F", "chi2", "Q", "H", "U", "W", "f2") and v < 0:
+    if test in ("F", "chi2", "Q", "H", "U", "W", "f", "f2") and v < 0:
         return False
     if test in RATIO_TESTS and not (0 < v < 50):
         return False
@@ -260,7 +267,7 @@ def _keep(r: _Res) -> bool:
         return True  # "t-statistic = -2.49": named in full, a result even without df or p
     if has_df:
         return True
-    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"):
+    if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2"):
         return True
     return has_support
 

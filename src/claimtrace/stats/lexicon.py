@@ -25,6 +25,9 @@ _TEST_NAMES: list[tuple[str, str]] = [
     (r"(?:ω|omega)\s*[- ]?(?:2|squared)", "omega2"),
     (r"(?:adjusted\s+|adj\.?\s*)?R\s*[- ]?(?:2|squared)|Radj2", "R2"),
     (r"Cohen'?s\s+f\s*2|f\s*2", "f2"),
+    # Cohen's f (a bare "f" is one of _SINGLE; it takes no df, and alone it is a result only with a p, CI or SE, or
+    # planned in a power analysis: see scanners._scan_tests and parser.parse)
+    (r"Cohen'?s\s+f|f", "f"),
     (r"Wald\s+(?:χ\s*\^?\s*2|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?|X\s*2)", "chi2"),
     (r"χ\s*\^?\s*2|χ|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?(?:\s+value)?|X\s*2|x\s*2|G\s*2|\?{1,2}\s?2|c\s?2", "chi2"),
     (r"Mann[- ]Whitney(?:\s+U)?|U", "U"),
@@ -63,7 +66,7 @@ _NAME_FORMS: list[str] = [
     r"η\s*[- ]?(?:2|squared)", r"eta\s*[- ]?(?:2|squared)", r"η",
     r"ω\s*[- ]?(?:2|squared)", r"omega\s*[- ]?(?:2|squared)",
     r"adjusted\s+R\s*[- ]?(?:2|squared)", r"adj\.?\s*R\s*[- ]?(?:2|squared)", r"R\s*[- ]?(?:2|squared)", r"Radj2",
-    r"Cohen'?s\s+f\s*2", r"f\s*2",
+    r"Cohen'?s\s+f\s*2", r"f\s*2", r"Cohen'?s\s+f", r"f",
     r"Wald\s+(?:χ\s*\^?\s*2|chi[_\s]*\^?\s*2|[Cc]hi[- ]?squared?|X\s*2)",
     r"χ\s*\^?\s*2", r"χ", r"chi[_\s]*\^?\s*2", r"Chi[- ]?squared?(?:\s+value)?", r"chi[- ]?squared?(?:\s+value)?",
     r"X\s*2", r"x\s*2", r"G\s*2", r"?\??\s?2(?=\s*\()",
@@ -107,7 +110,8 @@ for _form in _NAME_FORMS:
 _NAME_ALT_FAST = r"(?<![A-Za-z0-9_.'’-])(?P<name>" + "|".join(
     re.escape(c) + ("(?:" + "|".join(rest) + ")" if rest != [""] else "")
     for c, rest in _BY_FIRST.items()) + ")"
-_SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ"})
+_NAME_FIRST_CHARS = frozenset(_BY_FIRST)  # every character a test name can open with
+_SINGLE = frozenset({"t", "F", "r", "R", "z", "Z", "U", "W", "H", "Q", "d", "g", "b", "B", "η", "χ", "f"})
 _ESTIMATE_TESTS = RATIO_TESTS | {"MD", "SMD", "RD"}
 _LOOSE_OK = _ESTIMATE_TESTS | {"b", "beta", "r", "rho"} | EFFECT_SIZES
 

@@ -23,10 +23,10 @@ Scope = Literal["body", "abstract", "text"]
 # canonical test vocabulary (see docs/statistics.md)
 TESTS = (
     "t", "F", "chi2", "r", "rho", "tau", "z", "Q", "U", "W", "H", "b", "beta", "OR", "RR", "HR", "IRR",
-    "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2", "MD", "SMD", "RD",
+    "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2", "MD", "SMD", "RD",
 )
 RATIO_TESTS = frozenset({"OR", "RR", "HR", "IRR"})
-EFFECT_SIZES = frozenset({"d", "g", "eta2", "partial_eta2", "omega2", "R2", "f2"})
+EFFECT_SIZES = frozenset({"d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2"})
 
 
 class _Model(BaseModel):

@@ -46,6 +46,8 @@ from claimtrace.stats.scanners import (
     _Tok,
 )
 
+_new = object.__new__
+_set = object.__setattr__
 # Component models get every field, so their set of given fields never changes (setting a field adds a
 # name already there): one shared set each, which spares an allocation per component.
 _SPAN_SET = {"start", "end", "text"}
@@ -69,22 +71,33 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     """
     ident = offsets.identity
     if ident:
-        start, end = r.start, max(r.start, r.end)
+        start, end = r.start, (r.end if r.end > r.start else r.start)
     else:
         start, end = map_span(offsets, r.start, r.end)
     spans: dict[str, ComponentSpan] = {}
     for k, (s, e) in r.spans.items():
-        if ident:
-            e = max(s, e)
-        else:
+        if not ident:
             s, e = map_span(offsets, s, e)
-        spans[k] = built(ComponentSpan, {"start": s, "end": e, "text": text[s:e]}, _SPAN_SET)
+        elif e < s:
+            e = s
+        # ``built(ComponentSpan, ...)`` inlined (one per component of every result: the hot loop of this step)
+        span = _new(ComponentSpan)
+        _set(span, "__dict__", {"start": s, "end": e, "text": text[s:e]})
+        _set(span, "__pydantic_fields_set__", _SPAN_SET)
+        _set(span, "__pydantic_extra__", None)
+        _set(span, "__pydantic_private__", None)
+        spans[k] = span
     descs: list[Descriptive] = []
     for d in r.descs:
         ds, de = (d.start, max(d.start, d.end)) if ident else map_span(offsets, d.start, d.end)
         dd = d.data
-        descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
-                                         "start": ds, "end": de, "text": text[ds:de]}, _DESC_SET))
+        desc = _new(Descriptive)  # ``built(Descriptive, ...)`` inlined, as the spans above
+        _set(desc, "__dict__", {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"), "start": ds,
+                                "end": de, "text": text[ds:de]})
+        _set(desc, "__pydantic_fields_set__", _DESC_SET)
+        _set(desc, "__pydantic_extra__", None)
+        _set(desc, "__pydantic_private__", None)
+        descs.append(desc)
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
         es, ee = (s, max(s, e)) if ident else map_span(offsets, s, e)
@@ -92,16 +105,26 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
                                           "text": text[es:ee]}, _EFFECT_SET))
     f = r.fields
     one_tailed = bool(f.get("one_tailed")) or (
-        _near(tails, max(0, r.start - 60), r.end + 40) and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
-    repaired = list(r.repaired)
+        (tails is None or bool(tails)) and _near(tails, r.start - 60 if r.start > 60 else 0, r.end + 40)
+        and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
+    repaired = r.repaired  # the result's own list (grouping fills it): no copy needed
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
     # the fields grouping set (all StatResult fields, see _group), over the template: field order is kept
     values = _RESULT_TEMPLATE.copy()
     values.update(f)
-    values.update(kind=r.kind, text=text[start:end], start=start, end=end, one_tailed=one_tailed,
-                  n_per_group=bool(f.get("n_per_group")), effects=effects, descriptives=descs, spans=spans,
-                  repaired=repaired, flags=[], planned=bool(f.get("planned")) or _planned(norm, r))
+    values["kind"] = r.kind
+    values["text"] = text[start:end]
+    values["start"] = start
+    values["end"] = end
+    values["one_tailed"] = one_tailed
+    values["n_per_group"] = bool(f.get("n_per_group"))
+    values["effects"] = effects
+    values["descriptives"] = descs
+    values["spans"] = spans
+    values["repaired"] = repaired
+    values["flags"] = []
+    values["planned"] = bool(f.get("planned")) or (f.get("test") in _PLANNABLE and _planned(norm, r))
     return built(StatResult, values, set(_RESULT_SET))
 
 
@@ -396,15 +419,22 @@ def _scan_in(t: str, ranges: list[tuple[int, int]], scan: Any,
     (``_Triggers.se``), given to ``scan`` as whether its window holds one (``_has_se_word`` of the window)."""
     toks: list[_Tok] = []
     for a, b in ranges:
-        for tk in (scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))):
+        found = scan(t[a:b]) if se is None else scan(t[a:b], _near(se, a, b))
+        if not a:
+            toks += found
+            continue
+        for tk in found:
             tk.start += a
             tk.end += a
-            if "spans" in tk.data:
-                tk.data["spans"] = {k: (x + a, y + a) for k, (x, y) in tk.data["spans"].items()}
-            if "ci" in tk.data:
-                lvl, lo, hi, cs, ce = tk.data["ci"]
-                tk.data["ci"] = (lvl, lo, hi, cs + a, ce + a)
-            toks.append(tk)
+            d = tk.data
+            sp = d.get("spans")
+            if sp is not None:
+                for k, (x, y) in sp.items():  # the token's own dict: moved in place
+                    sp[k] = (x + a, y + a)
+            if "ci" in d:
+                lvl, lo, hi, cs, ce = d["ci"]
+                d["ci"] = (lvl, lo, hi, cs + a, ce + a)
+        toks += found
     return toks
 
 
@@ -447,10 +477,11 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
         cmp_pos += [i for i in _find_all(tb, b"?") if t[i] in "≤≥"]
     cmp_pos.sort()
     for i in cmp_pos:
-        before = t[max(0, i - 16) : i]
-        if _p_before(before):
+        # _p_before / _n_before of the 16 characters before, inlined (a call each per comparator is this loop's cost)
+        b = t[i - 16 if i > 16 else 0 : i].rstrip()
+        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()):
             p_r.append((i - 40, i + 40))
-        elif not _n_before(before):
+        elif not (b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())):
             test_r.append((i - 50, i + 45))
     if trig is None:
         trig = _Triggers(t, tb)
@@ -472,7 +503,9 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
-                      + (_scan_in(t, test_w, _scan_coef, trig.se) if trig.se else [])
+                      # (_scan_coef finds nothing in a window without a standard error word: those are left out)
+                      + (_scan_in(t, [(a, b) for a, b in test_w if _near(trig.se, a, b)], _scan_coef, trig.se)
+                         if trig.se else [])
                       + (_scan_in(t, _merge([(i - 140, i + 45) for i in trig.vns], n), _scan_verbal_ns) if trig.vns else [])
                       + (_scan_in(t, _merge([(i - 25, i + 30) for i in trig.var], n), _scan_variance_explained)
                          if trig.var else [])
@@ -493,15 +526,16 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     # the part of a range after the previous one is searched (the previous answer stands when none is there)
     p_lo = p_hi = p_cut = -1
     for start, end in sorted((tk.start, tk.end) for tk in primary):
-        lo, hi = max(0, start - 300), start - 30
+        lo, hi = (start - 300 if start > 300 else 0), start - 30
         if p_hi >= 0 and hi >= p_hi and lo >= p_lo:
-            j = _sentence_start(t, max(lo, p_hi - 1), hi)
+            j = _sentence_start(t, lo if lo > p_hi - 1 else p_hi - 1, hi)
             if j < 0:
                 j = p_cut if p_cut >= lo else -1
         else:
             j = _sentence_start(t, lo, hi)
         p_lo, p_hi, p_cut = lo, hi, j
-        cut = max(j, t.rfind("\n\n", lo, start))
+        k = t.rfind("\n\n", lo, start)
+        cut = j if j > k else k
         misc_r.append((cut + 1 if cut >= 0 else lo, end + 60))
     misc = _dedupe(_scan_in(t, _merge(misc_r, n), _scan_misc, trig.se))
     return primary + misc
@@ -514,10 +548,19 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     norm, offsets, norm_ascii = normalize_ascii(text)
     trig = _Triggers(norm, norm_ascii)
     toks = _tokens(norm, norm_ascii, trig)
-    out = [_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r)]
+    out = [res for res in (_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r))
+           if not _lone_bare_f(res)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)
     return out
+
+
+def _lone_bare_f(r: StatResult) -> bool:
+    """A bare "f = ..." (not written "Cohen's f") with nothing inferential (no p, CI or SE) and not planned in a power
+    analysis: an f of anything (a function, a frequency), not read as Cohen's f. (Right after a test, "F(2, 206) =
+    4.28, p = .015, f = 0.04", an f is that test's effect size and no result of its own.)"""
+    return (r.test == "f" and r.test_text == "f" and not r.planned and r.p_comparison is None and r.ci_low is None
+            and r.se is None)
 
 
 def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks: list[_Tok],

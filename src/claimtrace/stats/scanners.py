@@ -13,6 +13,7 @@ from claimtrace.stats.lexicon import (
     _ESTIMATE_TESTS,
     _LOOSE_OK,
     _NAME_ALT_FAST,
+    _NAME_FIRST_CHARS,
     _NUM_ALONE,
     _PCMP,
     _Q_DETAIL,
@@ -42,6 +43,40 @@ _TEST_RE = re.compile(
     # a minus garbled into a run of symbols ("%^&2.20")
     r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
 )
+
+def _after_re(pattern: re.Pattern[str], lookbehind: str, firsts: str) -> re.Pattern[str]:
+    """``pattern`` (which opens with ``lookbehind``, a negative look-behind at one character class, then its name
+    group) with the character before the name consumed instead, and the name's first character (one of ``firsts``)
+    looked ahead at: it opens with a character class, which the regex engine jumps to (a space, a punctuation
+    mark) instead of trying a match at every position. See ``_word_matches``."""
+    assert pattern.pattern.startswith(lookbehind) and lookbehind.startswith("(?<![") and lookbehind.endswith("])")
+    return re.compile("[^" + lookbehind[5:-2] + "](?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
+                      + pattern.pattern[len(lookbehind) :])
+
+
+def _word_matches(pattern: re.Pattern[str], after: re.Pattern[str], t: str) -> list[re.Match[str]]:
+    """``list(pattern.finditer(t))`` for a ``pattern`` that opens with a look-behind (no character of a class before
+    it), searched with ``after = _after_re(pattern, ...)``: a match's own start is its first group's start
+    (``m.start()`` is the character before it, except for a match at 0, which ``pattern`` finds).
+
+    finditer goes on from the end of each match; ``after`` from the character before it (the last character of
+    the match, which ``after`` consumes where the look-behind would accept it), so that the next match may start
+    right where the one before ends.
+    """
+    out: list[re.Match[str]] = []
+    m = pattern.match(t)
+    if m is not None:
+        out.append(m)
+    search = after.search
+    m = search(t, m.end() - 1 if m is not None else 0)
+    while m is not None:
+        out.append(m)
+        m = search(t, m.end() - 1)
+    return out
+
+
+_TEST_AFTER_RE = _after_re(_TEST_RE, r"(?<![A-Za-z0-9_.'’-])", "".join(_NAME_FIRST_CHARS))
+
 
 _PNUM = (
     r"(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
@@ -88,6 +123,24 @@ def _p_matches(t: str) -> list[re.Match[str]]:
     return out
 
 
+_ASCII_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+
+
+def _ns_word(t: str) -> bool:
+    """Whether ``_NS_RE`` is searched in ``t``: one of "ns", "NS", "n.s", "n. s" is in it (the quick check), and the
+    pattern can match: every match holds "ns", "NS" or "n." whose "n" follows no ASCII letter (the pattern's
+    look-behinds: none, "(", whitespace), so "means" or "patients" alone never match."""
+    if not ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t):
+        return False
+    for w in ("ns", "NS", "n."):
+        i = t.find(w)
+        while i >= 0:
+            if i == 0 or t[i - 1] not in _ASCII_LETTERS:
+                return True
+            i = t.find(w, i + 1)
+    return False
+
+
 _NS_RE = re.compile(
     r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
 # "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
@@ -130,9 +183,11 @@ _N_RE = re.compile(
     r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
-_SE_RE = re.compile(r"(?<![A-Za-z])" + _SE_WORD + r"\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_RE = re.compile(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_AFTER_RE = _after_re(_SE_RE, r"(?<![A-Za-z])", "RrCcBbPpSs")
 _MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
+_SD_AFTER_RE = _after_re(_SD_RE, r"(?<![A-Za-z])", "Ss")
 _PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
 _PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
 _VS_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
@@ -145,7 +200,9 @@ _MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(
 _ONE_TAILED_RE = re.compile(
     r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ](?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
 )
-_BREAK_RE = re.compile(r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n")
+# a sentence or paragraph break: r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n", written to open with one character class (the
+# regex engine jumps to it); its look-behinds look only at the character it has just matched
+_BREAK_RE = re.compile(r"[.!?\n](?:(?<=[.!?])\s+[\"'(\[]?[A-Z]|(?<=\n)\s*\n)")
 _THRESHOLD_BEFORE = re.compile(
     r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
     r"considered|taken|as|to\s+be|a|an|the|value|level|\s|,)*$|"
@@ -160,7 +217,7 @@ _THRESHOLD_AFTER = re.compile(
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Tok:
     kind: str  # test, p, ci, n, se, desc
     start: int
@@ -173,7 +230,7 @@ class _Tok:
 # scanners
 def _scan_tests(t: str) -> list[_Tok]:
     toks: list[_Tok] = []
-    for m in _TEST_RE.finditer(t):
+    for m in _word_matches(_TEST_RE, _TEST_AFTER_RE, t):
         ns, ne = m.span("name")
         idx = _name_index(m.group("name"))
         canon = _TEST_NAMES[idx][1]
@@ -182,6 +239,8 @@ def _scan_tests(t: str) -> list[_Tok]:
         has_df = m.group("df1") is not None or m.group("sdf1") is not None or m.group("udf1") is not None
         if m.group("sdf1") is not None and canon not in ("t", "F", "chi2"):
             continue
+        if canon == "f" and has_df:
+            continue  # "f(1) = 3.2", "f(x)": a function, not Cohen's f (an effect size has no df)
         loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
         if loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df):
             continue
@@ -272,7 +331,7 @@ def _scan_tests(t: str) -> list[_Tok]:
                     lvl = float(m.group("cilvl")) if m.group("cilvl") else None
                     data["ci"] = (lvl, lo, hi, bm.start("lo") - (1 if t[bm.start("lo") - 1] in "([" else 0), bm.end())
                     end = bm.end()
-        toks.append(_Tok("test", m.start(), end, data))
+        toks.append(_Tok("test", ns, end, data))
     return toks
 
 
@@ -420,7 +479,7 @@ def _scan_p(t: str) -> list[_Tok]:
         data["spans"] = {"p": (s, e), "p_value": vspan}
         toks.append(_Tok("p", s, e, data))
     taken = [(tk.start, tk.end) for tk in toks]
-    for m in _NS_RE.finditer(t) if ("ns" in t or "NS" in t or "n.s" in t or "n. s" in t) else ():
+    for m in _NS_RE.finditer(t) if _ns_word(t) else ():
         if any(s <= m.start() < e for s, e in taken):
             continue
         before = t[max(0, m.start() - 40) : m.start()]
@@ -480,19 +539,21 @@ _VERBAL_NS_RE = re.compile(
     r"(?![A-Za-z])[^.;:\d=<>]{0,100}?(?<![A-Za-z])(?:(?:was|were|is|are)\s+not|(?:showed|revealed|indicated|yielded|found|detected)\s+no)\s+"
     r"(?:statistically\s+)?(?P<verdict>significan(?:t|ce)(?![A-Za-z])|significantly\s+differ\w*)"
 )
+_VERBAL_NS_AFTER_RE = _after_re(_VERBAL_NS_RE, r"(?<![A-Za-z0-9])", "tzFCcχMWKA")
 _VERBAL_TEST = (("Mann", "U"), ("Wilcoxon", "W"), ("Kruskal", "H"), ("ANOVA", "F"), ("hi", "chi2"), ("χ", "chi2"))
 
 
 def _scan_verbal_ns(t: str) -> list[_Tok]:
     """Tests named in words and reported not significant, without numbers (see ``_VERBAL_NS_RE``)."""
     toks: list[_Tok] = []
-    for m in _VERBAL_NS_RE.finditer(t):
+    for m in _word_matches(_VERBAL_NS_RE, _VERBAL_NS_AFTER_RE, t):
         name = m.group("name")
         tz = m.group("tz")
         test = tz if tz else next((canon for key, canon in _VERBAL_TEST if key in name), None)
-        toks.append(_Tok("p", m.start(), m.end(), {
+        ns = m.start("name")
+        toks.append(_Tok("p", ns, m.end(), {
             "p_comparison": "ns", "p_value": None, "verbal": True, "test": test, "test_text": name,
-            "spans": {"p": m.span(), "p_value": m.span("verdict"), "test": m.span("name")}}))
+            "spans": {"p": (ns, m.end()), "p_value": m.span("verdict"), "test": m.span("name")}}))
     return toks
 
 
@@ -506,8 +567,8 @@ _VAR_EXPLAINED_RE = re.compile(
 # "effect size (using Cohen's d) was .69", "effect size (η2) = .05": the measure named in parentheses
 _EFFECT_NAMED_RE = re.compile(
     r"(?<![A-Za-z])[Ee]ffect\s+sizes?\s*\(\s*(?:using\s+|i\.e\.,?\s+|as\s+)?"
-    r"(?P<name>Cohen'?s\s+d|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
-    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|d|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
+    r"(?P<name>Cohen'?s\s+d|Cohen'?s\s+f\s*2|Cohen'?s\s+f|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
+    r"|(?:ω|omega)\s*[- ]?(?:2|squared)|f\s*2|d|f|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
 )
 
 
@@ -549,8 +610,14 @@ def _scan_variance_explained(t: str) -> list[_Tok]:
     return toks
 
 
+# the first character (after whitespace) of a text that _THRESHOLD_AFTER matches (re.I: "i" also matches "İ" and "ı")
+_THRESHOLD_AFTER_FIRST = frozenset("(wWiIİıaAlLtTdD")
+
+
 def _is_threshold(t: str, s: int, e: int) -> bool:
-    if _THRESHOLD_AFTER.match(t[e : e + 60]):
+    after = t[e : e + 60]
+    rest = after.lstrip()
+    if rest and rest[0] in _THRESHOLD_AFTER_FIRST and _THRESHOLD_AFTER.match(after):
         return True
     before = t[max(0, s - 70) : s]
     if not _threshold_word(before):  # nor then in the part of it after a sentence break (cut below)
@@ -653,21 +720,31 @@ def _before_space(t: str, q: int) -> int:
     return j
 
 
-def _n_starts(t: str) -> list[int]:
-    """Where ``_N_RE`` can match: an N or n, then whitespace, then "="."""
-    out = []
-    for q in _find_all(t, "="):
-        j = _before_space(t, q)
-        if j >= 0 and t[j] in "Nn":
-            out.append(j)
+def _before_each(t: str, ch: str) -> list[int]:
+    """``_before_space(t, q)`` for every ``ch`` in ``t`` (at q), in order."""
+    out: list[int] = []
+    find = t.find
+    q = find(ch)
+    while q >= 0:
+        j = q - 1
+        while j >= 0 and t[j].isspace():
+            j -= 1
+        out.append(j)
+        q = find(ch, q + 1)
     return out
 
 
-def _mean_starts(t: str) -> list[int]:
-    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":"."""
+def _n_starts(t: str, before_eq: list[int] | None = None) -> list[int]:
+    """Where ``_N_RE`` can match: an N or n, then whitespace, then "=". ``before_eq``: ``_before_each(t, "=")``
+    when the caller has it."""
+    return [j for j in (_before_each(t, "=") if before_eq is None else before_eq) if j >= 0 and t[j] in "Nn"]
+
+
+def _mean_starts(t: str, before_eq: list[int] | None = None) -> list[int]:
+    """Where ``_MEAN_RE`` can match: "M" or "mean"/"Mean", then whitespace, then "=" or ":". ``before_eq``:
+    ``_before_each(t, "=")`` when the caller has it."""
     out = []
-    for q in _find_all(t, "=") + _find_all(t, ":"):
-        j = _before_space(t, q)
+    for j in (_before_each(t, "=") if before_eq is None else before_eq) + _before_each(t, ":"):
         if j >= 0 and t[j] == "M":
             out.append(j)
         elif j >= 3 and t[j - 3 : j + 1] in ("mean", "Mean"):
@@ -702,22 +779,35 @@ def _run_before(t: str, q: int, points: bool) -> int:
     return j
 
 
+def _runs_before(t: str, word: str, points: bool, after_space: bool = False) -> set[int]:
+    """``{_run_before(t, q, points) for q in _find_all(t, word)}`` without -1; ``after_space``: only the ``q`` with
+    whitespace just before them. (Inlined: most words have a letter before them, rejected at the first look.)"""
+    out: set[int] = set()
+    find = t.find
+    q = find(word)
+    while q >= 0:
+        j = q - 1
+        if j >= 0 and (t[j].isspace() or not after_space):
+            while j >= 0 and t[j].isspace():
+                j -= 1
+            if j >= 0 and (t[j].isdecimal() or (points and t[j] == ".")):
+                while j > 0 and (t[j - 1].isdecimal() or (points and t[j - 1] == ".")):
+                    j -= 1
+                out.add(j)
+        q = find(word, q + 1)
+    return out
+
+
 def _vs_starts(t: str) -> list[int]:
     """Where ``_VS_PCT_RE`` can match: its first number takes a whole run of digits and points (a digit or point
     next to it would stop the match), which ends, whitespace aside, just before "vs", "versus" or "to"."""
-    out = {_run_before(t, q, True) for word in ("vs", "versus", "to") for q in _find_all(t, word)}
-    out.discard(-1)
-    return sorted(out)
+    return sorted(_runs_before(t, "vs", True) | _runs_before(t, "versus", True) | _runs_before(t, "to", True))
 
 
 def _count_starts(t: str) -> list[int]:
     """Where ``_COUNT_RE`` can match: its count takes a whole run of digits, which ends, whitespace aside, just
     before "/", or before whitespace and "of" or "out"."""
-    out = {_run_before(t, q, False) for q in _find_all(t, "/")}
-    for word in ("of", "out"):
-        out.update(_run_before(t, q, False) for q in _find_all(t, word) if q > 0 and t[q - 1].isspace())
-    out.discard(-1)
-    return sorted(out)
+    return sorted(_runs_before(t, "/", False) | _runs_before(t, "of", False, True) | _runs_before(t, "out", False, True))
 
 
 _UNIT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZμµ%")  # _PM_RE's [a-zA-Zμµ%]
@@ -770,15 +860,16 @@ def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     toks: list[_Tok] = []
     if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
         return toks
-    for m in _matches_at(_N_RE, t, _n_starts(t)):
+    before_eq = _before_each(t, "=")
+    for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _SE_RE.finditer(t) if (_has_se_word(t) if has_se is None else has_se) else ():
-        toks.append(_Tok("se", m.start(), m.end(), {"se": _num(m.group("v"))}))
-    for m in _matches_at(_MEAN_RE, t, _mean_starts(t)):
+    for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if (_has_se_word(t) if has_se is None else has_se) else ():
+        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v"))}))
+    for m in _matches_at(_MEAN_RE, t, _mean_starts(t, before_eq)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
-    for m in _SD_RE.finditer(t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
+    for m in _word_matches(_SD_RE, _SD_AFTER_RE, t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
         kind = "se" if m.group("k") == "SEM" else "sd"
-        toks.append(_Tok("desc", m.start(), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
+        toks.append(_Tok("desc", m.start("k"), m.end(), {"kind": kind, "value": _num(m.group("v"))}))
     for m in _pm_matches(t) if ("±" in t or "+/-" in t or "+-" in t) else ():
         toks.append(_Tok("desc", m.start("m"), m.end("m"), {"kind": "mean", "value": _num(m.group("m"))}))
         toks.append(_Tok("desc", m.start("s"), m.end("s"), {"kind": "sd", "value": _num(m.group("s"))}))
