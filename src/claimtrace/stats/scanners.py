@@ -474,7 +474,7 @@ def _scan_p(t: str) -> list[_Tok]:
         if ptail in ("one", "1"):
             data["one_tailed"] = True
         s, e = m.span()
-        if _is_threshold(t, s, e):
+        if _is_threshold(t, s, e) or _is_p_range(t, s):
             continue
         data["spans"] = {"p": (s, e), "p_value": vspan}
         toks.append(_Tok("p", s, e, data))
@@ -614,12 +614,29 @@ def _scan_variance_explained(t: str) -> list[_Tok]:
 _THRESHOLD_AFTER_FIRST = frozenset("(wWiIİıaAlLtTdD")
 
 
+# ".05 < p ≤ .10": a bound written before the p makes a range of p values, not a result
+_P_RANGE_BEFORE = re.compile(r"(?<![\w.])(?:0?\.\d+|[01](?:\.\d+)?)\s*(?:<|≤|<=|=<)\s*$")
+
+
+def _is_p_range(t: str, s: int) -> bool:
+    """Whether the p at ``s`` has a lower bound written before it (".05 < p ≤ .10")."""
+    prev = t[max(0, s - 3) : s].rstrip()
+    return bool(prev) and prev[-1] in "<≤=" and _P_RANGE_BEFORE.search(t, max(0, s - 16), s) is not None
+
+
+# "FDR-corrected ... for multiple comparisons at p < .05", "Bonferroni-corrected at the p < .01 level": the
+# level a correction was run at, not a result
+_CORRECTED_AT = re.compile(r"(?:correct(?:ed|ion)|comparisons)(?:\s+[\w-]+){0,3}?\s+at\s+(?:the\s+|a\s+)?$", re.I)
+
+
 def _is_threshold(t: str, s: int, e: int) -> bool:
     after = t[e : e + 60]
     rest = after.lstrip()
     if rest and rest[0] in _THRESHOLD_AFTER_FIRST and _THRESHOLD_AFTER.match(after):
         return True
     before = t[max(0, s - 70) : s]
+    if ("orrect" in before or "omparison" in before) and _CORRECTED_AT.search(before):
+        return True
     if not _threshold_word(before):  # nor then in the part of it after a sentence break (cut below)
         return False
     cut = max(before.rfind(". "), before.rfind("; "))
