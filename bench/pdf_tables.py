@@ -208,42 +208,48 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "gold_cells": g, "returned_cells": p, "matched_cells": m, "errors": sum(r.get("error") is not None for r in rows)}
 
 
-def real_tables() -> dict[str, Any]:
-    """Every reader (and GROBID's TEI) against the transcribed gold of the real tables (../shared's PDFs, bench/data/pdfs)."""
+def load_with_reader(reader: str, path: Path) -> tuple[Any, str | None, float]:
+    """A PDF read through the whole PDF reader with one table reader (``CLAIMTRACE_PDF_TABLES``): the document
+    (None when the reader fails: recorded, not fatal), the error, and the seconds it took."""
     import os
 
+    from claimtrace.documents import load_document
+
+    before = os.environ.get("CLAIMTRACE_PDF_TABLES")
+    os.environ["CLAIMTRACE_PDF_TABLES"] = reader
+    t0 = time.perf_counter()
+    try:
+        return load_document(path), None, round(time.perf_counter() - t0, 3)
+    except Exception as exc:  # a reader that fails is recorded, not fatal
+        return None, f"{type(exc).__name__}: {exc}", round(time.perf_counter() - t0, 3)
+    finally:
+        if before is None:
+            os.environ.pop("CLAIMTRACE_PDF_TABLES", None)
+        else:
+            os.environ["CLAIMTRACE_PDF_TABLES"] = before
+
+
+def real_tables() -> dict[str, Any]:
+    """Every reader (and GROBID's TEI) against the transcribed gold of the real tables (../shared's PDFs, bench/data/pdfs)."""
     from claimtrace.documents import load_document
 
     gold = [json.loads(x) for x in REAL_GOLD.read_text().splitlines() if x.strip()]
     pdfs = sorted({g["pdf"] for g in gold})
     per: dict[str, list[dict[str, Any]]] = {}
     seconds: dict[str, dict[str, float]] = {}
-    before = os.environ.get("CLAIMTRACE_PDF_TABLES")
-    try:
-        for reader in READERS:
-            os.environ["CLAIMTRACE_PDF_TABLES"] = reader
-            per[reader], seconds[reader] = [], {}
-            for pdf in pdfs:
-                t0 = time.perf_counter()
-                try:
-                    doc, err = load_document(pdf_path(pdf)), None
-                except Exception as exc:  # a reader that fails is recorded, not fatal
-                    doc, err = None, f"{type(exc).__name__}: {exc}"
-                seconds[reader][pdf] = round(time.perf_counter() - t0, 3)
-                tables = doc.tables if doc is not None else []
-                for g in (x for x in gold if x["pdf"] == pdf):
-                    found = [t for t in tables if t.label == g["label"] and t.page == g["page"]]
-                    m, p, n = score_real([c for r in g["rows"] for c in r], [c.text for t in found for c in t.cells])
-                    per[reader].append({"pdf": pdf, "label": g["label"], "tables_found": len(found), "matched": m,
-                                        "returned": p, "gold": n, "error": err})
-                extra = [t for t in tables if (t.label, t.page) not in {(g["label"], g["page"]) for g in gold if g["pdf"] == pdf}]
-                if extra:
-                    per[reader][-1].setdefault("note", f"{len(extra)} more table(s) on no gold table's page/label")
-    finally:
-        if before is None:
-            os.environ.pop("CLAIMTRACE_PDF_TABLES", None)
-        else:
-            os.environ["CLAIMTRACE_PDF_TABLES"] = before
+    for reader in READERS:
+        per[reader], seconds[reader] = [], {}
+        for pdf in pdfs:
+            doc, err, seconds[reader][pdf] = load_with_reader(reader, pdf_path(pdf))
+            tables = doc.tables if doc is not None else []
+            for g in (x for x in gold if x["pdf"] == pdf):
+                found = [t for t in tables if t.label == g["label"] and t.page == g["page"]]
+                m, p, n = score_real([c for r in g["rows"] for c in r], [c.text for t in found for c in t.cells])
+                per[reader].append({"pdf": pdf, "label": g["label"], "tables_found": len(found), "matched": m,
+                                    "returned": p, "gold": n, "error": err})
+            extra = [t for t in tables if (t.label, t.page) not in {(g["label"], g["page"]) for g in gold if g["pdf"] == pdf}]
+            if extra:
+                per[reader][-1].setdefault("note", f"{len(extra)} more table(s) on no gold table's page/label")
     grobid: list[dict[str, Any]] = []
     for pdf in pdfs:
         tei = pdf_path(pdf.replace(".pdf", ".tei.xml"))

@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pdf_tables import READERS, TWIN_SEARCH, _summary, norm_real, score_real
+from pdf_tables import READERS, TWIN_SEARCH, _summary, load_with_reader, norm_real, score_real
 from pdf_twin_make import MANIFEST, cell_text
 from provenance import Run
 
@@ -70,36 +68,21 @@ def rows_matched(gold: list[list[str]], got: list[list[str]]) -> tuple[int, int]
 
 def score_tables(tables: list[dict[str, Any]]) -> tuple[dict[str, list[dict[str, Any]]], dict[str, dict[str, float]]]:
     """Every reader on every twin table's page: per-table rows and seconds per page."""
-    from claimtrace.documents import load_document
-
     per: dict[str, list[dict[str, Any]]] = {}
     seconds: dict[str, dict[str, float]] = {}
-    before = os.environ.get("CLAIMTRACE_PDF_TABLES")
-    try:
-        for reader in READERS:
-            os.environ["CLAIMTRACE_PDF_TABLES"] = reader
-            per[reader], seconds[reader] = [], {}
-            for t in tables:
-                t0 = time.perf_counter()
-                try:
-                    doc, err = load_document(REPO / t["pdf"]), None
-                except Exception as exc:  # a reader that fails is recorded, not fatal
-                    doc, err = None, f"{type(exc).__name__}: {exc}"
-                seconds[reader][t["pdf"]] = round(time.perf_counter() - t0, 3)
-                found = [x for x in (doc.tables if doc is not None else []) if x.label == t["label"]]
-                m, p, n = score_real(twin_cells(REPO / t["twin"]), [c.text for x in found for c in x.cells])
-                got = [[c.text for c in sorted((c for c in x.cells if c.row == r), key=lambda c: c.col)]
-                       for x in found for r in sorted({c.row for c in x.cells})]
-                rm, rg = rows_matched(twin_rows(REPO / t["twin"]), got)
-                others = len(doc.tables) - len(found) if doc is not None else 0
-                per[reader].append({"source": t["source"], "label": t["label"], "pdf": t["pdf"], "tables_found": len(found),
-                                    "matched": m, "returned": p, "gold": n, "rows_exact": rm, "gold_rows": rg,
-                                    "other_tables_on_page": others, "error": err})
-    finally:
-        if before is None:
-            os.environ.pop("CLAIMTRACE_PDF_TABLES", None)
-        else:
-            os.environ["CLAIMTRACE_PDF_TABLES"] = before
+    for reader in READERS:
+        per[reader], seconds[reader] = [], {}
+        for t in tables:
+            doc, err, seconds[reader][t["pdf"]] = load_with_reader(reader, REPO / t["pdf"])
+            found = [x for x in (doc.tables if doc is not None else []) if x.label == t["label"]]
+            m, p, n = score_real(twin_cells(REPO / t["twin"]), [c.text for x in found for c in x.cells])
+            got = [[c.text for c in sorted((c for c in x.cells if c.row == r), key=lambda c: c.col)]
+                   for x in found for r in sorted({c.row for c in x.cells})]
+            rm, rg = rows_matched(twin_rows(REPO / t["twin"]), got)
+            others = len(doc.tables) - len(found) if doc is not None else 0
+            per[reader].append({"source": t["source"], "label": t["label"], "pdf": t["pdf"], "tables_found": len(found),
+                                "matched": m, "returned": p, "gold": n, "rows_exact": rm, "gold_rows": rg,
+                                "other_tables_on_page": others, "error": err})
     return per, seconds
 
 
