@@ -52,6 +52,12 @@ class Step:
 
 
 LLM = "the local LLM (`scripts/local-llm.sh start`; hours on 2 CPU cores)"
+
+def _has_llm_rows(name: str) -> bool:
+    """Whether an experiment's YAML file runs the LLM extractor (an ``llm:`` section)."""
+    text = (REPO / "bench" / "experiments" / f"{name}.yaml").read_text(encoding="utf-8")
+    return any(line.startswith("llm:") for line in text.splitlines())
+
 STEPS: list[Step] = [
     Step("extract-ei", ["bench/extract_ei.py"], ["extract_ei.json", "extract_ei_items.jsonl.gz"]),
     Step("conclude-ei", ["bench/conclude_ei.py"], ["conclude_ei_offline.json"]),
@@ -166,9 +172,11 @@ STEPS: list[Step] = [
     Step("graph-staged", ["bench/graph_eval.py", "--method", "staged", "--resume"], ["graph_eval_staged.json"],
          slow="local LLM", needs=[LLM]),
     *[Step(f"experiment-{name}", ["-m", "claimtrace", "experiment", f"bench/experiments/{name}.yaml"], [],
-           slow="the experiment runner over every configuration (local LLM rows; hours)",
-           needs=[LLM, "the fine-tuned retriever folder (rerank rows)",
-                  "out/*.jsonl from `claimtrace experiment-data` (see the YAML file)"])
+           slow="the experiment runner over every configuration"
+                + (" (local LLM rows; hours)" if _has_llm_rows(name) else " (minutes)"),
+           needs=([LLM] if _has_llm_rows(name) else [])
+                 + (["out/*.jsonl from `claimtrace experiment-data` (see the YAML file)"]
+                    if name.startswith("ei-validation") else []))
       for name in ("ei-validation", "ei-validation-rerankers", "ei-hypotheses", "ei-hypotheses-heldout",
                    "ei-hypotheses-test")],
 ]

@@ -394,10 +394,20 @@ def _lenient() -> dict[tuple[str, str, str], float]:
             for folder, run in runs.items() for r in run["table"]}
 
 
-def needs_finetuned(row: dict[str, Any]) -> bool:
-    """A configuration that reads the fine-tuned retriever (not in the repository yet)."""
+SHIPPED_RETRIEVER = "src/claimtrace/resources/retriever"
+
+
+def finetuned_folder(name: str) -> str | None:
+    """The fine-tuned retriever folder an experiment read (its config.json's ``finetuned_model``)."""
+    cfg = json.loads((REPO / "docs" / "results" / name / "config.json").read_text(encoding="utf-8"))
+    folder = (cfg.get("extractor_options") or {}).get("finetuned_model")
+    return str(folder) if folder else None
+
+
+def needs_finetuned(row: dict[str, Any], folder: str | None) -> bool:
+    """A row that read a fine-tuned retriever from a folder outside the repository (not the shipped one)."""
     ctx = str(row.get("context", "")).lower()
-    return "finetuned" in ctx or "fine-tuned" in ctx
+    return ("finetuned" in ctx or "fine-tuned" in ctx) and folder is not None and not folder.startswith(SHIPPED_RETRIEVER)
 
 
 def experiment_table(p: Page, name: str) -> list[str]:
@@ -412,11 +422,12 @@ def experiment_table(p: Page, name: str) -> list[str]:
             f"{label} hit@1 [{p.level} CI] |" + (" lenient hit@1 |" if len_ else "") + (" RSP |" if not hyp else "")
             + " gold in ctx |")
     out = [head, "|" + "---|" * head.count(" |")]
+    folder = finetuned_folder(name)
     for r in d["table"]:
         n = r.get(f"{kind}_items") or r["items"]
         h = r.get(f"{kind}_hit_at_1")
         hit = p.ci(proportion_ci(round(h * n), n).model_dump()) if h is not None and n else "–"
-        cells = [r["config"], r["extractor"], p.s(str(r.get("context", ""))) + (" †" if needs_finetuned(r) else ""),
+        cells = [r["config"], r["extractor"], p.s(str(r.get("context", ""))) + (" †" if needs_finetuned(r, folder) else ""),
                  p.v(n, "d") + (f" (of {p.v(r['items'], 'd')})" if n != r["items"] else ""),
                  *(p.v(r[f"{kind}_{m}"]) if r.get(f"{kind}_{m}") is not None else "–"
                    for m in ("precision", "recall", "f1")), hit]
@@ -440,7 +451,8 @@ def page_experiments() -> Page:
           "not committed because they quote the articles, so paired intervals for the differences between "
           "configurations are not given; the intervals of two rows overlapping does not show that they do not "
           "differ. Regenerating the items is a slow step (`claimtrace experiment bench/experiments/NAME.yaml`: "
-          "local-LLM rows, and † rows need the fine-tuned retriever, which is not in the repository yet).", "",
+          "local-LLM rows; † rows read a fine-tuned retriever folder from outside the repository, named in the run's "
+          "`config.json`: re-running them reads the shipped retriever, `src/claimtrace/resources/retriever`, instead).", "",
           "Gold: Evidence Inference evidence spans (its own annotators) for the evidence runs; the hypothesis "
           "runs use the hypothesis gold in `bench/data/`, annotated by an LLM agent (Claude, 2026-11-30), not "
           "checked by a person. Every stage-1 and stage-2 choice was developed on the validation split, so its "
