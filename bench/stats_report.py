@@ -33,6 +33,14 @@ def _load_note(prov: dict[str, Any]) -> str:
     return f"load average {la}-{lb} on {m['cores']} cores{flag}; commit {prov['commit']}"
 
 
+def _ab_figures(ab: dict[str, Any]) -> str:
+    """The figures sentence of one before/after timing run of bench/stats_speed_ab.py."""
+    mb, ma = ab["median"]["before"], ab["median"]["after"]
+    return (f"`analyze` CPU time {mb['cpu_seconds']:.4f} s before, {ma['cpu_seconds']:.4f} s after (after/before "
+            f"{ab['cpu_ratio_after_over_before']}, median round ratio {ab['median_round_cpu_ratio']}); results "
+            f"{ab['results']['before']} before, {ab['results']['after']} after; {_load_note(ab['provenance'])}.")
+
+
 def block() -> str:
     """The Markdown block of figures."""
     score = json.loads((RES / "stats_score.json").read_text(encoding="utf-8"))
@@ -108,15 +116,11 @@ def block() -> str:
     ab2_file = RES / "stats_speed_ab_i13_score.json"
     if ab2_file.exists():
         ab2 = json.loads(ab2_file.read_text(encoding="utf-8"))
-        mb, ma = ab2["median"]["before"], ab2["median"]["after"]
         lines += ["", f"**Cost of the i13-score forms** (`bench/results/stats_speed_ab_i13_score.json`, "
                   f"`bench/stats_speed_ab.py --base {ab2['base_revision'][:7]} --out bench/results/stats_speed_ab_i13_score.json`: "
                   f"the engine at its fork point and with its forms — coefficient (SE) with stars or an estimate word, "
                   f"a p naming its null hypothesis, clustered SE, planned effect sizes — same {ab2['articles']} EI bodies, "
-                  f"median of {len(ab2['rounds'])} rounds): `analyze` CPU time {mb['cpu_seconds']:.4f} s before, "
-                  f"{ma['cpu_seconds']:.4f} s after (after/before {ab2['cpu_ratio_after_over_before']}, median round "
-                  f"ratio {ab2['median_round_cpu_ratio']}); results {ab2['results']['before']} before, "
-                  f"{ab2['results']['after']} after; {_load_note(ab2['provenance'])}."]
+                  f"median of {len(ab2['rounds'])} rounds): " + _ab_figures(ab2)]
     for name, what in (
             ("stats_speed_ab_i13_speed.json", "Before and after the i13-speed work (engine speed-ups, each keeping the "
              "golden dump of `bench/stats_golden.py` byte-identical; the range also holds the commit that adds Cohen's f, "
@@ -127,15 +131,11 @@ def block() -> str:
         if not f.exists():
             continue
         ab3 = json.loads(f.read_text(encoding="utf-8"))
-        mb, ma = ab3["median"]["before"], ab3["median"]["after"]
         after = ab3.get("after_revision", "")
         after_arg = f" --after {after[:7]}" if after and not after.startswith("this checkout") else ""
         lines += ["", f"**{what}** (`bench/results/{name}`, `bench/stats_speed_ab.py --base "
                   f"{ab3['base_revision'][:7]}{after_arg} --rounds {len(ab3['rounds'])} --out bench/results/{name}`, "
-                  f"same {ab3['articles']} EI bodies, alternating): `analyze` CPU time {mb['cpu_seconds']:.4f} s before, "
-                  f"{ma['cpu_seconds']:.4f} s after (after/before {ab3['cpu_ratio_after_over_before']}, median round "
-                  f"ratio {ab3['median_round_cpu_ratio']}); results {ab3['results']['before']} before, "
-                  f"{ab3['results']['after']} after; {_load_note(ab3['provenance'])}."]
+                  f"same {ab3['articles']} EI bodies, alternating): " + _ab_figures(ab3)]
     lines += ["", END]
     return "\n".join(lines)
 
