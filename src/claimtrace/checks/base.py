@@ -86,10 +86,10 @@ class Check(Protocol):
 def _as_checks(obj: object, name: str) -> list[Check]:
     if isinstance(obj, Check):
         return [obj]
-    if isinstance(obj, Iterable):
-        out = [c for c in obj if isinstance(c, Check)]
-        if out:
-            return out
+    if isinstance(obj, Iterable) and not isinstance(obj, str | bytes):
+        items = list(obj)
+        if all(isinstance(c, Check) for c in items):
+            return items
     raise TypeError(f"entry point {name!r} of {ENTRY_POINT_GROUP!r} is not a check or a list of checks")
 
 
