@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from claimtrace.documents.bibliography import tei_bibliography
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import inline_text as walk_inline
@@ -95,7 +96,7 @@ class TeiReader:
             if not b._abstract:
                 raise InputError(path, "no text found in this TEI document (empty body and abstract)")
             b.warnings.append("the document has no body text (abstract only)")
-        return b.build()
+        return tei_bibliography(root, b.build(), inline_text)
 
     def _header(self, header: etree._Element, b: DocumentBuilder) -> None:
         title = _first(header, "fileDesc", "titleStmt", "title")
