@@ -107,7 +107,8 @@ class UnlistedCitations:
             for item in items:
                 if _listed_anyway(item, doc):
                     continue
-                label = " & ".join(item.names[:2]) + (" et al." if item.et_al else "")
+                label = (item.names[0] + " et al." if item.et_al or len(item.names) > 2
+                         else " & ".join(item.names))
                 rows.append(CheckRow(
                     check=self.id, severity="warn",
                     message=f"Cited '{label}, {', '.join(item.years)}' has no entry in the reference list.",
@@ -150,12 +151,23 @@ class UncitedEntries:
 
 
 def _named_in_text(ref: Reference, text: str) -> bool:
-    """The first author's surname within 80 characters before the entry's year, anywhere in the text."""
-    if not ref.authors or not ref.year:
-        return not ref.authors and not ref.year  # nothing to look for: not flagged
-    name = re.escape(ref.authors[0].split()[-1])
-    year = re.escape(ref.year[:4])
-    return re.search(rf"{name}[^()]{{0,80}}?\(?{year}|{name}[\s\S]{{0,80}}?{year}", text) is not None
+    """The first author's surname (or, with no author, a capitalised word of the entry) within 80 characters
+    before one of the entry's years, anywhere in the text (years: the parsed one and any printed in the entry)."""
+    years = {y for y in [*(m.group(0) for m in re.finditer(r"\b(?:1[6-9]|20)\d{2}\b", ref.raw)),
+                         (ref.year or "")[:4]] if y}
+    if ref.authors:  # the longest run of plain letters: "Fra ˘tescu" (a damaged diacritic) gives "tescu"
+        names = [max(re.findall(r"[A-Za-z]+", ref.authors[0]) or [ref.authors[0]], key=len)]
+    else:
+        names = [w for w in re.findall(r"\b[A-Z][\w-]{3,}", ref.raw[:120]) if w.lower() not in _STOP][:6]
+    if not names or not years:
+        return True  # nothing to look for: not flagged
+    name = "|".join(re.escape(n) for n in names)
+    year = "|".join(sorted(years))
+    return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
+
+
+_STOP = frozenset(["the", "this", "that", "with", "from", "what", "when", "report", "journal", "press", "university",
+                   "retrieved", "available", "online", "version", "computer", "software"])
 
 
 @dataclass
@@ -201,10 +213,10 @@ def doi_problem(doi: str) -> str | None:
         return "the prefix is not 10. followed by 4 to 9 digits and a slash"
     if re.search(r"\s", d):
         return "it holds a space"
+    if re.search(r"/$|[/.]-?$", d) or len(d.split("/", 1)[1]) < 2:
+        return "the suffix is cut short"
     if not _DOI_OK.match(d):
         return "it holds characters a DOI cannot have"
-    if re.search(r"/$|\.\.|[/.]-?$", d) or len(d.split("/", 1)[1]) < 2:
-        return "the suffix is cut short"
     return None
 
 
