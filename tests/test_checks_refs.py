@@ -155,8 +155,8 @@ def test_doi_titles_online_cached_and_rate_limited(server: tuple[str, type[_Hand
     assert "different title" in by_doi["10.1177/2515245918770963"].message
     assert by_doi["10.0000/0123456789"].severity == "warn" and "not registered" in by_doi["10.0000/0123456789"].message
     assert "10.1177/0956797614520714" not in by_doi  # the title matches: no row
-    times = [t for _, t in handler.hits]
-    assert len(times) == 3 and all(b - a >= 0.24 for a, b in itertools.pairwise(times))
+    times = [t for _, t in handler.hits]  # arrival times: the 0.25 s spacing, less the jitter of arrival
+    assert len(times) == 3 and all(b - a >= 0.2 for a, b in itertools.pairwise(times))
     again = run_checks(CheckContext(doc, [], opts), only=["reference-doi-title"])
     assert len(handler.hits) == 3  # all from the cache
     assert [r.message for r in again] == [r.message for r in rows]
