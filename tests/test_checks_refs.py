@@ -227,3 +227,34 @@ def test_find_links_pdf_damage() -> None:
                    ("dataverse", "https://dataverse.harvard.edu/dataset.xhtml?persistentId=doi:10.7910/DVN/26910"),
                    ("zenodo", "https://doi.org/10.5281/zenodo.12345"), ("researchbox", "https://researchbox.org/801"),
                    ("figshare", "https://figshare.com/articles/x/123")]
+
+
+GROUP_TEI = """<?xml version="1.0" encoding="UTF-8"?>
+<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc><titleStmt><title>T</title></titleStmt>
+</fileDesc></teiHeader><text><body><div><head>Method</head>
+<p>Diagnoses followed the manual <ref type="bibr">(APA, 2013)</ref> and a census scheme
+<ref type="bibr">(Office of Population Surveys, 1991)</ref>. The painter was <ref type="bibr">Born 1883</ref> in Riga.
+A misspelt one <ref type="bibr">(Rijisdijk &amp; Sham, 2002)</ref>.</p>
+</div></body><back><div type="references"><listBibl>
+<biblStruct xml:id="b0"><monogr><title level="m">Diagnostic and statistical manual of mental disorders</title>
+<imprint><publisher>Author</publisher><date when="2013"/></imprint></monogr></biblStruct>
+<biblStruct xml:id="b1"><monogr><title level="m">Social classifications</title><imprint><date when="1991"/>
+</imprint></monogr></biblStruct>
+<biblStruct xml:id="b2"><analytic><title level="a">Twins</title><author><persName><surname>Rijsdijk</surname>
+</persName></author><author><persName><surname>Sham</surname></persName></author></analytic><monogr>
+<title level="j">Brief Bioinf</title><imprint><date when="2002"/></imprint></monogr></biblStruct>
+</listBibl></div></back></text></TEI>"""
+
+
+def test_group_authors_dates_and_misspelt_citations() -> None:
+    """A group author GROBID kept only as "Author" counts as listed; a bare "Born 1883" is no citation."""
+    doc = read_bytes(GROUP_TEI.encode(), "g.tei.xml")
+    rows = run_checks(CheckContext(doc, []), only=["reference-unlisted"])
+    assert [r.message for r in rows] == ["Cited 'Rijisdijk & Sham, 2002' has no entry in the reference list."]
+
+
+def test_on_request_outranks_not_public() -> None:
+    got = read_statements("Data and materials have not been made publicly available but can be requested via email.")
+    assert [(s.topic, s.status) for s in got] == [("data", "on request"), ("materials", "on request")]
+    got = read_statements("All data, code, and study materials have been made publicly available on OSF.")
+    assert {s.topic for s in got} == {"data", "code", "materials"}

@@ -214,8 +214,9 @@ _SHARED = re.compile(
     r"|can\s+be\s+(?:accessed|found|downloaded|obtained|viewed|retrieved)|(?:are|is|were|was|been|be)\s+"
     r"(?:posted|deposited|archived|shared|uploaded|stored)|(?:open\s+science\s+framework|osf|github|zenodo"
     r"|figshare|dataverse|researchbox|repository))\b", re.I)
-_REQUEST = re.compile(r"\b(?:up)?on\s+(?:reasonable\s+)?request\b|\bfrom\s+the\s+(?:corresponding|first|last)\s+author",
-                      re.I)
+_REQUEST = re.compile(r"\b(?:up)?on\s+(?:reasonable\s+)?request\b|\bfrom\s+the\s+(?:corresponding|first|last)\s+author"
+                      r"|\brequests?\s+(?:for\s+)?(?:access\s+to\s+)?(?:the\s+)?(?:data|code|materials|scripts)"
+                      r"|\b(?:can|may|could)\s+be\s+requested\b", re.I)
 _NEGATIVE = re.compile(
     r"\b(?:(?:are|is|were|was|have|has|will|could|can)\s*(?:not|n[o’']t)\s+(?:\w+\s+){0,3}?"
     r"(?:available|shared|share|posted|made|be\s+made|pre-?\s?registered|registered|accessible|deposited|public)"
@@ -266,8 +267,9 @@ def read_statements(sentence: str) -> list[Statement]:
                                                                 r"[^.]{0,40}pre-?\s?regist", sentence, re.I):
                 out.append(Statement(topic, "preregistered"))
             continue
-        if topic == "code" and not re.search(r"\b(?:analysis|analytic|R|code\s+and|and\s+code|scripts?|syntax|"
-                                             r"code\s+(?:is|are|was|were|for|used|needed|to))\b", sentence):
+        if topic == "code" and not re.search(r"\b(?:analysis|analytic|R|and\s+code|scripts?|syntax)\b|\bcode(?:\s*[,;)]"
+                                             r"|\s+(?:and|is|are|was|were|for|used|needed|to|have|has|can|will)\b)",
+                                             sentence):
             continue
         if not _SHARED.search(sentence) and not _REQUEST.search(sentence) and not _NEGATIVE.search(sentence):
             continue
@@ -275,12 +277,12 @@ def read_statements(sentence: str) -> list[Statement]:
                          r"uploaded|request|osf|open\s+science\s+framework|github|repository|zenodo|figshare|"
                          r"dataverse|researchbox|https?:)", sentence, re.I):
             continue
-        if _NEGATIVE.search(sentence) and not re.search(r"\bnot\s+(?:only|just|all)\b", sentence, re.I):
+        if _REQUEST.search(sentence):  # "not publicly available but can be requested": on request
+            status = "on request"
+        elif _NEGATIVE.search(sentence) and not re.search(r"\bnot\s+(?:only|just|all)\b", sentence, re.I):
             if not _SHARING.search(sentence):
                 continue  # "no data were available from those over 97": not about sharing
             status = "not available"
-        elif _REQUEST.search(sentence):
-            status = "on request"
         else:
             status = "available"
         out.append(Statement(topic, status))

@@ -69,15 +69,23 @@ def _all_text(doc: Document) -> str:
     return "\n".join(parts)
 
 
-def _listed_anyway(item: CiteItem, doc: Document) -> bool:
-    """An entry whose printed text holds the surname and year, though it was parsed otherwise."""
+def _listed_anyway(item: CiteItem, citation: Citation, doc: Document) -> bool:
+    """An entry whose printed text holds the surname and year, though it was parsed otherwise; or, for a
+    group author ("APA", "Pew Research Center"), an entry with no personal author from the same year
+    (GROBID often keeps a corporate author only as "Author")."""
     name = fold(item.names[0])
     if len(name) < 2:
         return True
+    dated = [y[:4] for y in item.years if y[:4].isdigit()]
     for ref in doc.references:
-        raw = fold(ref.raw)
-        if name in raw and any(y[:4] in ref.raw for y in item.years):
+        if name in fold(ref.raw) and (not dated or any(y in ref.raw or (ref.year or "").startswith(y) for y in dated)):
             return True
+    group = item.names[0].isupper() or re.search(rf"[A-Z][\w-]+\s+(?:(?:of|and|for|the)\s+)*"
+                                                 rf"{re.escape(item.names[0])}\b", citation.text)
+    if group:
+        for ref in doc.references:
+            if not ref.authors and (not dated or any(y in ref.raw or (ref.year or "").startswith(y) for y in dated)):
+                return True
     return False
 
 
@@ -105,7 +113,7 @@ class UnlistedCitations:
             if not items:
                 continue  # a mention the markup calls a citation but that names no author and year to look up
             for item in items:
-                if _listed_anyway(item, doc):
+                if _listed_anyway(item, c, doc):
                     continue
                 label = (item.names[0] + " et al." if item.et_al or len(item.names) > 2
                          else " & ".join(item.names))

@@ -415,9 +415,15 @@ class CiteItem:
 
 
 def _split_items(mention: str) -> list[CiteItem]:
-    """The author-year items of a mention ("(e.g., Smith & Doe, 2010; Lee et al., 2012a, 2013)")."""
+    """The author-year items of a mention ("(e.g., Smith & Doe, 2010; Lee et al., 2012a, 2013)").
+
+    Without a comma before the year an item counts only inside parentheses ("(Smith 2010)"): a bare
+    "Born 1883" in a table is a date, not a citation.
+    """
     items: list[CiteItem] = []
     for m in list(_ITEM.finditer(mention)) + list(_NARRATIVE.finditer(mention)):
+        if m.re is _ITEM and "," not in m.group(0)[len(m.group("names")):] and "(" not in mention[: m.start() + 1]:
+            continue
         item = _item(m.group("names"), m.group("years"))
         if item and item not in items:
             items.append(item)
