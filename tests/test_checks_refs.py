@@ -258,3 +258,16 @@ def test_on_request_outranks_not_public() -> None:
     assert [(s.topic, s.status) for s in got] == [("data", "on request"), ("materials", "on request")]
     got = read_statements("All data, code, and study materials have been made publicly available on OSF.")
     assert {s.topic for s in got} == {"data", "code", "materials"}
+
+
+def test_numbered_citation_with_no_entry() -> None:
+    text = ("Introduction\n\nEarlier work [1, 2] and a review [3-4] disagree with [9].\n\nReferences\n\n"
+            "1. Alpha A. One study. J Psych 2001;3:4.\n2. Beta B. Two. J Psych 2002;5:6.\n"
+            "3. Gamma C. Three. J Psych 2003;7:8.\n4. Delta D. Four. J Psych 2004;9:10.\n")
+    doc = read_bytes(text.encode(), "n.txt")
+    assert [r.label for r in doc.references] == ["1", "2", "3", "4"]
+    assert [c.ref_ids for c in doc.citations] == [["r1", "r2"], ["r3", "r4"], []]
+    rows = run_checks(CheckContext(doc, []), only=["reference-unlisted", "reference-uncited"])
+    assert [(r.check, r.severity, r.message) for r in rows] == [
+        ("reference-unlisted", "warn", "Cited [9] has no entry in the numbered reference list."),
+        ("reference-uncited", "ok", "All 4 reference entries are cited.")]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from claimtrace.checks._online import Fetcher
 from claimtrace.checks.base import Check, CheckContext, CheckRow, Location
-from claimtrace.documents.bibliography import CiteItem, fold, normalize_doi, unmatched_items
+from claimtrace.documents.bibliography import CiteItem, fold, normalize_doi, numbers_of, unmatched_items
 from claimtrace.documents.model import Citation, Document, Reference
 from claimtrace.errors import InputError
 
@@ -104,8 +104,19 @@ class UnlistedCitations:
                              guidance="If the paper has a reference list, give the checks a source where it is "
                                       "readable (JATS, GROBID TEI, or a PDF with a 'References' heading).")]
         rows: list[CheckRow] = []
+        labels = {r.label for r in doc.references if r.label}
         for c in doc.citations:
             if c.ref_ids and c.via == "xml":
+                continue
+            if labels and c.via == "text" and c.text.startswith("["):
+                missing = [n for n in numbers_of(c.text) if n not in labels]
+                if missing:
+                    rows.append(CheckRow(
+                        check=self.id, severity="warn",
+                        message=f"Cited [{', '.join(missing)}] has no entry in the numbered reference list.",
+                        guidance="Add the cited work to the reference list, or correct the number.",
+                        location=_cite_location(c, doc), text=c.text,
+                        data={"citation_id": c.id, "names": [], "numbers": missing}))
                 continue
             items = unmatched_items(c, doc)
             if c.ref_ids and not items:

@@ -82,35 +82,45 @@ def _marked(el: etree._Element, cites: list[etree._Element]) -> etree._Element:
     return copy
 
 
+_MARKS = re.compile("([\U000F0000-\U000FFFFD\ue001])")
+
+
 def _strip_markers(text: str) -> tuple[str, dict[int, tuple[int, int]]]:
     """The text without markers (spaces re-collapsed as ``clean_text`` does) and each citation's span."""
     out: list[str] = []
+    n = 0  # characters in ``out``
+    last = ""  # the last character written
     spans: dict[int, tuple[int, int]] = {}
     open_: list[tuple[int, int]] = []
-    for ch in text:
-        o = ord(ch)
-        if o >= _BEGIN:
-            open_.append((o - _BEGIN, len(out)))
+    for piece in _MARKS.split(text):
+        if not piece:
             continue
-        if ch == _END:
-            if open_:
-                i, a = open_.pop()
-                spans[i] = (a, len(out))
+        if len(piece) == 1 and (piece == _END or ord(piece) >= _BEGIN):
+            if piece == _END:
+                if open_:
+                    i, a = open_.pop()
+                    spans[i] = (a, n)
+            else:
+                open_.append((ord(piece) - _BEGIN, n))
             continue
-        if ch == " " and (not out or out[-1] == " "):
-            continue
-        out.append(ch)
-    while out and out[-1] == " ":
-        out.pop()
-    n = len(out)
+        if piece[0] == " " and (n == 0 or last == " "):
+            piece = piece.lstrip(" ")
+            if not piece:
+                continue
+        out.append(piece)
+        n += len(piece)
+        last = piece[-1]
+    joined = "".join(out)
+    stripped = joined.rstrip(" ")
+    n = len(stripped)
     fixed = {}
     for i, (a, b) in spans.items():
         a, b = min(a, n), min(b, n)
-        s = "".join(out[a:b])
-        a += len(s) - len(s.lstrip())
-        b -= len(s) - len(s.rstrip())
+        seg = stripped[a:b]
+        a += len(seg) - len(seg.lstrip())
+        b -= len(seg) - len(seg.rstrip())
         fixed[i] = (a, max(a, b))
-    return "".join(out), fixed
+    return stripped, fixed
 
 
 class _Units:
@@ -184,22 +194,26 @@ def _find(el: etree._Element | None, *names: str) -> etree._Element | None:
 
 
 def _txt(el: etree._Element | None) -> str | None:
+    """An element's text with whitespace collapsed (entry fields: no offsets depend on it)."""
     if el is None:
         return None
-    return clean_text(" ".join(str(t) for t in el.itertext())) or None
+    return " ".join(" ".join(str(t) for t in el.itertext()).split()) or None
 
 
 def tei_bibliography(root: etree._Element, doc: Document,
                      inline: Callable[[etree._Element], str]) -> Document:
     """The Document with its TEI reference list (``listBibl/biblStruct``) and ``ref type="bibr"`` citations."""
     refs: list[Reference] = []
-    for lb in (e for e in root.iter() if local(e.tag) == "listBibl"):
+    tag = root.tag if isinstance(root.tag, str) else ""
+    ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
+    for lb in root.iter(ns + "listBibl"):
         for bs in lb:
             if local(bs.tag) not in ("biblStruct", "bibl"):
                 continue
             refs.append(_tei_entry(bs, len(refs)))
-    cites = [e for e in root.iter() if local(e.tag) == "ref" and e.get("type") == "bibr"
-             and not any(local(a.tag) in ("teiHeader", "listBibl") for a in e.iterancestors())]
+    skip = {ns + "teiHeader", ns + "listBibl"}
+    cites = [e for e in root.iter(ns + "ref") if e.get("type") == "bibr"
+             and not any(a.tag in skip for a in e.iterancestors())]
     known = {r.id for r in refs}
     placed = place_xml_citations(doc, cites, inline)
     out: list[Citation] = []
@@ -505,6 +519,12 @@ def text_bibliography(doc: Document) -> Document:
                                       scope=sent.scope, unit_id=sent.id, start=sent.start + a,
                                       end=sent.start + b, page=sent.page, via="text"))
     return doc.model_copy(update={"references": refs, "citations": cites})
+
+
+def numbers_of(mention: str) -> list[str]:
+    """The entry numbers a bracketed citation names ("[2, 4-6]" gives 2, 4, 5, 6)."""
+    m = _BRACKET.search(mention)
+    return _expand(m.group(1)) if m else []
 
 
 def _expand(spec: str) -> list[str]:
