@@ -14,6 +14,7 @@ from typing import ClassVar
 
 import pytest
 
+from claimtrace.checks._online import Fetcher
 from claimtrace.checks.base import CheckContext, CheckOptions, registered_checks, run_checks
 from claimtrace.checks.openscience import find_links, read_statements
 from claimtrace.checks.references import doi_problem
@@ -147,16 +148,17 @@ def test_doi_titles_online_cached_and_rate_limited(server: tuple[str, type[_Hand
         "/works/10.1177/2515245918770963": (200, _crossref("Sleep quality in adolescent rats")),
     })  # 10.0000/0123456789 is not registered: 404
     doc = load_document(_demo())
-    opts = CheckOptions(online=True, cache_dir=tmp_path / "cache",
-                        extra={"crossref_url": base, "rate_limit_s": 0.25})
+    extra: dict[str, object] = {"crossref_url": base, "rate_limit_s": 0.25}
+    fetcher = Fetcher(CheckOptions(online=True, cache_dir=tmp_path / "cache", extra=extra))
+    opts = CheckOptions(online=True, cache_dir=tmp_path / "cache", extra={**extra, "fetcher": fetcher})
     rows = run_checks(CheckContext(doc, [], opts), only=["reference-doi-title"])
     by_doi = {r.data["doi"]: r for r in rows}
     assert by_doi["10.1177/2515245918770963"].severity == "warn"
     assert "different title" in by_doi["10.1177/2515245918770963"].message
     assert by_doi["10.0000/0123456789"].severity == "warn" and "not registered" in by_doi["10.0000/0123456789"].message
     assert "10.1177/0956797614520714" not in by_doi  # the title matches: no row
-    times = [t for _, t in handler.hits]  # arrival times: the 0.25 s spacing, less the jitter of arrival
-    assert len(times) == 3 and all(b - a >= 0.2 for a, b in itertools.pairwise(times))
+    assert len(handler.hits) == 3 and len(fetcher.sent) == 3  # requests leave at least 0.25 s apart
+    assert all(b - a >= 0.25 for a, b in itertools.pairwise(fetcher.sent))
     again = run_checks(CheckContext(doc, [], opts), only=["reference-doi-title"])
     assert len(handler.hits) == 3  # all from the cache
     assert [r.message for r in again] == [r.message for r in rows]

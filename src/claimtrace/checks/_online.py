@@ -39,7 +39,7 @@ class Fetcher:
         self.cache_dir = Path(options.cache_dir) / "online" if options.cache_dir else None
         self._last = 0.0
         self._lock = threading.Lock()
-        self.requests = 0  # how many went to the network (not the cache)
+        self.sent: list[float] = []  # monotonic times of the requests that went to the network (not the cache)
 
     def get(self, url: str, accept: str = "application/json") -> Fetched:
         """The cached answer for ``url``, else one rate-limited GET (redirects followed)."""
@@ -52,7 +52,7 @@ class Fetcher:
             if wait > 0:
                 time.sleep(wait)
             self._last = time.monotonic()
-            self.requests += 1
+            self.sent.append(self._last)
         req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": accept})
         try:
             with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:

@@ -22,7 +22,7 @@ from lxml import etree
 
 from claimtrace.documents.builder import clean_text
 from claimtrace.documents.model import Citation, Document, Reference, Scope
-from claimtrace.documents.readers._xml import local
+from claimtrace.documents.readers._xml import children, first, local
 
 _BEGIN = 0xF0000  # supplementary private-use code points: one per citation in a paragraph
 _END = "\ue001"
@@ -180,19 +180,6 @@ def place_xml_citations(doc: Document, cites: list[etree._Element],
     return [placed[id(c)] for c in cites]
 
 
-def _kids(el: etree._Element, name: str) -> list[etree._Element]:
-    return [c for c in el if local(c.tag) == name]
-
-
-def _find(el: etree._Element | None, *names: str) -> etree._Element | None:
-    cur = el
-    for n in names:
-        if cur is None:
-            return None
-        cur = next((c for c in cur if local(c.tag) == n), None)
-    return cur
-
-
 def _txt(el: etree._Element | None) -> str | None:
     """An element's text with whitespace collapsed (entry fields: no offsets depend on it)."""
     if el is None:
@@ -226,23 +213,23 @@ def tei_bibliography(root: etree._Element, doc: Document,
 
 def _tei_entry(bs: etree._Element, i: int) -> Reference:
     rid = bs.get(_XML_NS) or f"b{i}"
-    analytic = _find(bs, "analytic")
-    monogr = _find(bs, "monogr")
-    holder = analytic if analytic is not None and _kids(analytic, "author") else monogr
+    analytic = first(bs, "analytic")
+    monogr = first(bs, "monogr")
+    holder = analytic if analytic is not None and children(analytic, "author") else monogr
     authors: list[str] = []
     if holder is not None:
-        for a in _kids(holder, "author"):
+        for a in children(holder, "author"):
             sur = next((e for e in a.iter() if local(e.tag) == "surname"), None)
             name = _txt(sur)
             if name:
                 authors.append(name)
     title = None
     for part in (analytic, monogr):
-        t = _find(part, "title") if part is not None else None
+        t = first(part, "title") if part is not None else None
         if t is not None and _txt(t):
             title = _txt(t)
             break
-    venue = _txt(_find(monogr, "title")) if analytic is not None and _find(analytic, "title") is not None else None
+    venue = _txt(first(monogr, "title")) if analytic is not None and first(analytic, "title") is not None else None
     date = next((e for e in bs.iter() if local(e.tag) == "date"), None)
     year = None
     if date is not None:

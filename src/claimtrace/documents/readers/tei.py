@@ -15,8 +15,8 @@ from lxml import etree
 from claimtrace.documents.bibliography import tei_bibliography
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
+from claimtrace.documents.readers._xml import children, first, local, parse_xml
 from claimtrace.documents.readers._xml import inline_text as walk_inline
-from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.documents.tables import RawCell, RawTable
 from claimtrace.errors import InputError
@@ -32,17 +32,8 @@ _BACK_KINDS: dict[str, ExcludedKind] = {
 }
 
 
-def _children(el: etree._Element, name: str) -> list[etree._Element]:
-    return [c for c in el if local(c.tag) == name]
-
-
-def _first(el: etree._Element | None, *path: str) -> etree._Element | None:
-    cur = el
-    for name in path:
-        if cur is None:
-            return None
-        cur = next((c for c in cur if local(c.tag) == name), None)
-    return cur
+_children = children
+_first = first
 
 
 def _descendants(el: etree._Element, name: str) -> list[etree._Element]:
