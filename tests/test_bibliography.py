@@ -99,3 +99,22 @@ def test_normalize_doi() -> None:
     assert normalize_doi("https://doi.org/10.1177/ABC.") == "10.1177/abc"
     assert normalize_doi("doi: 10.1/x);") == "10.1/x"
     assert normalize_doi("") is None
+
+
+def test_pdf_line_breaks_inside_dois_and_particles() -> None:
+    raw = ("Teneggi, C., Canzoneri, E., di Pellegrino, G., & Serino, A. (2013). Social modulation. Current Biology, "
+           "23, 406-411. doi:10.1016/j .cub.2013.01.043")
+    ref = parse_entry(raw, "r1")
+    assert ref.doi == "10.1016/j.cub.2013.01.043" and ref.authors == ["Teneggi", "Canzoneri", "di Pellegrino", "Serino"]
+    assert parse_entry("Freud, E. (2017). T. Cortex, 27, 4. doi:10.1093/ cercor/bhv229", "r2").doi == "10.1093/cercor/bhv229"
+    assert parse_entry("Alberts, S. C. 1999 Kin. Proc. R. Soc. B 266, 1. (DOI 10. 1098/rspb.1999.0807.)", "r3").doi \
+        == "10.1098/rspb.1999.0807"
+    entries = split_entries("Serino, A. (2011). One. J, 1, 2. " + raw)
+    assert [e[1][:7] for e in entries] == ["Serino,", "Teneggi"]
+
+
+def test_sentence_adverbs_and_possessives_are_not_authors() -> None:
+    text = ("Intro\n\nSimilarly, Dubey (1991) agreed, and Simonsohn\u2019s (2015) method too.\n\nReferences\n\n"
+            "Dubey, P. (1991). A. J, 1, 2.\nSimonsohn, U. (2015). B. J, 3, 4.\n")
+    doc = read_bytes(text.encode(), "a.txt")
+    assert [c.ref_ids for c in doc.citations] == [["r1"], ["r2"]]

@@ -154,6 +154,11 @@ class UncitedEntries:
         if not doc.references:
             return []
         cited = {rid for c in doc.citations for rid in c.ref_ids}
+        if not cited and doc.citations == [] and doc.source.format not in ("jats", "tei"):
+            return [CheckRow(check=self.id, severity="info", message="No in-text citation could be read (numbered "
+                             "superscripts or another style the checks do not read): entries not checked.",
+                             guidance="Nothing to do; a JATS or GROBID TEI version of the paper can be checked.",
+                             data={"entries": len(doc.references)})]
         text = _all_text(doc)
         rows: list[CheckRow] = []
         for ref in doc.references:

@@ -315,7 +315,8 @@ def _finish(doc: Document, refs: list[Reference], cites: list[Citation]) -> Docu
 
 _NAME = r"[A-Z\u00c0-\u017f][\w'\u2019\u00c0-\u017f-]+(?:\s(?:van|von|de|der|den|la|le|da|di|du|Van|De)\s?[A-Z]?[\w'\u2019-]*)*"
 _INITIALS = r"(?:[A-Z\u00c0-\u017f]\.[\s-]?){1,4}"
-_APA_AUTHOR = rf"{_NAME}(?:\s{_NAME})?,\s{_INITIALS}"
+_PARTICLE = r"(?:(?:van|von|de|der|den|di|da|du|del|della|le|la|ten|ter)\s)"
+_APA_AUTHOR = rf"{_PARTICLE}{{0,2}}{_NAME}(?:\s{_NAME})?,\s{_INITIALS}"
 _APA_START = re.compile(
     rf"(?:(?<=\s)|^)({_APA_AUTHOR}(?:,?\s(?:&\s|\.\.\.\s)?{_APA_AUTHOR})*,?\s*(?:et al\.\s*)?)"
     rf"\((\d{{4}}[a-z]?|n\.\s?d\.|in press|forthcoming)[^)]*\)")
@@ -363,10 +364,26 @@ def _numbered_entries(flat: str) -> list[tuple[str | None, str]]:
     return out
 
 
+def _trim_doi(doi: str) -> str:
+    """A DOI without the punctuation the sentence put after it (an unbalanced closing bracket too)."""
+    while doi and (doi[-1] in ".,;" or (doi[-1] in ")]" and doi.count("(") + doi.count("[") < doi.count(")")
+                                                             + doi.count("]"))):
+        doi = doi[:-1]
+    return doi
+
+
+def join_doi_breaks(text: str) -> str:
+    """DOIs a PDF line break cut ("doi:10.1093/ cercor/bhv229", "10.1016/j .cub", "10. 1098/rspb") joined again."""
+    text = re.sub(r"(doi\.org/|doi:)\s+(?=10\.)", r"\1", text, flags=re.I)
+    text = re.sub(r"\b10\.\s(\d{4,9}/)", r"10.\1", text)
+    text = re.sub(r"(\b10\.\d{4,9}/)\s(?=[\w(])", r"\1", text)
+    return re.sub(r"(\b10\.\d{4,9}/\S*[\w])\s(?=[.\-_]\w)", r"\1", text)
+
+
 def parse_entry(raw: str, rid: str, label: str | None = None) -> Reference:
     """A reference entry read from its printed text: authors' surnames, year, title, venue and DOI."""
-    doi_m = DOI_RE.search(re.sub(r"(doi\.org/|doi:)\s+", r"\1", raw, flags=re.I))
-    doi = doi_m.group(0).rstrip(".,;") if doi_m else None
+    doi_m = DOI_RE.search(join_doi_breaks(raw))
+    doi = _trim_doi(doi_m.group(0)) if doi_m else None
     year = None
     authors: list[str] = []
     title = venue = None
@@ -385,7 +402,7 @@ def parse_entry(raw: str, rid: str, label: str | None = None) -> Reference:
             year = ym.group(1) + (ym.group(2) or "")
         head = raw[: ym.start()] if ym else raw[:80]
         authors = [a for a in (re.split(r",|\s", x.strip())[0] for x in re.split(r",\s(?=[A-Z])|\band\b|&", head))
-                   if len(a) > 1 and a[0].isupper()][:8]
+                   if len(a) > 1 and a[0].isupper() and not re.fullmatch(r"(?:[A-Z]\.)+", a)][:8]
     return Reference(id=rid, label=label, authors=authors, year=year, title=title, venue=venue, doi=doi, raw=raw)
 
 
@@ -404,6 +421,12 @@ _NOT_NAMES = frozenset(["version", "study", "experiment", "table", "figure", "fi
                         "in", "the", "for", "review", "meta", "sample", "wave", "time", "year", "since", "from",
                         "between", "during", "until", "before", "after", "january", "february", "march", "april",
                         "may", "june", "july", "august", "september", "october", "november", "december"])
+
+
+_ADVERBS = frozenset(["similarly", "however", "moreover", "additionally", "specifically", "finally", "notably",
+                      "importantly", "recently", "previously", "indeed", "thus", "therefore", "although", "whereas",
+                      "while", "because", "but", "yet", "also", "furthermore", "likewise", "conversely", "first",
+                      "second", "third", "here", "later", "then", "instead", "accordingly", "consequently"])
 
 
 @dataclass(frozen=True)
@@ -434,7 +457,10 @@ def _split_items(mention: str) -> list[CiteItem]:
 def _item(names: str, years: str) -> CiteItem | None:
     et_al = bool(re.search(r"et\s+al", names))
     names = re.sub(r"\s+et\s+al\.?", "", names)
-    parts = [p.strip() for p in re.split(r",\s(?:and|&)\s|,\s|\s(?:and|&)\s", names) if p.strip()]
+    parts = [re.sub(r"[\u2019']s$", "", p.strip()) for p in re.split(r",\s(?:and|&)\s|,\s|\s(?:and|&)\s", names)
+             if p.strip()]
+    while parts and fold(parts[0]) in _ADVERBS:
+        parts.pop(0)  # "Similarly, Dubey (1991)": the sentence's first word is no author
     if not parts or fold(parts[0]) in _NOT_NAMES:
         return None
     ys = tuple(y.strip() for y in re.split(r"[,;]", years) if y.strip())
@@ -489,7 +515,7 @@ def text_bibliography(doc: Document) -> Document:
                                   [by_label[n] for n in _expand(m.group(1)) if n in by_label]))
             else:
                 for m in _PAREN.finditer(sent.text):
-                    items = _split_items(m.group(1))
+                    items = _split_items(m.group(0))
                     if items:
                         ids = [rid for it in items for rid in index.match(it)]
                         found.append((m.start(), m.end(), m.group(0), ids))
