@@ -183,6 +183,38 @@ class Table(_Model):
         return None
 
 
+class Reference(_Model):
+    """One entry of the reference list: ``authors`` are surnames in order; ``raw`` the entry as printed."""
+
+    id: str
+    label: str | None = None  # the printed number of a numbered list ("12")
+    authors: list[str] = Field(default_factory=list)
+    year: str | None = None  # "2014", "2014a", "in press"
+    title: str | None = None
+    venue: str | None = None
+    doi: str | None = None  # as printed (normalise with ``claimtrace.documents.bibliography.normalize_doi``)
+    raw: str = ""
+
+
+class Citation(_Model):
+    """An in-text citation: the mention as read, the entries it links to, and where it is.
+
+    ``start``/``end`` index the text of ``scope`` (None when the mention sits outside the body and
+    abstract, e.g. in a table caption); ``via`` says how it was linked ("xml": the source's own link,
+    "text": matched by author-year or number).
+    """
+
+    id: str
+    text: str
+    ref_ids: list[str] = Field(default_factory=list)
+    scope: Scope | None = "body"
+    unit_id: str | None = None  # the sentence id
+    start: int | None = None
+    end: int | None = None
+    page: int | None = None
+    via: Literal["xml", "text"] = "text"
+
+
 class Source(_Model):
     """Where a Document came from."""
 
@@ -208,6 +240,8 @@ class Document(_Model):
     excluded: list[ExcludedBlock] = Field(default_factory=list)
     tables: list[Table] = Field(default_factory=list)
     tables_text: str = ""
+    references: list[Reference] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
 
     _units: dict[str, Paragraph | AbstractSection | Sentence] | None = PrivateAttr(default=None)

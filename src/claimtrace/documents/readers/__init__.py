@@ -119,4 +119,9 @@ def read_bytes(data: bytes, path: str = "<bytes>", *, fmt: SourceFormat | None =
     if not data.strip():
         raise InputError(path, "empty file")
     fmt = fmt or sniff_format(data, path)
-    return get_reader(fmt).read(data, path)
+    doc = get_reader(fmt).read(data, path)
+    if fmt not in ("jats", "tei") and not doc.references:
+        from claimtrace.documents.bibliography import text_bibliography
+
+        doc = text_bibliography(doc)
+    return doc

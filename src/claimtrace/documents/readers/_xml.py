@@ -121,6 +121,21 @@ def local(tag: object) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
+def children(el: etree._Element, name: str) -> list[etree._Element]:
+    """The direct children of an element with a local name."""
+    return [c for c in el if local(c.tag) == name]
+
+
+def first(el: etree._Element | None, *path: str) -> etree._Element | None:
+    """The first child along a path of local names (None where the path breaks)."""
+    cur = el
+    for name in path:
+        if cur is None:
+            return None
+        cur = next((c for c in cur if local(c.tag) == name), None)
+    return cur
+
+
 def inline_text(el: etree._Element, visit: Callable[[etree._Element, str], str | None]) -> str:
     """The running text of an element in reading order: ``visit(child, local_name)`` gives a child's text
     (``""`` to skip it), or None for inline markup whose own text is walked the same way."""

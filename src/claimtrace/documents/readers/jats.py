@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from claimtrace.documents.bibliography import jats_bibliography
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import inline_text as walk_inline
@@ -312,7 +313,7 @@ class JatsReader:
             b.warnings.append("the article has no body text (abstract only)")
         if fragment:
             b.warnings.append("a JATS fragment (abstract and sections without <article>), read leniently")
-        return b.build()
+        return jats_bibliography(root, b.build(), inline_text)
 
     # ---- front matter ---------------------------------------------------------------------
     def _front(self, front: etree._Element, b: DocumentBuilder) -> None:

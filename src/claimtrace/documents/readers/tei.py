@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from claimtrace.documents.bibliography import tei_bibliography
 from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
+from claimtrace.documents.readers._xml import children, first, local, parse_xml
 from claimtrace.documents.readers._xml import inline_text as walk_inline
-from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.documents.tables import RawCell, RawTable
 from claimtrace.errors import InputError
@@ -31,17 +32,8 @@ _BACK_KINDS: dict[str, ExcludedKind] = {
 }
 
 
-def _children(el: etree._Element, name: str) -> list[etree._Element]:
-    return [c for c in el if local(c.tag) == name]
-
-
-def _first(el: etree._Element | None, *path: str) -> etree._Element | None:
-    cur = el
-    for name in path:
-        if cur is None:
-            return None
-        cur = next((c for c in cur if local(c.tag) == name), None)
-    return cur
+_children = children
+_first = first
 
 
 def _descendants(el: etree._Element, name: str) -> list[etree._Element]:
@@ -95,7 +87,7 @@ class TeiReader:
             if not b._abstract:
                 raise InputError(path, "no text found in this TEI document (empty body and abstract)")
             b.warnings.append("the document has no body text (abstract only)")
-        return b.build()
+        return tei_bibliography(root, b.build(), inline_text)
 
     def _header(self, header: etree._Element, b: DocumentBuilder) -> None:
         title = _first(header, "fileDesc", "titleStmt", "title")
