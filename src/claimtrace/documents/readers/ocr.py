@@ -1,7 +1,8 @@
 """OCR for PDF pages without a text layer (scanned pages): OCRmyPDF with Debian's tesseract, the ``[ocr]`` extra.
 
-Only the pages without text are recognised (OCRmyPDF's ``skip`` mode); pages with a text layer are
-copied as they are. The PDF reader (claimtrace's own or GROBID) then reads the result. The Document keeps
+Only the pages without text (fewer than MIN_PAGE_CHARS characters) are recognised: OCRmyPDF's
+``force`` mode on those pages alone, since its ``skip`` mode passes over a page with an empty text
+object; pages with a text layer are copied as they are. The PDF reader (claimtrace's own or GROBID) then reads the result. The Document keeps
 the original PDF's id (its hash) and says which pages were recognised (``metadata['ocr_pages']`` and a
 warning: recognised text may hold errors).
 """
@@ -53,6 +54,11 @@ def pages_without_text(data: bytes, path: str) -> tuple[int, list[int]]:
 
 def check_ocr_available() -> None:
     """Raise OcrUnavailableError (one line naming the extra and the Debian packages) when OCR cannot run."""
+    # their INFO lines are not the command's output; OCRmyPDF's warnings are about its own choices (a tagged
+    # PDF loses its structure on the re-OCR'd pages: they have no text to structure), its errors are raised
+    for name, level in (("ocrmypdf", logging.ERROR), ("pikepdf", logging.WARNING), ("fontTools", logging.WARNING),
+                        ("PIL", logging.WARNING)):
+        logging.getLogger(name).setLevel(level)
     try:
         import ocrmypdf  # noqa: F401
     except ImportError:
@@ -70,14 +76,12 @@ def ocr_pages(data: bytes, path: str, pages: list[int], *, language: str = "eng"
     check_ocr_available()
     import ocrmypdf
 
-    for name in ("ocrmypdf", "pikepdf", "fontTools", "PIL"):
-        logging.getLogger(name).setLevel(logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="claimtrace-ocr-") as tmp:
         src, dst = Path(tmp) / "in.pdf", Path(tmp) / "out.pdf"
         src.write_bytes(data)
         try:
             with contextlib.redirect_stdout(None):
-                code = ocrmypdf.ocr(src, dst, language=language.split("+"), mode="skip",
+                code = ocrmypdf.ocr(src, dst, language=language.split("+"), mode="force",
                                     pages=",".join(map(str, pages)), output_type="pdf", optimize=0,
                                     progress_bar=False, jobs=1, rasterizer="pypdfium")
         except ocrmypdf.exceptions.MissingDependencyError as exc:
