@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
-import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -22,11 +21,11 @@ from xml.sax.saxutils import escape
 
 import pytest
 
-from claimtrace.cli import main
 from claimtrace.documents import Document, ReaderSettings, load_document, use_reader_settings
 from claimtrace.documents.readers.grobid import GrobidError
 from conftest import shared_path
 from pdf_maker import body_paragraph, write_paper_pdf
+from test_cli_matrix import invoke
 
 
 @dataclass
@@ -79,17 +78,8 @@ def grobid() -> Iterator[FakeGrobid]:
 
 def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
     """The console-script entry point in-process: (exit status, stdout, stderr)."""
-    for var in ("CLAIMTRACE_PDF_READER", "CLAIMTRACE_GROBID_URL", "CLAIMTRACE_OCR"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(sys, "argv", ["claimtrace", *argv])
     capsys.readouterr()  # what came before (matplotlib's font logs while a PDF was made) is not the command's
-    code: int | str | None = 0
-    try:
-        main()
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    return int(code or 0), out, err
+    return invoke(argv, capsys, monkeypatch)
 
 
 # ---- a PDF of our own and a TEI with coordinates for it ------------------------------------------

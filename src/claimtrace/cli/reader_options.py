@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import typer
 from pydantic import ValidationError
 
-from claimtrace.cli.common import fail
+from claimtrace.cli.common import fail, set_signature
 from claimtrace.documents.readers.options import (
     PDF_READERS,
     ReaderSettings,
@@ -93,9 +93,6 @@ def with_reader_options() -> Callable[[F], F]:
             with use_reader_settings(settings):
                 return fn(*a, **kw)
 
-        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in params} | (
-            {"return": hints["return"]} if "return" in hints else {})
-        return command  # type: ignore[return-value]
+        return set_signature(command, sig, params, hints)
 
     return decorate
