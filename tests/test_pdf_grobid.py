@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,7 +26,7 @@ import pytest
 
 from claimtrace.documents import Document, ReaderSettings, load_document, use_reader_settings
 from claimtrace.documents.readers.grobid import GrobidError
-from conftest import shared_path
+from conftest import REPO, shared_path
 from pdf_maker import body_paragraph, write_paper_pdf
 from test_cli_matrix import invoke
 
@@ -271,3 +274,22 @@ def test_real_grobid_tei_of_a_real_pdf(folder: str, name: str, grobid: FakeGrobi
     assert doc.body_text == direct.body_text and doc.abstract_text == direct.abstract_text
     assert doc.title == direct.title and len(doc.paragraphs) > 10
     assert [e.text for e in doc.excluded] == [e.text for e in direct.excluded]
+
+
+def test_corpus_run_reads_pdfs_through_grobid(grobid: FakeGrobid, tmp_path: Path) -> None:
+    """``claimtrace run --pdf-reader grobid``: the worker processes send each PDF to the server."""
+    import pyarrow.dataset as ds
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    _pdf, grobid.tei = make_pdf_and_tei(corpus)
+    out = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMTRACE_")} | {"PYTHONPATH": str(REPO / "src")}
+    res = subprocess.run([sys.executable, "-m", "claimtrace", "run", str(corpus), "--out", str(out), "--steps",
+                          "parse,stats", "--workers", "1", "--pdf-reader", "grobid", "--grobid-url", grobid.url,
+                          "--json"], capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert len(grobid.requests) == 1
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["reader"]["pdf_reader"] == "grobid"
+    assert ds.dataset(out / "statistics").count_rows() >= 2  # t(28) in the abstract, t(41) in the body
