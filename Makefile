@@ -17,9 +17,10 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 # test set-up: the CPU torch wheel first (plain `torch` would pull a CUDA build), then the extras
+# (ocr: tests/test_pdf_ocr.py; it calls tesseract and ghostscript, which .ci/run installs)
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e '.[dev,torch]'
+	$(PIP) install --quiet -e '.[dev,torch,ocr]'
 	touch $(VENV)/.installed $@
 
 demo: $(VENV)/.installed

@@ -173,7 +173,8 @@ def _readable(path: Path) -> bool:
 
 def invoke(argv: list[str], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
     """Run the console-script entry point in-process; (exit status, stdout, stderr)."""
-    for var in ("CLAIMTRACE_LLM_BASE_URL", "CLAIMTRACE_LLM_MODEL", "CLAIMTRACE_SETTINGS", "CLAIMTRACE_LLM_API_KEY"):
+    for var in ("CLAIMTRACE_LLM_BASE_URL", "CLAIMTRACE_LLM_MODEL", "CLAIMTRACE_SETTINGS", "CLAIMTRACE_LLM_API_KEY",
+                "CLAIMTRACE_PDF_READER", "CLAIMTRACE_GROBID_URL", "CLAIMTRACE_OCR"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(sys, "argv", ["claimtrace", *argv])
     code: int | str | None = 0
@@ -266,6 +267,11 @@ def _conflicts() -> list[list[str]]:
             cases.append([*argv, "--out", "OUT", *EXTRA_ARGS.get(cmd, [])])
         if "--batch" in decls and any(p.argument for p in params):  # a paper and a manifest
             cases.append([*cmd.split(), str(SAMPLE), "--batch", "MANIFEST", *EXTRA_ARGS.get(cmd, [])])
+        if "--pdf-reader" in decls:  # the PDF-reader options (cli/reader_options.py): bad values and combinations
+            paper = [str(SAMPLE)] if any(p.argument for p in params) else []
+            for bad in (["--grobid-url", "http://127.0.0.1:9"], ["--pdf-reader", "grobid"],
+                        ["--pdf-reader", "pdfminer"], ["--pdf-reader", "grobid", "--grobid-url", "localhost:8070"]):
+                cases.append([*cmd.split(), *paper, *bad, *EXTRA_ARGS.get(cmd, [])])
     cases += [
         ["schema", "--json", "--out", "OUTDIR"],
         ["graph", "-", "--offline", "--method", "staged"],

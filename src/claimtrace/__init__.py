@@ -19,7 +19,16 @@ from claimtrace.api import (
     extract_traces,
     retrieve,
 )
-from claimtrace.documents import Document, Paragraph, Sentence, Span, load_document, read_bytes
+from claimtrace.documents import (
+    Document,
+    Paragraph,
+    ReaderSettings,
+    Sentence,
+    Span,
+    load_document,
+    read_bytes,
+    use_reader_settings,
+)
 from claimtrace.errors import ClaimtraceError, InputError
 
 __version__ = "0.1.0"
@@ -29,6 +38,7 @@ __all__ = [
     "Document",
     "InputError",
     "Paragraph",
+    "ReaderSettings",
     "Sentence",
     "Span",
     "__version__",
@@ -44,6 +54,7 @@ __all__ = [
     "load_document",
     "read_bytes",
     "retrieve",
+    "use_reader_settings",
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import sys
@@ -23,6 +24,15 @@ BatchOut = Annotated[Path | None, typer.Option(
 JsonResult = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 #: ``--json`` of a scoring command (``evaluate ...``)
 JsonScores = Annotated[bool, typer.Option("--json", help="Print the full result as JSON (default: one summary line).")]
+
+
+def set_signature(command: Any, sig: inspect.Signature, params: list[inspect.Parameter],
+                  hints: dict[str, Any]) -> Any:
+    """Give a decorator's wrapper the command-line parameters typer reads (signature and annotations)."""
+    command.__signature__ = sig.replace(parameters=params)
+    command.__annotations__ = {p.name: p.annotation for p in params} | (
+        {"return": hints["return"]} if "return" in hints else {})
+    return command
 
 
 @lru_cache(maxsize=1)

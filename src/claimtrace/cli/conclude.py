@@ -11,6 +11,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
 from claimtrace.errors import InputError
 
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 
 @app.command()
 @lo.with_llm_options()
+@with_reader_options()
 def conclude(
     papers: list[str] = typer.Argument(None, help="The papers of ONE study (PDF, JATS, TEI, HTML, text)."),
     intervention: str | None = typer.Option(None, "--intervention", help="The intervention."),

@@ -10,6 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, fail, print_json, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
@@ -45,6 +46,7 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
 
 @app.command()
 @lo.with_llm_options()
+@with_reader_options()
 def extract(
     paper: str | None = typer.Argument(None, help="A paper (PDF, JATS XML, TEI, HTML, text, Markdown)."),
     finding: list[str] = typer.Option([], "--finding", help="A finding to trace (repeatable); default: detect them in the abstract."),

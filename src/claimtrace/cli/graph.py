@@ -14,6 +14,7 @@ from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, JsonScores, fail, only_with, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -74,6 +75,7 @@ def _stage_models(stage_model: list[str]) -> dict[str, str]:
 
 @app.command("graph")
 @lo.with_llm_options()
+@with_reader_options()
 def graph_cmd(
     path: str | None = typer.Argument(None, help="A paper (its abstract is used) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print the graph as JSON."),

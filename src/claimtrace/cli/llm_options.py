@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 import typer
 
+from claimtrace.cli.common import set_signature
 from claimtrace.llm.settings import LLMSettings, load_settings
 
 log = logging.getLogger(__name__)
@@ -119,10 +120,7 @@ def with_llm_options(*, offline: bool = True) -> Callable[[F], F]:
             kw["llm"] = LLMOptions(**{field: kw.pop(arg) for field, arg in args.items()})
             return fn(*a, **kw)
 
-        command.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
-        command.__annotations__ = {p.name: p.annotation for p in params} | (
-            {"return": hints["return"]} if "return" in hints else {})
-        return command  # type: ignore[return-value]
+        return set_signature(command, sig, params, hints)
 
     return decorate
 

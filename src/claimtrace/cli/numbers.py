@@ -10,6 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document
 from claimtrace.errors import InputError
 from claimtrace.numbers.model import NumbersResult
@@ -32,6 +33,7 @@ def _run(doc_path: str | Document, intervention: str, comparator: str, outcome: 
 
 @app.command()
 @lo.with_llm_options(offline=False)
+@with_reader_options()
 def numbers(
     paper: str = typer.Argument(None, help="A paper (JATS or rct-numeric fragment, TEI, PDF, HTML, text)."),
     intervention: str | None = typer.Option(None, "--intervention", help="The intervention arm."),

@@ -11,6 +11,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli.common import check_out_dir, fail, print_json, stderr_console, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document, load_document
 from claimtrace.documents.readers import DEFAULT_MAX_BYTES
 from claimtrace.errors import ClaimtraceError
@@ -21,6 +22,7 @@ _SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".markdown
 
 
 @app.command()
+@with_reader_options()
 def parse(
     path: str = typer.Argument(..., help="A paper (PDF, JATS/NLM XML, GROBID TEI, HTML, DOCX, text, Markdown), a folder or a glob."),
     json_out: bool = typer.Option(False, "--json", help="Print the Document as JSON (with --out: a JSON summary)."),

@@ -10,6 +10,7 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.schema_version import SCHEMA_VERSION
@@ -17,6 +18,7 @@ from claimtrace.schema_version import SCHEMA_VERSION
 
 @app.command()
 @lo.with_llm_options()
+@with_reader_options()
 def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),

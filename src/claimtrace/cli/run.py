@@ -13,9 +13,12 @@ import typer
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stderr_console
+from claimtrace.cli.reader_options import with_reader_options
+from claimtrace.documents.readers.options import ReaderSettings, current_settings
 
 
 @app.command("run")
+@with_reader_options()
 @lo.with_llm_options()
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
@@ -78,9 +81,11 @@ def run_cmd(
         lo.announce(settings, task="extraction")
         llm_config = settings.model_dump(mode="json")
         model = settings.for_task("extraction").model
+    reader = current_settings()  # --pdf-reader/--grobid-url/--ocr or the environment, for every worker
     rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
                      conclude_method=conclude_method, llm=llm_config, llm_model=model,
-                     llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute)
+                     llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute,
+                     reader=reader.model_dump(mode="json") if reader != ReaderSettings() else None)
     if dry_run:
         from claimtrace.corpus.estimate import estimate
 

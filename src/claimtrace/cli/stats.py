@@ -10,6 +10,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
+from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import InputError
 from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
 
@@ -159,6 +160,7 @@ def _run(source: str, alpha: float) -> list[DocumentStat]:
 
 
 @app.command()
+@with_reader_options()
 def stats(
     source: str = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown) or '-' for text on stdin."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON record per result."),

@@ -37,6 +37,8 @@ class RunSettings(BaseModel):
     graph_method: str = "offline"
     conclude_method: str = "offline"
     max_bytes: int | None = None
+    reader: dict[str, Any] | None = Field(None, description="how PDFs are read (dumped ReaderSettings); None: "
+                                          "claimtrace's own reader without OCR")
     llm: dict[str, Any] | None = Field(None, description="LLM settings (dumped LLMSettings) for LLM steps")
     llm_model: str | None = Field(None, description="the model name recorded in the step keys")
     llm_max_concurrent: int | None = Field(None, description="per-endpoint requests in flight, whole run (Ray)")
@@ -92,7 +94,8 @@ def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str
     """The key of each step: its version plus the settings it (and the steps it builds on) depends on."""
     from claimtrace import __version__
 
-    parse = _h("parse", STEP_VERSIONS["parse"], __version__, settings.max_bytes)
+    parse = _h("parse", STEP_VERSIONS["parse"], __version__, settings.max_bytes,
+               *([settings.reader] if settings.reader else []))  # runs without a reader keep their keys
     keys = {"parse": parse,
             "stats": _h("stats", STEP_VERSIONS["stats"], parse, settings.alpha),
             "traces": _h("traces", STEP_VERSIONS["traces"], parse, settings.extractor, settings.config,
@@ -215,11 +218,12 @@ class Worker:
                 "error_type": type(exc).__name__, "message": one_line(exc)}
 
     def _parse(self, path: str) -> Any:
-        from claimtrace.documents import load_document
+        from claimtrace.documents import ReaderSettings, load_document
 
+        reader = ReaderSettings.model_validate(self.settings.reader) if self.settings.reader else ReaderSettings()
         if self.settings.max_bytes is not None:
-            return load_document(path, max_bytes=self.settings.max_bytes)
-        return load_document(path)
+            return load_document(path, max_bytes=self.settings.max_bytes, settings=reader)
+        return load_document(path, settings=reader)
 
     def _stats(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
         from claimtrace.stats import analyze_document

@@ -12,7 +12,14 @@ from claimtrace.documents.model import (
     Source,
     Span,
 )
-from claimtrace.documents.readers import Reader, load_document, read_bytes, sniff_format
+from claimtrace.documents.readers import (
+    Reader,
+    ReaderSettings,
+    load_document,
+    read_bytes,
+    sniff_format,
+    use_reader_settings,
+)
 from claimtrace.documents.sections import section_kind
 from claimtrace.documents.sentences import split_sentences
 
@@ -25,6 +32,7 @@ __all__ = [
     "ExcludedBlock",
     "Paragraph",
     "Reader",
+    "ReaderSettings",
     "Sentence",
     "Source",
     "Span",
@@ -35,4 +43,5 @@ __all__ = [
     "section_kind",
     "sniff_format",
     "split_sentences",
+    "use_reader_settings",
 ]

@@ -7,8 +7,13 @@ import re
 from pathlib import Path
 from typing import Protocol
 
+from claimtrace.documents.builder import content_hash
 from claimtrace.documents.model import Document, SourceFormat
+from claimtrace.documents.readers.options import ReaderSettings, current_settings, use_reader_settings
 from claimtrace.errors import InputError
+
+__all__ = ["DEFAULT_MAX_BYTES", "Reader", "ReaderSettings", "get_reader", "load_document", "read_bytes", "sniff_format",
+           "use_reader_settings"]
 
 DEFAULT_MAX_BYTES = 100 * 1024 * 1024
 
@@ -95,8 +100,11 @@ def _looks_binary(data: bytes) -> bool:
     return False
 
 
-def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: SourceFormat | None = None) -> Document:
-    """Read a paper from disk (JATS, TEI, PDF, HTML, Word .docx, text, Markdown) into a Document."""
+def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: SourceFormat | None = None,
+                  settings: ReaderSettings | None = None) -> Document:
+    """Read a paper from disk (JATS, TEI, PDF, HTML, Word .docx, text, Markdown) into a Document.
+
+    ``settings`` choose the PDF reader and OCR (default: :func:`use_reader_settings`, else the environment)."""
     p = Path(path)
     if not p.exists():
         raise InputError(p, "no such file")
@@ -111,17 +119,51 @@ def load_document(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES, fmt: 
         data = p.read_bytes()
     except OSError as exc:
         raise InputError(p, f"cannot read file ({exc.strerror or exc})") from None
-    return read_bytes(data, str(p), fmt=fmt)
+    return read_bytes(data, str(p), fmt=fmt, settings=settings)
 
 
-def read_bytes(data: bytes, path: str = "<bytes>", *, fmt: SourceFormat | None = None) -> Document:
-    """Parse in-memory source bytes into a Document."""
+def read_bytes(data: bytes, path: str = "<bytes>", *, fmt: SourceFormat | None = None,
+               settings: ReaderSettings | None = None) -> Document:
+    """Parse in-memory source bytes into a Document (``settings``: the PDF reader and OCR, as for load_document)."""
     if not data.strip():
         raise InputError(path, "empty file")
     fmt = fmt or sniff_format(data, path)
-    doc = get_reader(fmt).read(data, path)
+    if fmt == "pdf":
+        doc = read_pdf(data, path, settings or current_settings())
+    else:
+        doc = get_reader(fmt).read(data, path)
     if fmt not in ("jats", "tei") and not doc.references:
         from claimtrace.documents.bibliography import text_bibliography
 
         doc = text_bibliography(doc)
     return doc
+
+
+def read_pdf(data: bytes, path: str, settings: ReaderSettings) -> Document:
+    """A PDF through the reader the settings choose, its pages without a text layer OCR'd first if asked."""
+    ocr_pages: list[int] = []
+    source = data
+    if settings.ocr:
+        from claimtrace.documents.readers import ocr
+
+        _n_pages, ocr_pages = ocr.pages_without_text(data, path)
+        if ocr_pages:
+            data = ocr.ocr_pages(data, path, ocr_pages, language=settings.ocr_language)
+    reader: Reader
+    if settings.pdf_reader == "grobid":
+        from claimtrace.documents.readers.grobid import GrobidReader
+
+        assert settings.grobid_url  # the settings check it
+        reader = GrobidReader(settings.grobid_url, timeout=settings.grobid_timeout)
+    else:
+        reader = get_reader("pdf")
+    doc = reader.read(data, path)
+    if not ocr_pages:
+        return doc
+    which = ("page " if len(ocr_pages) == 1 else "pages ") + ", ".join(map(str, ocr_pages))
+    return doc.model_copy(update={
+        "id": content_hash(source),
+        "source": doc.source.model_copy(update={"size": len(source)}),
+        "metadata": {**doc.metadata, "ocr_pages": ",".join(map(str, ocr_pages)), "ocr": "ocrmypdf+tesseract"},
+        "warnings": [*doc.warnings, f"text of {which} recognised by OCR (tesseract): it may hold recognition errors"],
+    })

@@ -759,7 +759,7 @@ class PdfReader:
             raise InputError(path, "PDF has no pages")
         empty = [p.number for p in pages if sum(len(w.text) for w in p.words) < 5]
         if len(empty) == len(pages):
-            raise InputError(path, "no text layer (scanned PDF?)")
+            raise InputError(path, "no text layer (scanned PDF?); --ocr reads it (the [ocr] extra)")
         return _build(pages, empty, data, path, self.format)
 
 
@@ -775,7 +775,7 @@ def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt
     b = DocumentBuilder(path, fmt, data)
     if empty:
         which = ("page " if len(empty) == 1 else "pages ") + ", ".join(map(str, empty))
-        b.warnings.append(f"no text layer on {which} (scanned?): text missing from the document")
+        b.warnings.append(f"no text layer on {which} (scanned?): text missing from the document (--ocr reads it)")
     heights = {p.number: p.height for p in pages}
     page_lines = [_page_lines(p) for p in pages]
     for p in pages:

@@ -3,6 +3,11 @@
 Figures, tables, formulas and notes go to ``excluded``; ``back`` (acknowledgements, annexes) and
 the bibliography (``listBibl``) too, one block per reference. GROBID's divs are flat, so a
 numbered sub-section ("2.1 Overview") takes its section kind from its numbered parent ("2 Model").
+
+Where GROBID was asked for coordinates (``teiCoordinates``), its ``coords="page,x,y,w,h;..."``
+attributes (PDF points, origin top-left; on a paragraph, or on its ``<s>`` sentences) give paragraphs
+their page, pages and box, abstract sections, excluded blocks and tables their page (and tables their
+box), as the PDF reader does. Sentences (``<s>``, from ``segmentSentences``) are separated by a space.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from lxml import etree
 
 from claimtrace.documents.bibliography import tei_bibliography
 from claimtrace.documents.builder import DocumentBuilder, clean_text
-from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
+from claimtrace.documents.model import BBox, Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import children, first, local, parse_xml
 from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.sections import excluded_heading, section_kind
@@ -49,6 +54,8 @@ def _child_text(child: etree._Element, tag: str) -> str | None:
     """A line break is a space; skipped and unnamed children give nothing; other inline markup its text."""
     if tag == "lb":
         return " "
+    if tag == "s":
+        return f" {inline_text(child)} "
     return None if tag and tag not in _SKIP_INLINE else ""
 
 
@@ -65,13 +72,19 @@ class TeiReader:
 
     def read(self, data: bytes, path: str) -> Document:
         """Parse TEI bytes into a Document."""
+        return self.read_tei(data, path)
+
+    def read_tei(self, data: bytes, path: str, *, source: bytes | None = None, fmt: SourceFormat = "tei",
+                 metadata: dict[str, str] | None = None) -> Document:
+        """Parse TEI bytes into a Document whose source is ``source`` (the PDF GROBID read; default the TEI)."""
         root = parse_xml(data, path)
         if local(root.tag) != "TEI":
             tei = next((e for e in root.iter() if local(e.tag) == "TEI"), None)
             if tei is None:
                 raise InputError(path, f"not a TEI document (root element <{local(root.tag)}>)")
             root = tei
-        b = DocumentBuilder(path, "tei", data)
+        b = DocumentBuilder(path, fmt, data if source is None else source)
+        b.metadata.update(metadata or {})
         header = _first(root, "teiHeader")
         if header is not None:
             self._header(header, b)
@@ -118,9 +131,9 @@ class TeiReader:
                 label = clean_text(inline_text(head)).rstrip(":").upper() if head is not None else None
                 ps = _children(div, "p")
                 for p in ps:
-                    b.add_abstract(inline_text(p), label=label or None)
+                    b.add_abstract(inline_text(p), label=label or None, page=_place(p)[0])
                 if not ps and div is abstract:
-                    b.add_abstract(inline_text(div))
+                    b.add_abstract(inline_text(div), page=_place(div)[0])
 
     def _divs(self, container: etree._Element, b: DocumentBuilder) -> None:
         kinds: dict[str, SectionKind] = {}
@@ -173,14 +186,16 @@ class TeiReader:
             tag = local(child.tag)
             if tag == "p":
                 has_blocks = True
-                b.add_paragraph(inline_text(child), section, kind=kind)
+                page, pages, box = _place(child)
+                b.add_paragraph(inline_text(child), section, kind=kind, page=page, pages=pages, bbox=box)
                 for note in child.iter():
                     if local(note.tag) in ("note", "figure", "formula"):
                         _excluded_block(note, b, section)
             elif tag == "list":
                 has_blocks = True
                 for item in _children(child, "item"):
-                    b.add_paragraph(inline_text(item), section, kind=kind)
+                    page, pages, box = _place(item)
+                    b.add_paragraph(inline_text(item), section, kind=kind, page=page, pages=pages, bbox=box)
             elif tag in ("figure", "formula", "note", "table"):
                 has_blocks = True
                 _excluded_block(child, b, section)
@@ -221,7 +236,7 @@ class TeiReader:
             raw = next((n for n in bs.iter() if local(n.tag) == "note" and n.get("type") == "raw_reference"), None)
             text = all_text(raw) if raw is not None else all_text(bs)
             ref_id = bs.get("{http://www.w3.org/XML/1998/namespace}id")
-            b.add_excluded("references", text, label=ref_id)
+            b.add_excluded("references", text, label=ref_id, page=_place(bs)[0])
 
 
 def _looks_sub(heading: str) -> bool:
@@ -229,8 +244,41 @@ def _looks_sub(heading: str) -> bool:
     return not re.match(r"^(appendix|supplement|study\s*\d|experiment\s*\d|part\s)", heading, re.I)
 
 
+def _coords(el: etree._Element) -> list[tuple[int, BBox]]:
+    """GROBID's boxes of an element (``coords="page,x,y,w,h;..."``), else those of its ``<s>`` sentences."""
+    raws = [el.get("coords") or ""]
+    if not raws[0]:
+        raws = [s.get("coords") or "" for s in el.iter() if local(s.tag) == "s"]
+    boxes: list[tuple[int, BBox]] = []
+    for raw in raws:
+        for part in raw.split(";"):
+            bits = part.split(",")
+            if len(bits) != 5:
+                continue
+            try:
+                page, x, y, w, h = int(float(bits[0])), *(float(v) for v in bits[1:])
+            except ValueError:
+                continue
+            if page >= 1 and w >= 0 and h >= 0:
+                boxes.append((page, BBox(x0=x, top=y, x1=x + w, bottom=y + h)))
+    return boxes
+
+
+def _place(el: etree._Element) -> tuple[int | None, list[int] | None, BBox | None]:
+    """Page, pages and box (on the first page, as the PDF reader gives them) from an element's coords."""
+    boxes = _coords(el)
+    if not boxes:
+        return None, None, None
+    page = boxes[0][0]
+    first = [bx for p, bx in boxes if p == page]
+    box = BBox(x0=round(min(bx.x0 for bx in first), 2), top=round(min(bx.top for bx in first), 2),
+               x1=round(max(bx.x1 for bx in first), 2), bottom=round(max(bx.bottom for bx in first), 2))
+    return page, list(dict.fromkeys(p for p, _ in boxes)), box
+
+
 def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None) -> None:
     tag = local(el.tag)
+    page = _place(el)[0]
     if tag == "figure":
         head = _first(el, "head")
         label = clean_text(inline_text(head)) if head is not None else None
@@ -238,32 +286,33 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
         cap = clean_text(inline_text(desc)) if desc is not None else ""
         if el.get("type") == "table":
             if cap:
-                b.add_excluded("caption", cap, label=label or None, section=section)
+                b.add_excluded("caption", cap, label=label or None, section=section, page=page)
             rows = []
             for row in el.iter():
                 if local(row.tag) == "row":
                     rows.append("\t".join(clean_text(inline_text(c)) for c in row if local(c.tag) == "cell"))
             if rows:
-                b.add_excluded("table", "\n".join(rows), label=label or None, section=section)
+                b.add_excluded("table", "\n".join(rows), label=label or None, section=section, page=page)
             note = _first(el, "note")
             foot = clean_text(inline_text(note)) if note is not None else ""
             if foot:
-                b.add_excluded("footnote", foot, label=label or None, section=section)
+                b.add_excluded("footnote", foot, label=label or None, section=section, page=page)
             grid = [[RawCell(clean_text(inline_text(c)), _int(c.get("rows")), _int(c.get("cols")),
                              header=c.get("role") == "label")
                      for c in row if local(c.tag) == "cell"] for row in el.iter() if local(row.tag) == "row"]
             if grid:
                 b.add_table(RawTable(rows=grid, label=label or None, caption=cap or None,
-                                     footnotes=[foot] if foot else [], section=section, reader="tei"))
+                                     footnotes=[foot] if foot else [], section=section, reader="tei",
+                                     page=page, bbox=_place(el)[2]))
         else:
-            b.add_excluded("figure", cap or all_text(el), label=label or None, section=section)
+            b.add_excluded("figure", cap or all_text(el), label=label or None, section=section, page=page)
     elif tag == "formula":
         b.add_excluded("equation", all_text(el), label=el.get("{http://www.w3.org/XML/1998/namespace}id"),
-                       section=section)
+                       section=section, page=page)
     elif tag == "note":
-        b.add_excluded("footnote", all_text(el), label=el.get("n"), section=section)
+        b.add_excluded("footnote", all_text(el), label=el.get("n"), section=section, page=page)
     else:
-        b.add_excluded("other", all_text(el), label=tag, section=section)
+        b.add_excluded("other", all_text(el), label=tag, section=section, page=page)
 
 
 def _int(value: str | None) -> int:
