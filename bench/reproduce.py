@@ -132,7 +132,7 @@ STEPS: list[Step] = [
          slow="embeds every EvidenceBench paper", needs=["the fine-tuned retriever folder for the `finetuned` row"]),
     Step("retrieval-speed", ["bench/retrieval_speed.py"], ["retrieval_speed.json"],
          slow="a timing run: only meaningful on an idle machine"),
-    Step("cross-encoder-train", ["bench/train_cross_encoder.py"], ["cross_encoder_train.json"],
+    Step("cross-encoder-train", ["training/train_cross_encoder.py"], ["cross_encoder_train.json"],
          slow="trains the shipped cross-encoder (35 min cap on 2 shared cores; rewrites resources/cross_encoder: "
               "re-pin SHIPPED_MODEL_SHA256 after)", needs=["the torch extra"]),
     Step("retrieval-rerank", ["bench/retrieval_rerank.py"], ["retrieval_rerank.json"],
@@ -158,7 +158,7 @@ STEPS: list[Step] = [
          slow="parses every EI train paper for the development pool; stage 1 under five configurations"),
     Step("retrieval-wheel", ["bench/retrieval_wheel.py"], ["retrieval_wheel.json"],
          slow="builds and installs the wheel (a timing run)"),
-    Step("retrieval-train", ["bench/retrieval_train.py"], ["retrieval_train.json"],
+    Step("retrieval-train", ["training/train_retriever.py"], ["retrieval_train.json"],
          slow="rebuilds the shipped retriever (src/claimtrace/resources/retriever) from EI train",
          needs=["the [torch] extra (CPU torch wheel), onnx, onnx-ir"]),
     Step("extract-ei-llm", ["bench/extract_ei_llm.py", "--n", "10", "--config", "rag-k5", "--stage2-only"],

@@ -186,7 +186,7 @@ def page_extract() -> Page:
 
     fd = load("findings_detector.json")
     p.add("", "## Findings detector (abstract sentences that report a result)", "",
-          "`scripts/train_findings.py` → `bench/results/findings_detector.json`; trained on the train split, "
+          "`training/train_findings.py` → `bench/results/findings_detector.json`; trained on the train split, "
           f"threshold ({p.v(fd['threshold'], '.2f')}) chosen on validation, reported on the held-out **test** "
           f"split ({p.v(fd['test']['n'], ',d')} sentences, {p.v(fd['test']['tp'] + fd['test']['fn'], ',d')} "
           "positive). Exact " + p.level + " intervals for precision and recall (the sentences are not independent within an "
@@ -201,8 +201,8 @@ def page_extract() -> Page:
 
     hc = load("hypothesis_classifier.json")
     p.add("", "## Hypothesis classifier", "",
-          "`scripts/train_hypotheses.py` → `bench/results/hypothesis_classifier.json`. Held out: the last quarter "
-          "of each corpus file (contiguous); threshold chosen on the tail of the training part (`scripts/train_hypotheses.py`).", "",
+          "`training/train_hypotheses.py` → `bench/results/hypothesis_classifier.json`. Held out: the last quarter "
+          "of each corpus file (contiguous); threshold chosen on the tail of the training part (`training/train_hypotheses.py`).", "",
           "| held-out part | sentences | positives | precision (model + cue priors) | recall | precision (model only) "
           "| recall |", "|---|---|---|---|---|---|---|")
     names = {"sciarg": "SciARG", "mk_genia": "Meta-knowledge GENIA", "phaedra": "PHAEDRA (all positive)",
