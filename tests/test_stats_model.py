@@ -13,7 +13,7 @@ SENTENCE = "Treated animals gained more weight, t(98) = 2.45, p = .016, d = 0.49
 
 def test_the_fast_layout_is_the_installed_pydantic_layout() -> None:
     """The direct fill is used only where pydantic's slots are the four it was written for."""
-    assert sm.FAST_LAYOUT == (tuple(BaseModel.__slots__) == sm._LAYOUT)
+    assert (tuple(BaseModel.__slots__) == sm.PYDANTIC_LAYOUT) is sm.FAST_LAYOUT
     assert sm.FAST_LAYOUT, "pydantic changed its instance layout: the engine runs on model_construct (slower)"
 
 

@@ -40,8 +40,8 @@ _M = TypeVar("_M", bound=BaseModel)
 # ``built`` and ``field_values`` fill a model's slots directly only while pydantic's layout is the one they
 # were written for (checked here, at import, and by tests/test_stats_model.py); under any other layout they
 # use pydantic's public API (``model_construct`` and ``setattr``): slower, never wrong.
-_LAYOUT = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
-FAST_LAYOUT: bool = tuple(getattr(BaseModel, "__slots__", ())) == _LAYOUT
+PYDANTIC_LAYOUT = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+FAST_LAYOUT: bool = tuple(getattr(BaseModel, "__slots__", ())) == PYDANTIC_LAYOUT
 _set = object.__setattr__
 _new = object.__new__  # what cls.__new__ is for a pydantic model (BaseModel defines no __new__)
 
