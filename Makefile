@@ -30,9 +30,9 @@ demo: $(VENV)/.installed
 	$(BIN)/claimtrace retrieve $(SAMPLE) -q "anodal or cathodal tDCS vs sham-tDCS: reaction time" --units sentences -k 3
 
 test: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts training
 	$(BIN)/mypy
-	$(BIN)/mypy bench scripts  # the benchmark and helper scripts too (mypy_path from pyproject)
+	$(BIN)/mypy bench scripts training  # the benchmark, training and helper scripts too (mypy_path from pyproject)
 	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
 	$(BIN)/python -m pytest -q
 
@@ -46,12 +46,12 @@ results: $(VENV)/.installed
 
 # the shipped trained retriever (src/claimtrace/resources/retriever) from EI train: needs torch, onnx, ../shared
 retriever-model: $(VENV)/.installed-dev
-	nice -n 10 $(BIN)/python bench/retrieval_train.py
+	nice -n 10 $(BIN)/python training/train_retriever.py
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests bench scripts
+	$(BIN)/ruff check src tests bench scripts training
 	$(BIN)/mypy
-	$(BIN)/mypy bench scripts  # the benchmark and helper scripts too (mypy_path from pyproject)
+	$(BIN)/mypy bench scripts training  # the benchmark, training and helper scripts too (mypy_path from pyproject)
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .mypy_cache .ruff_cache

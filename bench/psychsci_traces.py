@@ -77,10 +77,10 @@ def _default_units() -> str:
 
 
 RESULTS = REPO / "bench" / "results"
-TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_without_i13_stats_tables.json",
-               "psychsci_traces_sentences_only.json", "psychsci_traces_before_i13_more.json",
-               "psychsci_traces_before_i13_traces2.json", "psychsci_traces.json")
-FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci_before_i13_traces2.json", "findings_psychsci.json")
+TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_evidence_fixes_only.json",
+               "psychsci_traces_sentences_only.json", "psychsci_traces_stats_tables_merged.json",
+               "psychsci_traces_before_results_block.json", "psychsci_traces.json")
+FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci_before_results_block.json", "findings_psychsci.json")
 
 
 def report_lines() -> list[str]:

@@ -7,7 +7,8 @@ not figures): the test in tests/test_results_pages.py requires it to be empty an
 page to equal what this module writes.
 
     python bench/results_pages.py            # rewrite every page
-    python bench/results_pages.py --check    # exit 1 if a committed page differs (or has unsourced numbers)
+    python bench/results_pages.py --check    # exit 1 if a committed page differs (or has unsourced numbers),
+                                             # or a result file is named by no docs page and no reproduce step
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ def page_extract() -> Page:
 
     fd = load("findings_detector.json")
     p.add("", "## Findings detector (abstract sentences that report a result)", "",
-          "`scripts/train_findings.py` → `bench/results/findings_detector.json`; trained on the train split, "
+          "`training/train_findings.py` → `bench/results/findings_detector.json`; trained on the train split, "
           f"threshold ({p.v(fd['threshold'], '.2f')}) chosen on validation, reported on the held-out **test** "
           f"split ({p.v(fd['test']['n'], ',d')} sentences, {p.v(fd['test']['tp'] + fd['test']['fn'], ',d')} "
           "positive). Exact " + p.level + " intervals for precision and recall (the sentences are not independent within an "
@@ -200,8 +201,8 @@ def page_extract() -> Page:
 
     hc = load("hypothesis_classifier.json")
     p.add("", "## Hypothesis classifier", "",
-          "`scripts/train_hypotheses.py` → `bench/results/hypothesis_classifier.json`. Held out: the last quarter "
-          "of each corpus file (contiguous); threshold chosen on the tail of the training part (`scripts/train_hypotheses.py`).", "",
+          "`training/train_hypotheses.py` → `bench/results/hypothesis_classifier.json`. Held out: the last quarter "
+          "of each corpus file (contiguous); threshold chosen on the tail of the training part (`training/train_hypotheses.py`).", "",
           "| held-out part | sentences | positives | precision (model + cue priors) | recall | precision (model only) "
           "| recall |", "|---|---|---|---|---|---|---|")
     names = {"sciarg": "SciARG", "mk_genia": "Meta-knowledge GENIA", "phaedra": "PHAEDRA (all positive)",
@@ -665,11 +666,24 @@ def embedded_blocks() -> list[tuple[Path, Callable[[str], str], str]]:
             (REPO / "docs" / "corpus.md", corpus.render_report, "python bench/corpus.py --part report")]
 
 
+def unreferenced_results() -> list[str]:
+    """Result files in bench/results/ that no docs page (or README.md) names and no reproduce step writes."""
+    if str(REPO / "bench") not in sys.path:
+        sys.path.insert(0, str(REPO / "bench"))
+    from reproduce import STEPS
+
+    written = {name for step in STEPS for name in step.outputs}
+    docs = "\n".join(p.read_text(encoding="utf-8") for p in [REPO / "README.md", *(REPO / "docs").rglob("*.md")])
+    return [f"bench/results/{p.name}: no docs page names it and no bench/reproduce.py step writes it"
+            for p in sorted(RES.iterdir()) if p.is_file() and p.name not in written and p.name not in docs]
+
+
 def check(names: Iterable[str] | None = None) -> list[str]:
-    """Problems: a committed page (or a generated block in a doc) that differs from the generated one, or a
-    number without a source."""
+    """Problems: a committed page (or a generated block in a doc) that differs from the generated one, a
+    number without a source, or (checking every page) a result file nothing references."""
     problems = []
     if names is None:
+        problems += unreferenced_results()
         for doc, regenerate, command in embedded_blocks():
             old = doc.read_text(encoding="utf-8")
             if regenerate(old) != old:

@@ -3,8 +3,8 @@
     nice -n 10 .venv/bin/python bench/retrieval_dev_split.py
 
 Re-derives, with the training scripts' own code and seeds, (a) the 250 EI train papers whose examples trained the
-shipped bi-encoder (`bench/retrieval_train.py --papers 250 --seed 13`) and (b) the papers of the cross-encoder
-training groups that its recorded steps used (`bench/train_cross_encoder.py`: the seeded batches, the first
+shipped bi-encoder (`training/train_retriever.py --papers 250 --seed 13`) and (b) the papers of the cross-encoder
+training groups that its recorded steps used (`training/train_cross_encoder.py`: the seeded batches, the first
 `steps` of them, from `.cache/ce_groups.jsonl.gz`, rebuilt when absent); every other EI train paper with a
 body-only prompt is development data. Writes bench/data/ei_train_dev_papers.json (ids only).
 """
@@ -27,21 +27,22 @@ OUT = REPO / "bench" / "data" / "ei_train_dev_papers.json"
 
 def main() -> None:
     """Derive both models' training papers and write the rest of EI train."""
-    sys.path.insert(0, str(REPO / "bench"))
-    from claimtrace.retrieval.cross_encoder import (
+    sys.path[:0] = [str(REPO / "bench"), str(REPO / "training")]
+    from train_cross_encoder import held_out_ids
+    from train_retriever import heldout_docs
+
+    from claimtrace.retrieval.cross_encoder import shipped_model_dir
+    from claimtrace.retrieval.embeddings import read_retriever_manifest, shipped_retriever_dir
+    from claimtrace.retrieval.training_data import ei_hypothesis_data, ei_prompts
+    from claimtrace.training.cross_encoder import (
         CrossEncoderConfig,
         TrainingGroup,
         build_groups,
-        shipped_model_dir,
         training_batches,
     )
-    from claimtrace.retrieval.embeddings import read_retriever_manifest, shipped_retriever_dir
-    from claimtrace.retrieval.training_data import ei_hypothesis_data, ei_prompts
-    from retrieval_train import heldout_docs
-    from train_cross_encoder import held_out_ids
 
     run = Run(data=[EI_TRAIN / "prompts.jsonl"])
-    # (a) the bi-encoder's papers (bench/retrieval_train.py, step 1)
+    # (a) the bi-encoder's papers (training/train_retriever.py, step 1)
     rman = read_retriever_manifest(shipped_retriever_dir())
     n_papers, seed = int(rman["training"]["papers"]), int(rman["training"]["seed"])
     held = {p.stem for p in heldout_docs()}
@@ -49,7 +50,7 @@ def main() -> None:
     docs = sorted({e.doc for e in hyp if e.task == "hypothesis"})
     random.Random(seed).shuffle(docs)
     bi = {Path(d).stem for d in docs[:n_papers]}
-    # (b) the cross-encoder's papers (bench/train_cross_encoder.py)
+    # (b) the cross-encoder's papers (training/train_cross_encoder.py)
     cman = json.loads((shipped_model_dir() / "model.json").read_text())
     settings = cman["data"]["group_settings"]
     if GROUPS.is_file():

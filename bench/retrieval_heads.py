@@ -3,7 +3,7 @@
     python bench/retrieval_heads.py
 
 Hypothesis head: the hypothesis gold sets (bench/data/ei-hypotheses*.jsonl: 90 papers, none in the training
-data — see bench/retrieval_train.py's leakage check); query = the gold finding, candidates = the paper's body
+data — see training/train_retriever.py's leakage check); query = the gold finding, candidates = the paper's body
 sentences; hit@1 / hit@5 when the top sentence(s) include a gold hypothesis sentence (``hypothesis_units``); one
 more row ranks the same sentences by stage 1's fusion (the head's relevance + hypothesis-likeness) for comparison.
 Evidence head: EI validation, body spans (bench/retrieval_fusion.py computes it with the fusion grid; its

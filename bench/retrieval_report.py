@@ -150,8 +150,8 @@ def default_section(p: Any, ei: list[dict], eb: list[dict]) -> None:
           + f"Differences from BM25 on the same prompts, with {p.level} paired bootstrap intervals "
           "(`evaluate/uncertainty.py`, per-prompt hits kept in `bench/results/retrieval_ei.json` and "
           "`bench/results/retrieval_evidencebench.json`); `hybrid-trained` was the default before the two-stage "
-          "one. Neither model saw a validation or EvidenceBench paper (leakage checks in `bench/retrieval_train.py` "
-          "and `bench/train_cross_encoder.py`). Timings of these runs are not speed figures.", "",
+          "one. Neither model saw a validation or EvidenceBench paper (leakage checks in `training/train_retriever.py` "
+          "and `training/train_cross_encoder.py`). Timings of these runs are not speed figures.", "",
           "| split | metric | n | BM25 | hybrid-trained | default | default − BM25 | target | met |",
           "|---|---|---|---|---|---|---|---|---|")
 

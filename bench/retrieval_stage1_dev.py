@@ -4,7 +4,7 @@ same hypothesis choice as it does on the full text? (EI TRAIN papers; no gold, n
     python bench/retrieval_stage1_dev.py [--papers 80] [--work /tmp/claimtrace-stage1-dev]
 
 Development data for the stage-1 selection (``HypothesisReranker`` in claimtrace.extract.context): Evidence-Inference
-TRAIN papers that are in no held-out set (bench/retrieval_train.py's ``heldout_docs``: the hypothesis gold sets'
+TRAIN papers that are in no held-out set (training/train_retriever.py's ``heldout_docs``: the hypothesis gold sets'
 papers included) and not among the papers the shipped retriever's heads were trained on (its seeded sample is
 rebuilt here the same way), one abstract finding each (``ei_hypothesis_data``: an abstract gold evidence span of a
 prompt). For each paper: the sentence the embedded extractor picks with the full text, and the one it picks under
@@ -22,6 +22,7 @@ import argparse
 import json
 import logging
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -36,8 +37,8 @@ RESULTS = REPO / "bench" / "results" / "retrieval_stage1_dev.json"
 SYSTEMS = (("rag-k5", "rag-k5", True), ("rag-rerank", "rag-rerank", True),
            ("rag-rerank, reranker alone", "rag-rerank", False), ("finetuned-rerank", "finetuned-rerank", True),
            ("finetuned-rerank, reranker alone", "finetuned-rerank", False))
-SEED = 13  # bench/retrieval_train.py's seed (its sample of training papers)
-HEAD_PAPERS = 250  # bench/retrieval_train.py's --papers
+SEED = 13  # training/train_retriever.py's seed (its sample of training papers)
+HEAD_PAPERS = 250  # training/train_retriever.py's --papers
 
 
 def dev_items(work: Path, n: int) -> list[dict[str, str]]:
@@ -47,13 +48,14 @@ def dev_items(work: Path, n: int) -> list[dict[str, str]]:
         items: list[dict[str, str]] = json.loads(cache.read_text())
         return items[:n]
     from claimtrace.retrieval.training_data import ei_hypothesis_data
-    from retrieval_train import heldout_docs
+    sys.path.insert(0, str(REPO / "training"))
+    from train_retriever import heldout_docs
 
     held = {p.stem for p in heldout_docs()}
     hyp = [e for e in ei_hypothesis_data(EI_TRAIN) if e.task == "hypothesis" and Path(e.doc).stem not in held]
     docs = sorted({e.doc for e in hyp})
     random.Random(SEED).shuffle(docs)
-    trained = set(docs[:HEAD_PAPERS])  # the papers the shipped heads were trained on (bench/retrieval_train.py)
+    trained = set(docs[:HEAD_PAPERS])  # the papers the shipped heads were trained on (training/train_retriever.py)
     first: dict[str, str] = {}
     for e in hyp:
         if e.doc not in trained:

@@ -15,6 +15,7 @@ under /tmp (``--cache``). ``STATS_GOLDEN_SRC=/path/to/src`` runs another copy of
 commit's ``src``, e.g. from ``git archive``) on the same inputs.
 
     .venv/bin/python bench/stats_golden.py /tmp/stats_golden_before.json
+    .venv/bin/python bench/stats_golden.py --texts-only /tmp/stats_golden_texts.json   # no Documents: minutes
 """
 
 from __future__ import annotations
@@ -97,9 +98,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", nargs="?", default="/tmp/stats_golden.json")
     ap.add_argument("--cache", default="/tmp/stats_golden_docs.json", help="cached Documents (JSON)")
+    ap.add_argument("--texts-only", action="store_true",
+                    help="only the plain-text inputs (.txt articles, evidence spans): no document is read (quick)")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    docs = _documents(Path(args.cache))
+    docs = [] if args.texts_only else _documents(Path(args.cache))
     texts = _texts(docs)
     n_results = 0
     digest = hashlib.sha256()

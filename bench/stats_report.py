@@ -1,8 +1,8 @@
 """Write the statistics-engine figures of docs/statistics.md from the committed result files.
 
 Reads bench/results/stats_score.json, stats_vs_statcheck.json, stats_grammar_choice.json and (when present)
-stats_speed_ab.json, stats_speed_ab_i13_score.json, stats_speed_ab_i13_speed.json and
-stats_speed_ab_i13_cohens_f.json, and replaces
+stats_speed_ab.json, stats_speed_ab_score_forms.json, stats_speed_ab_engine_speedups.json and
+stats_speed_ab_cohens_f.json, and replaces
 the block between ``<!-- stats-figures:start -->`` and ``<!-- stats-figures:end -->`` in docs/statistics.md.
 
     python bench/stats_report.py [--check]
@@ -113,19 +113,19 @@ def block() -> str:
                   f"{mb['cpu_seconds']:.4f} s before, {ma['cpu_seconds']:.4f} s after (after/before "
                   f"{ab['cpu_ratio_after_over_before']}, {ab['cpu_speedup']}x faster); results {ab['results']['before']} "
                   f"before, {ab['results']['after']} after; {_load_note(ab['provenance'])}."]
-    ab2_file = RES / "stats_speed_ab_i13_score.json"
+    ab2_file = RES / "stats_speed_ab_score_forms.json"
     if ab2_file.exists():
         ab2 = json.loads(ab2_file.read_text(encoding="utf-8"))
-        lines += ["", f"**Cost of the i13-score forms** (`bench/results/stats_speed_ab_i13_score.json`, "
-                  f"`bench/stats_speed_ab.py --base {ab2['base_revision'][:7]} --out bench/results/stats_speed_ab_i13_score.json`: "
+        lines += ["", f"**Cost of the i13-score forms** (`bench/results/stats_speed_ab_score_forms.json`, "
+                  f"`bench/stats_speed_ab.py --base {ab2['base_revision'][:7]} --out bench/results/stats_speed_ab_score_forms.json`: "
                   f"the engine at its fork point and with its forms — coefficient (SE) with stars or an estimate word, "
                   f"a p naming its null hypothesis, clustered SE, planned effect sizes — same {ab2['articles']} EI bodies, "
                   f"median of {len(ab2['rounds'])} rounds): " + _ab_figures(ab2)]
     for name, what in (
-            ("stats_speed_ab_i13_speed.json", "Before and after the i13-speed work (engine speed-ups, each keeping the "
+            ("stats_speed_ab_engine_speedups.json", "Before and after the i13-speed work (engine speed-ups, each keeping the "
              "golden dump of `bench/stats_golden.py` byte-identical; the range also holds the commit that adds Cohen's f, "
              "measured alone below)"),
-            ("stats_speed_ab_i13_cohens_f.json", "Cost of Cohen's f alone (the commit that adds it, against the one "
+            ("stats_speed_ab_cohens_f.json", "Cost of Cohen's f alone (the commit that adds it, against the one "
              "before)")):
         f = RES / name
         if not f.exists():

@@ -11,7 +11,7 @@ and wall time). Medians over the rounds are reported, with their ratio
     python bench/stats_speed_ab.py [--base d9fd1a0] [--after REV] [--rounds 5] [--passes 7] [--out FILE]
 
 Writes bench/results/stats_speed_ab.json (``--out``: another file, e.g. the cost of one branch's change with
-``--base`` at its fork point: bench/results/stats_speed_ab_i13_score.json).
+``--base`` at its fork point: bench/results/stats_speed_ab_score_forms.json).
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def twin_lines(twin: dict[str, Any]) -> list[str]:
     dev = ("These are development data: " + twin["development_note"] + "." if twin["development_data"] else
            "They are not development data for the readers: " + twin["development_note"] + ".")
     out = ["", "## PDF table readers on real tables with a twin from the authors' LaTeX source", "",
-           f"Run: {_prov(twin)}; code: {twin['label']}.", "",
+           f"Run: {_prov(twin)}; code: {twin['label']} (`bench/results/pdf_tables_twin.json`).", "",
            f"{twin['tables']} real typeset tables from {len(arts)} R package vignettes, each the PDF the package ships "
            "(Debian's `r-cran-*` packages, listed below with the article each vignette is a version of). The vignette's "
            "LaTeX source ships next to the PDF, so a table whose cells the authors typed in a `tabular` is an "

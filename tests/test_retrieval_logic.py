@@ -7,11 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from claimtrace.retrieval.finetuned import passes_tau_filter, pick_hard_negative
 from claimtrace.retrieval.hybrid import rrf_scores
 from claimtrace.retrieval.metrics import scores_for
 from claimtrace.retrieval.rerank import apply_permutation, parse_permutation, sliding_windows
 from claimtrace.retrieval.selectors import uniform_quota
+from claimtrace.training.retriever import passes_tau_filter, pick_hard_negative
 
 
 @pytest.mark.parametrize(("k", "s", "beta", "n_max", "expected"), [

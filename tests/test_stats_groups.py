@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from claimtrace.stats import parse
 from claimtrace.stats.groups import find_group_numbers, find_percentages, read_group_numbers, sample_sizes
 
 
@@ -47,3 +48,15 @@ def test_bare_percentages_leave_out_patterns_and_ci_bounds() -> None:
     assert [g.percent for g in got] == ["61", "42"]  # "12 (21%)" is an events pattern; the CI's level is not one
     assert all(g.kind == "binary" and g.events is None and g.total is None for g in got)
     assert text[got[0].start:got[0].end] == "61%"
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def test_sem_is_a_standard_error_and_sd_a_standard_deviation() -> None:
+    text = ("Reaction times were longer after stimulation (M = 512, SEM = 14) than after sham "
+            "(M = 488, SD = 12), t(11) = 3.01, p = .012.")
+    (r,) = parse(text)
+    assert r.test == "t" and r.df1 == 11 and r.p_value == 0.012
+    got = [(d.kind, d.value, d.text) for d in r.descriptives]
+    assert got == [("mean", 512.0, "M = 512"), ("se", 14.0, "SEM = 14"), ("mean", 488.0, "M = 488"),
+                   ("sd", 12.0, "SD = 12")]

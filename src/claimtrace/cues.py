@@ -154,3 +154,14 @@ def stated_significance(text: str, alpha: float = 0.05) -> bool | None:
     if ps:
         return False
     return True if SIGNIFICANT_UNNEGATED.search(text) else None
+
+
+#: the stop words every word-overlap matcher of a trial report drops (ICO descriptions, table labels, evidence
+#: components): function words and the words every arm and outcome shares ("group", "patients", "mean", "rate");
+#: each matcher adds those of its own task
+STOP_WORDS = frozenset([
+    "a", "after", "an", "and", "are", "as", "at", "be", "been", "before", "by", "during", "each", "for",
+    "from", "group", "groups", "in", "is", "its", "level", "levels", "mean", "number", "of", "on", "only",
+    "or", "participants", "patients", "per", "rate", "rates", "subjects", "than", "that", "the", "their",
+    "these", "this", "those", "to", "total", "versus", "vs", "was", "were", "which", "who", "with"
+])

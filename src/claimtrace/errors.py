@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import Any
+
 
 class ClaimtraceError(Exception):
     """Base class for errors that the CLI reports as one line, without a traceback."""
@@ -23,3 +26,11 @@ class MissingExtraError(ClaimtraceError):
         super().__init__(
             f"{feature} needs the optional dependency '{package}': pip install 'claimtrace-sci[{extra}]'"
         )
+
+
+def import_extra(module: str, feature: str, extra: str, package: str | None = None) -> Any:
+    """The module, or a MissingExtraError naming the extra (and package) that provides it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingExtraError(feature, extra, package or module) from None

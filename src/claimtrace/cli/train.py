@@ -31,8 +31,8 @@ def train_retriever_cmd(
 ) -> None:
     """Train the fine-tuned multi-task retriever (needs the [torch] extra)."""
     from claimtrace.retrieval.embeddings import models_dir
-    from claimtrace.retrieval.finetuned import TrainConfig, train_retriever
     from claimtrace.retrieval.training_data import read_training_data
+    from claimtrace.training.retriever import TrainConfig, train_retriever
 
     if not 0 < tau <= 1:
         fail(f"--tau must be in (0, 1], got {tau}")

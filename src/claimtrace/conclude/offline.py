@@ -23,14 +23,25 @@ from dataclasses import dataclass, field
 
 from claimtrace.conclude.model import INSUFFICIENT, Estimate, Question
 from claimtrace.conclude.papers import Paper, Passage
-from claimtrace.cues import DECREASE, IMPROVE, INCREASE, NULL_STATEMENT, SIGNIFICANCE, p_significance
+from claimtrace.cues import (
+    DECREASE,
+    IMPROVE,
+    INCREASE,
+    NULL_STATEMENT,
+    SIGNIFICANCE,
+    STOP_WORDS,
+    p_significance,
+)
 from claimtrace.stats import StatResult, analyze
 from claimtrace.stats.model import RATIO_TESTS
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
-_STOP = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "with", "and", "or", "by", "from", "vs", "versus", "than", "as", "is", "was", "were", "be", "been", "are", "that", "this", "these", "those", "group", "groups", "patients", "patient", "subjects", "participants", "arm", "arms", "treatment", "treated", "therapy", "mg", "kg", "g", "ml", "daily", "once", "twice", "day", "days", "week", "weeks", "dose", "doses", "plus", "alone", "only", "each", "per", "its", "their", "who", "which", "after", "before", "during", "total", "mean", "number", "rate", "rates", "level", "levels", "score", "scores", "proportion", "percentage", "of", "use", "using", "received", "receiving", "receive", "given", "giving", "including", "include", "administered", "administration", "who", "those", "same"]
-)
+_STOP = STOP_WORDS | frozenset([
+    "administered", "administration", "alone", "arm", "arms", "daily", "day", "days", "dose", "doses", "g",
+    "given", "giving", "include", "including", "kg", "mg", "ml", "once", "patient", "percentage", "plus",
+    "proportion", "receive", "received", "receiving", "same", "score", "scores", "therapy", "treated",
+    "treatment", "twice", "use", "using", "week", "weeks"
+])
 _GENERIC_CONTROL = ("placebo", "control", "controls", "usual", "standard", "sham", "conventional", "no treatment")
 
 _REF = re.compile(r"\b(?:than|compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|relative\s+to|"

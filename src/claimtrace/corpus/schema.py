@@ -13,7 +13,9 @@ last attempt. The runner removes every other row before it starts, so readers ne
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 
@@ -198,6 +200,20 @@ TABLES: dict[str, list[Column]] = {
 }
 
 TABLE_NAMES = tuple(TABLES)
+
+#: statistics columns holding a DocumentStat field under another name (the rest are named as the field)
+_STAT_FIELD_OF = {"effects_json": "effects", "check_flags": "flags"}
+_STAT_COLUMNS = tuple(c.name for c in TABLES["statistics"]
+                      if c.name not in {k.name for k in (*_PAPER_KEY, *_ROW_TAIL)} | {"stat_index"})
+
+
+def statistics_row(index: int, stat: dict[str, Any]) -> dict[str, Any]:
+    """The statistics-table row of one result (a ``DocumentStat.model_dump(mode="json")``), without the key and tail."""
+    row: dict[str, Any] = {"stat_index": index}
+    for name in _STAT_COLUMNS:
+        value = stat[_STAT_FIELD_OF.get(name, name)]
+        row[name] = json.dumps(value, ensure_ascii=False) if name == "effects_json" else value
+    return row
 DESCRIPTIONS = {
     "papers": "One row per paper of the corpus: where it came from, what was parsed, which steps are done.",
     "traces": "One row per claim trace: abstract finding -> core hypothesis -> statistical evidence, with provenance.",

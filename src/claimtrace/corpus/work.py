@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from claimtrace.corpus.schema import STEP_TABLE, STEPS
+from claimtrace.corpus.schema import STEP_TABLE, STEPS, statistics_row
 from claimtrace.errors import ClaimtraceError
 
 #: bump when a step's output changes meaning, so existing results are recomputed
@@ -228,21 +228,8 @@ class Worker:
     def _stats(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
         from claimtrace.stats import analyze_document
 
-        out = []
-        for i, r in enumerate(analyze_document(doc, alpha=self.settings.alpha)):
-            d = r.model_dump(mode="json")
-            out.append({"stat_index": i, "scope": d["scope"], "unit_id": d["unit_id"],
-                        "paragraph_id": d["paragraph_id"], "section": d["section"], "text": d["text"],
-                        "start": d["start"], "end": d["end"], "kind": d["kind"], "test": d["test"],
-                        "df1": d["df1"], "df2": d["df2"], "comparison": d["comparison"], "value": d["value"],
-                        "p_comparison": d["p_comparison"], "p_value": d["p_value"], "one_tailed": d["one_tailed"],
-                        "ci_level": d["ci_level"], "ci_low": d["ci_low"], "ci_high": d["ci_high"], "se": d["se"],
-                        "n": d["n"], "effects_json": json.dumps(d["effects"], ensure_ascii=False),
-                        "computed_p": d["computed_p"], "consistent": d["consistent"],
-                        "decision_error": d["decision_error"], "significant": d["significant"],
-                        "ci_consistent": d["ci_consistent"], "ci_p_consistent": d["ci_p_consistent"],
-                        "check_flags": d["flags"], "repaired": d["repaired"]})
-        return out
+        return [statistics_row(i, r.model_dump(mode="json"))
+                for i, r in enumerate(analyze_document(doc, alpha=self.settings.alpha))]
 
     def _traces(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
         from claimtrace.extract.pipeline import extract_traces

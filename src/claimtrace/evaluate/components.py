@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from claimtrace.cues import DECREASE_LOOSE, INCREASE_LOOSE, stated_direction, stated_significance
+from claimtrace.cues import DECREASE_LOOSE, INCREASE_LOOSE, STOP_WORDS, stated_direction, stated_significance
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.evaluate.evidence import EvidenceComponents, Interval, Relationship
 from claimtrace.stats import StatResult, parse
@@ -54,7 +54,24 @@ _DF_T = re.compile(r"\b(?:t|r|χ2|χ²|chi2|X2)\s*\(\s*(\d+(?:\.\d+)?)\s*(?:,\s*
 _DF_F = re.compile(r"\bF\s*\(\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*\)")
 _DF_WORD = re.compile(r"\b(?:df|d\.f\.)\s*=\s*(\d+(?:\.\d+)?)", re.I)
 
-_STOP = frozenset(["a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "for", "from", "by", "with", "without", "within", "into", "onto", "over", "under", "between", "among", "against", "than", "then", "as", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "not", "no", "nor", "this", "that", "these", "those", "there", "their", "its", "it", "they", "them", "he", "she", "his", "her", "our", "we", "us", "you", "your", "which", "who", "whom", "whose", "what", "when", "where", "while", "whereas", "during", "after", "before", "since", "until", "per", "via", "vs", "versus", "compared", "comparison", "compare", "comparing", "significantly", "significant", "significance", "statistically", "statistical", "difference", "differences", "different", "differ", "differed", "higher", "lower", "greater", "less", "more", "fewer", "increase", "increased", "increases", "increasing", "decrease", "decreased", "decreases", "decreasing", "reduced", "reduction", "reduce", "reduces", "improved", "improvement", "improve", "improves", "better", "worse", "similar", "comparable", "both", "either", "each", "all", "any", "some", "also", "only", "likely", "unlikely", "mean", "means", "median", "p", "ci", "respectively", "found", "showed", "show", "shows", "observed", "noted", "reported", "seen", "revealed", "demonstrated", "indicated", "associated", "association", "effect", "effects", "relative", "respect", "regard", "although", "however", "moreover", "furthermore", "overall", "total", "both", "patients", "group", "groups", "subjects", "participants", "study", "trial", "value", "values", "level", "levels", "rate", "rates", "number", "same", "other", "those", "one", "two", "three", "four", "five", "six", "vs.", "i.e", "e.g", "et", "al", "odds", "ratio", "ratios", "regression", "logistic", "linear", "analysis", "analyses", "model", "models", "confidence", "interval", "intervals", "hazard", "test", "tests"])
+_STOP = STOP_WORDS | frozenset([
+    "against", "al", "all", "also", "although", "among", "analyses", "analysis", "any", "associated",
+    "association", "being", "better", "between", "both", "but", "ci", "comparable", "compare", "compared",
+    "comparing", "comparison", "confidence", "decrease", "decreased", "decreases", "decreasing",
+    "demonstrated", "did", "differ", "differed", "difference", "differences", "different", "do", "does",
+    "e.g", "effect", "effects", "either", "et", "fewer", "five", "found", "four", "furthermore", "greater",
+    "had", "has", "have", "hazard", "he", "her", "higher", "his", "however", "i.e", "improve", "improved",
+    "improvement", "improves", "increase", "increased", "increases", "increasing", "indicated", "interval",
+    "intervals", "into", "it", "less", "likely", "linear", "logistic", "lower", "means", "median", "model",
+    "models", "more", "moreover", "no", "nor", "not", "noted", "observed", "odds", "one", "onto", "other",
+    "our", "over", "overall", "p", "ratio", "ratios", "reduce", "reduced", "reduces", "reduction", "regard",
+    "regression", "relative", "reported", "respect", "respectively", "revealed", "same", "seen", "she",
+    "show", "showed", "shows", "significance", "significant", "significantly", "similar", "since", "six",
+    "some", "statistical", "statistically", "study", "test", "tests", "them", "then", "there", "they",
+    "three", "trial", "two", "under", "unlikely", "until", "us", "value", "values", "via", "vs.", "we",
+    "what", "when", "where", "whereas", "while", "whom", "whose", "within", "without", "worse", "you",
+    "your"
+])
 _WORD = re.compile(r"[A-Za-zα-ωΑ-Ω][A-Za-z0-9α-ωΑ-Ω'/+\-]*")
 _PAREN_STATS = re.compile(r"[(\[][^()\[\]]*\d[^()\[\]]*[)\]]")
 

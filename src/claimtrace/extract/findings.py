@@ -1,6 +1,6 @@
 """Detect the finding sentences of an abstract (sentences that report an empirical result), with reasons.
 
-The detector is a linear model (``weights/findings.json``, trained by ``scripts/train_findings.py`` on
+The detector is a linear model (``weights/findings.json``, trained by ``training/train_findings.py`` on
 ``shared/data/findings``) over TF-IDF n-grams plus position, result-cue and statistics features. The
 labels of a structured abstract (RESULTS, CONCLUSIONS, METHODS...) are not in that training data, so
 they enter as a fixed, documented prior (``SECTION_PRIOR``) added to the model's logit.

@@ -1,6 +1,6 @@
 """Score how much a sentence reads like a hypothesis statement.
 
-A linear model (``weights/hypotheses.json``, trained by ``scripts/train_hypotheses.py`` on
+A linear model (``weights/hypotheses.json``, trained by ``training/train_hypotheses.py`` on
 ``shared/data/hypotheses``: SciARG, Meta-knowledge GENIA, PHAEDRA) over TF-IDF n-grams and cue
 features. Those corpora label mostly hedged or speculative statements; explicit statements of a
 study's hypothesis ("we hypothesized that", "H1", "consistent with our prediction") are rare in them,

@@ -5,7 +5,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "with", "and", "or", "vs", "versus", "by", "from", "who", "which", "that", "this", "those", "these", "had", "has", "have", "was", "were", "be", "been", "is", "are", "not", "no", "but", "than", "their", "its", "his", "her", "they", "them", "it", "as", "into", "per", "each", "group", "groups", "patients", "patient", "subjects", "participants", "receive", "received", "receiving", "given", "treated", "treatment", "arm", "arms", "i.e", "e.g", "use", "using", "used", "did", "do", "does", "after", "before", "during", "while", "between", "within", "over", "under", "all", "any", "both", "other", "only", "one", "total", "mean", "means", "change", "changes", "level", "levels", "score", "scores", "rate", "rates", "number", "numbers", "proportion", "percentage", "difference", "differences", "incidence"])
+from claimtrace.cues import STOP_WORDS
+
+_STOP = STOP_WORDS | frozenset([
+    "all", "any", "arm", "arms", "between", "both", "but", "change", "changes", "did", "difference",
+    "differences", "do", "does", "e.g", "given", "had", "has", "have", "her", "his", "i.e", "incidence",
+    "into", "it", "means", "no", "not", "numbers", "one", "other", "over", "patient", "percentage",
+    "proportion", "receive", "received", "receiving", "score", "scores", "them", "they", "treated",
+    "treatment", "under", "use", "used", "using", "while", "within"
+])
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-]*|\d+(?:\.\d+)?")
 
 

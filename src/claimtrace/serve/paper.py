@@ -118,7 +118,7 @@ def segments(text: str, base: int, spans: list[tuple[int, int, str, str]]) -> li
     return out
 
 
-def _trace_spans(doc: Document | None, traces: list[dict[str, Any]], stats: list[dict[str, Any]],
+def trace_spans(doc: Document | None, traces: list[dict[str, Any]], stats: list[dict[str, Any]],
                  corrections: dict[str, dict[str, Any]]) -> dict[str, list[tuple[int, int, str, str]]]:
     spans: dict[str, list[tuple[int, int, str, str]]] = {"body": [], "abstract": [], "table": []}
     for t in traces:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from types import ModuleType
 
-from claimtrace.stats.model import RATIO_TESTS, StatResult
+from claimtrace.stats.model import RATIO_TESTS, StatResult, field_values
 
 
 @lru_cache(maxsize=1)
@@ -267,8 +267,8 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
         r.flags.append("planned effect size (power analysis): not a result, not checked")
         return r
     # the check fields (``_RESET``) are in the fields set of ``r`` already (both callers put them there): this step
-    # writes them to its ``__dict__``, which is all pydantic's ``__setattr__`` would do (at many times the cost)
-    v = r.__dict__
+    # writes them through ``field_values``, which is all pydantic's ``__setattr__`` would do (at many times the cost)
+    v = field_values(r)
     v["significant"] = reported_significant(r, alpha, eq_sig)
     if r.test == "t" and r.df2 is not None:
         if r.df1 == 1:  # "t(1, 67) = 0.74": F(1, 67) = t², so t with df 67
@@ -477,6 +477,6 @@ def analyze(text: str, *, alpha: float = 0.05, one_tailed_context: bool | None =
             return bool(one_tailed_context)
     out = parse(text)
     for r in out:  # fresh results, checked in place (what ``check`` would copy first)
-        r.__pydantic_fields_set__.update(_RESET, ("flags",))
+        r.model_fields_set.update(_RESET, ("flags",))
         _check(r, alpha, ctx, p_zero_error, p_equal_alpha_significant, sample)
     return out

@@ -1,4 +1,4 @@
-"""The grouping step: component tokens, left to right, into results (``_group``), and which are kept (``_keep``)."""
+"""The grouping step: component tokens, left to right, into results (``group_tokens``), and which are kept (``is_kept``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ _START = attrgetter("start")
 
 
 @dataclass(slots=True)
-class _Res:
+class Res:
+    """A result while the engine builds it (slotted, internal); the parser turns each kept one into a StatResult."""
+
     kind: str
     start: int
     end: int
@@ -43,7 +45,8 @@ def _gap_ok(t: str, a: int, b: int, limit: int) -> bool:
     return (b if b < n else n) - a <= limit and not _BREAK_RE.search(t, a, b)
 
 
-def _group(t: str, toks: list[_Tok]) -> list[_Res]:
+def group_tokens(t: str, toks: list[_Tok]) -> list[Res]:
+    """The component tokens of ``t``, left to right, grouped into results (each still to be kept or not)."""
     primary = [tk for tk in toks if tk.kind in ("test", "p", "ci")]
     primary.sort(key=lambda tk: (tk.start, -tk.end))
     # drop primaries nested inside an earlier one (a CI inside a test's bare CI, a "p" inside a name)
@@ -77,14 +80,14 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
     # the sort is stable
     events = sorted(kept + descs + others, key=_START)
 
-    results: list[_Res] = []
-    cur: _Res | None = None
+    results: list[Res] = []
+    cur: Res | None = None
     pending_desc: list[_Tok] = []
     pending_n: _Tok | None = None
 
-    def open_result(kind: str, tk: _Tok) -> _Res:
+    def open_result(kind: str, tk: _Tok) -> Res:
         nonlocal pending_desc, pending_n
-        r = _Res(kind, tk.start, tk.end, tk.end)
+        r = Res(kind, tk.start, tk.end, tk.end)
         if pending_desc and _gap_ok(t, pending_desc[-1].end, tk.start, 120):
             # keep the descriptives of this sentence only
             r.descs = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
@@ -182,7 +185,7 @@ def _group(t: str, toks: list[_Tok]) -> list[_Res]:
     return results
 
 
-def _own_ci_of_effect(prev: _Res | None, r: _Res) -> None:
+def _own_ci_of_effect(prev: Res | None, r: Res) -> None:
     """"t(40) = 2.1, p = .04, d = 0.66, 95% CI [0.02, 1.30]": the CI is the effect size's, not a test-less estimate.
 
     When the point estimate a CI opened with is the last effect size of the result before, that effect leaves
@@ -204,7 +207,7 @@ def _own_ci_of_effect(prev: _Res | None, r: _Res) -> None:
     r.start = min(r.start, e_start)
 
 
-def _set_ci(r: _Res, ci: tuple[float | None, float, float, int, int]) -> None:
+def _set_ci(r: Res, ci: tuple[float | None, float, float, int, int]) -> None:
     lvl, lo, hi, s, e = ci
     r.fields["ci_level"] = lvl
     r.fields["ci_low"] = lo
@@ -219,7 +222,7 @@ _EST_BEFORE = re.compile(
 )
 
 
-def _estimate_before(t: str, r: _Res, ci_start: int) -> None:
+def _estimate_before(t: str, r: Res, ci_start: int) -> None:
     """A CI that opens a result: take the point estimate written just before it, if any."""
     window = t[max(0, ci_start - 30) : ci_start]
     m = _EST_BEFORE.search(window)
@@ -239,7 +242,8 @@ def _estimate_before(t: str, r: _Res, ci_start: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-def _keep(r: _Res) -> bool:
+def is_kept(r: Res) -> bool:
+    """Whether a grouped result is a result (a test with support, an estimate with a CI, a p with a context...)."""
     f = r.fields
     test = f.get("test")
     has_support = "p_comparison" in f or "ci_low" in f or "se" in f

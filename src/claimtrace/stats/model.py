@@ -34,6 +34,14 @@ class _Model(BaseModel):
 
 
 _M = TypeVar("_M", bound=BaseModel)
+
+# The engine's one door to pydantic's instance layout. Results are built from values that are already typed
+# (the parser's internal ``Res`` dataclasses), so validating them again would cost several times the parse.
+# ``built`` and ``field_values`` fill a model's slots directly only while pydantic's layout is the one they
+# were written for (checked here, at import, and by tests/test_stats_model.py); under any other layout they
+# use pydantic's public API (``model_construct`` and ``setattr``): slower, never wrong.
+PYDANTIC_LAYOUT = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
+FAST_LAYOUT: bool = tuple(getattr(BaseModel, "__slots__", ())) == PYDANTIC_LAYOUT
 _set = object.__setattr__
 _new = object.__new__  # what cls.__new__ is for a pydantic model (BaseModel defines no __new__)
 
@@ -44,12 +52,33 @@ def built(cls: type[_M], values: dict[str, Any], fields_set: set[str]) -> _M:
     ``values`` must hold every field of ``cls`` (defaults included), in field order; ``fields_set`` names
     those a validating constructor call would have been given explicitly.
     """
+    if not FAST_LAYOUT:
+        return cls.model_construct(fields_set, **values)
     m = _new(cls)
     _set(m, "__dict__", values)
     _set(m, "__pydantic_fields_set__", fields_set)
     _set(m, "__pydantic_extra__", None)
     _set(m, "__pydantic_private__", None)
     return m
+
+
+class _Assign(dict[str, Any]):
+    """``field_values`` under an unknown pydantic layout: each item set is a plain ``setattr``."""
+
+    def __init__(self, model: BaseModel) -> None:
+        super().__init__()
+        self.model = model
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        setattr(self.model, key, value)
+
+
+def field_values(m: BaseModel) -> dict[str, Any]:
+    """A mapping whose item assignment sets a field of ``m`` without validation (``check``'s hot path).
+
+    The fields written must already be in ``m``'s fields set (``check`` puts its fields there first).
+    """
+    return m.__dict__ if FAST_LAYOUT else _Assign(m)
 
 
 class ComponentSpan(_Model):

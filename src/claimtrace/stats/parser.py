@@ -17,7 +17,7 @@ from typing import Any
 
 import ahocorasick_rs
 
-from claimtrace.stats.grouping import _group, _keep, _Res
+from claimtrace.stats.grouping import Res, group_tokens, is_kept
 from claimtrace.stats.model import (
     EFFECT_SIZES,
     ComponentSpan,
@@ -46,8 +46,6 @@ from claimtrace.stats.scanners import (
     _Tok,
 )
 
-_new = object.__new__
-_set = object.__setattr__
 # Component models get every field, so their set of given fields never changes (setting a field adds a
 # name already there): one shared set each, which spares an allocation per component.
 _SPAN_SET = {"start", "end", "text"}
@@ -63,7 +61,7 @@ _RESULT_SET = frozenset({
 _RESULT_TEMPLATE: dict[str, Any] = dict.fromkeys(StatResult.model_fields)
 
 
-def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple[int, int]] | None = None) -> StatResult:
+def _finish(text: str, norm: str, offsets: OffsetMap, r: Res, tails: list[tuple[int, int]] | None = None) -> StatResult:
     """The StatResult of a grouped result (built without validation: every value here is already typed).
 
     ``tails``: (start, end) of every word of ``norm`` that ``one_tailed_in_sentence`` looks for first, sorted (None:
@@ -80,24 +78,13 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
             s, e = map_span(offsets, s, e)
         elif e < s:
             e = s
-        # ``built(ComponentSpan, ...)`` inlined (one per component of every result: the hot loop of this step)
-        span = _new(ComponentSpan)
-        _set(span, "__dict__", {"start": s, "end": e, "text": text[s:e]})
-        _set(span, "__pydantic_fields_set__", _SPAN_SET)
-        _set(span, "__pydantic_extra__", None)
-        _set(span, "__pydantic_private__", None)
-        spans[k] = span
+        spans[k] = built(ComponentSpan, {"start": s, "end": e, "text": text[s:e]}, _SPAN_SET)
     descs: list[Descriptive] = []
     for d in r.descs:
         ds, de = (d.start, max(d.start, d.end)) if ident else map_span(offsets, d.start, d.end)
         dd = d.data
-        desc = _new(Descriptive)  # ``built(Descriptive, ...)`` inlined, as the spans above
-        _set(desc, "__dict__", {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"), "start": ds,
-                                "end": de, "text": text[ds:de]})
-        _set(desc, "__pydantic_fields_set__", _DESC_SET)
-        _set(desc, "__pydantic_extra__", None)
-        _set(desc, "__pydantic_private__", None)
-        descs.append(desc)
+        descs.append(built(Descriptive, {"kind": dd["kind"], "value": dd["value"], "total": dd.get("total"),
+                                         "start": ds, "end": de, "text": text[ds:de]}, _DESC_SET))
     effects: list[EffectSize] = []
     for measure, value, s, e in r.effects:
         es, ee = (s, max(s, e)) if ident else map_span(offsets, s, e)
@@ -110,7 +97,7 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: _Res, tails: list[tuple
     repaired = r.repaired  # the result's own list (grouping fills it): no copy needed
     if norm is not text and norm[r.start : r.end] != text[start:end]:
         repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
-    # the fields grouping set (all StatResult fields, see _group), over the template: field order is kept
+    # the fields grouping set (all StatResult fields, see group_tokens), over the template: field order is kept
     values = _RESULT_TEMPLATE.copy()
     values.update(f)
     values["kind"] = r.kind
@@ -139,7 +126,7 @@ _POWER_BEFORE = re.compile(
 _PLANNABLE = EFFECT_SIZES | {"r", "rho", "OR", "RR", "HR", "MD", "SMD"}
 
 
-def _planned(norm: str, r: _Res) -> bool:
+def _planned(norm: str, r: Res) -> bool:
     """An effect size with nothing inferential (no p, CI, SE or df) after power-analysis words (``_POWER_BEFORE``)."""
     f = r.fields
     if r.kind not in ("test", "estimate") or f.get("test") not in _PLANNABLE:
@@ -548,7 +535,7 @@ def parse(text: str, *, descriptives: bool = False) -> list[StatResult]:
     norm, offsets, norm_ascii = normalize_ascii(text)
     trig = _Triggers(norm, norm_ascii)
     toks = _tokens(norm, norm_ascii, trig)
-    out = [res for res in (_finish(text, norm, offsets, r, trig.tail) for r in _group(norm, toks) if _keep(r))
+    out = [res for res in (_finish(text, norm, offsets, r, trig.tail) for r in group_tokens(norm, toks) if is_kept(r))
            if not _lone_bare_f(res)]
     if descriptives:
         out = _with_standalone_descriptives(text, norm, offsets, _scan_misc(norm), out)

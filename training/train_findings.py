@@ -4,7 +4,7 @@ Fits on the train split, picks the decision threshold that maximises F1 on the v
 reports precision/recall/F1 on the held-out test split (written into the model's ``metrics`` and to
 bench/results/findings_detector.json).
 
-    .venv/bin/python scripts/train_findings.py [--data ../shared/data/findings]
+    .venv/bin/python training/train_findings.py [--data ../shared/data/findings]
 """
 
 from __future__ import annotations

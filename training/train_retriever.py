@@ -1,6 +1,6 @@
 """Build the shipped multi-task retriever (src/claimtrace/resources/retriever) in one command.
 
-    make retriever-model      # = python bench/retrieval_train.py
+    make retriever-model      # = python training/train_retriever.py
 
 Steps: training data from Evidence-Inference TRAIN only (evidence: ICO prompt -> body unit holding a gold
 span; hypothesis: abstract finding -> the paper's aim sentence, a rule-built silver pair; evidence: finding +
@@ -19,9 +19,11 @@ import argparse
 import json
 import logging
 import random
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # provenance.py
 from provenance import Run, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,19 +74,19 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     say = logging.getLogger("retrieval_train").info
 
-    from claimtrace.retrieval.finetuned import (
-        TrainConfig,
-        export_agreement,
-        export_onnx,
-        train_heads,
-        train_retriever,
-    )
     from claimtrace.retrieval.training_data import (
         ei_hypothesis_data,
         ei_training_data,
         heldout_fingerprint,
         leakage,
         write_jsonl,
+    )
+    from claimtrace.training.retriever import (
+        TrainConfig,
+        export_agreement,
+        export_onnx,
+        train_heads,
+        train_retriever,
     )
 
     t_all = time.time()
@@ -147,7 +149,7 @@ def main() -> None:
         doc = load_document(d)
         texts += [s.text for s in doc.sentences("body")][:20] + [p.text for p in doc.paragraphs][:5]
     hp = {k: v for k, v in vars(cfg).items() if k != "base_model"}
-    training = {"command": "make retriever-model  (python bench/retrieval_train.py " +
+    training = {"command": "make retriever-model  (python training/train_retriever.py " +
                 " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(a).items() if k not in ("work", "out")) + ")",
                 "seed": a.seed, "hyper_parameters": hp, "papers": len(keep), "examples": counts,
                 "data": {"train_jsonl_sha256": sha256_file(data_file), **prov.block["data"], **prov.block["data_dirs"]},

@@ -1,5 +1,6 @@
-"""Checks for results that carry no df: r/ρ/τ with a stated sample size, t by its df bounds; t(1, df);
-p from the CI of d and g; χ² written "c 2 (df)". Made-up sentences, then real Psychological Science papers."""
+"""The check step (stats/check.py): results that carry no df (r/ρ/τ with a stated sample size, t by its df
+bounds), t(1, df), p from the CI of d and g, χ² written "c 2 (df)", and whether a CI is centred on its
+estimate (log scale for ratios). Made-up sentences, then real Psychological Science papers."""
 
 from __future__ import annotations
 
@@ -219,3 +220,43 @@ def test_a_ci_right_after_an_effect_size_is_the_effect_sizes() -> None:
     b, d2 = analyze("The effect was small, b = -0.005, 95% HPD = [-0.01, 0.00], BF = 1.21, d = -0.08, "
                     "95% HPD = [-0.15, -0.01] (low-demand condition).")
     assert (b.test, d2.test, d2.value, d2.ci_low) == ("b", "d", -0.08, -0.15)
+
+
+# ---- behaviour that mutation testing found no test pinned -----------------------------------
+
+def _ci_result(text: str):  # type: ignore[no-untyped-def]
+    res = [r for r in analyze(text) if r.ci_low is not None]
+    assert len(res) == 1, res
+    return res[0]
+
+
+@pytest.mark.parametrize("text", [
+    "The mean difference was 2.0 (95% CI 1.0 to 3.0).",
+    "OR = 2.00, 95% CI 1.00 to 4.00",  # symmetric on the log scale, not on the linear one
+    "HR 0.50 (95% CI 0.25-1.00)",
+    "The odds ratio was 3.1 (95% CI 1.6 to 6.0).",
+])
+def test_a_centred_ci_is_not_flagged(text: str) -> None:
+    r = _ci_result(text)
+    assert r.ci_consistent is True, r.flags
+    assert "CI not centred on the point estimate" not in r.flags
+
+
+@pytest.mark.parametrize("text", [
+    "The mean difference was 2.0 (95% CI 1.8 to 4.0).",
+    "OR = 2.00, 95% CI 1.90 to 8.00",
+    "OR = 3.00, 95% CI 1.20 to 4.80",  # symmetric on the linear scale only: a ratio is not
+])
+def test_an_off_centre_ci_is_flagged(text: str) -> None:
+    r = _ci_result(text)
+    assert r.ci_consistent is False
+    assert "CI not centred on the point estimate" in r.flags
+
+
+def test_a_point_estimate_within_rounding_of_its_ci_is_inside() -> None:
+    # 2.0 and 2.05 differ by less than the rounding of "2.0" and "3.0" (± .05 each): inside, only off-centre
+    r = _ci_result("The mean difference was 2.0 (95% CI 2.05 to 3.0).")
+    assert r.flags == ["CI not centred on the point estimate"]
+    # 2.0 lies outside 2.3 to 3.0 even with rounding
+    r = _ci_result("The mean difference was 2.0 (95% CI 2.3 to 3.0).")
+    assert r.flags == ["point estimate outside its CI"]

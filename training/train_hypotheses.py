@@ -6,7 +6,7 @@ a validation slice (the last 15% of the training part). Precision/recall are rep
 pooled, with and without the fixed cue priors; PHAEDRA is all positive, so only its recall means
 anything. The final model is refitted on the whole training part (held-out parts never used).
 
-    .venv/bin/python scripts/train_hypotheses.py
+    .venv/bin/python training/train_hypotheses.py
 """
 
 from __future__ import annotations
