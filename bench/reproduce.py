@@ -79,6 +79,8 @@ STEPS: list[Step] = [
     Step("pdf-layout", ["bench/pdf_layout.py"], ["pdf_layout.json"]),
     Step("numbers-rct-20", ["bench/numbers_rct.py", "--limit", "20"], ["numbers_rct_offline_20.json"]),
     Step("ei-coverage", ["bench/ei_coverage.py"], ["ei_coverage.json"]),
+    Step("references-xml", ["bench/references_xml.py"], ["references_xml.json"]),
+    Step("checks-refs-psychsci", ["bench/checks_refs_psychsci.py"], ["checks_refs_psychsci.json"]),
     # slow steps: kept as committed unless --slow
     Step("parse", ["bench/parse.py"], ["parse.json"], slow="a timing run (every JATS and PDF file of ../shared/data)"),
     Step("pdf-vs-grobid", ["bench/pdf_vs_grobid.py"], ["pdf_vs_grobid.json"],
