@@ -42,7 +42,7 @@ _TEST_RE = re.compile(
     r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|(?<=\))[bN](?=\s*[-.\d])|:|,"
     r"|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
     # a minus garbled into a run of symbols ("%^&2.20")
-    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?(?:" + THOUSANDS + "|" + NUM + r"))(?![\d.]\d)"
+    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?(?:" + THOUSANDS + "|" + NUM + r")(?:e-?\d{1,2}(?![\d.]))?)(?![\d.]\d)"
 )
 
 def _after_re(pattern: re.Pattern[str], lookbehind: str, firsts: str) -> re.Pattern[str]:
@@ -884,7 +884,10 @@ def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
     for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if (_has_se_word(t) if has_se is None else has_se) else ():
-        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v"))}))
+        # the span of the SE is its number (as for "B = .026 (.009)"): its decimals give the rounding; kept relative
+        # to the token's start (windows move tokens, not the data)
+        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v")),
+                                                            "num_at": (m.start("v") - m.start("sew"), m.end("v") - m.start("sew"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t, before_eq)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
     for m in _word_matches(_SD_RE, _SD_AFTER_RE, t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():
