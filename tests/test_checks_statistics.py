@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.conftest import FIXTURES, shared_path
 
 from claimtrace.checks import CheckContext, CheckRow, registered_checks, run_checks
 from claimtrace.documents import load_document
 from claimtrace.stats import analyze_document
+from conftest import FIXTURES, shared_path
 
 DEMO = FIXTURES / "checks_demo_paper.txt"
 

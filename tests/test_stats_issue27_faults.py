@@ -4,9 +4,9 @@ papers where the form occurs there)."""
 from __future__ import annotations
 
 import pytest
-from tests.conftest import shared_path
 
 from claimtrace.stats import analyze, analyze_document, one_tailed_scope
+from conftest import shared_path
 
 
 def _one(text: str, test: str):  # type: ignore[no-untyped-def]

@@ -87,8 +87,9 @@ def grimmer(mean: float, sd: float, n: int, mean_dec: int, sd_dec: int, items: i
 
 def interval(value_text: str) -> tuple[float, float]:
     """The interval a printed number stands for: ``2.50`` -> (2.495, 2.505); the sign kept."""
-    v = float(value_text.replace("−", "-").replace("–", "-"))
-    h = half_unit(value_text)
+    clean = value_text.replace("−", "-").replace("–", "-").replace(",", "").replace(" ", "")
+    v = float(clean)
+    h = 0.0 if "e" in clean.lower() else half_unit(clean)
     return v - h, v + h
 
 

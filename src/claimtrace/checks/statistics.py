@@ -94,6 +94,16 @@ _ADJUSTED = re.compile(r"Bonferroni|Holm|Tukey|[SŠ]id[aá]k|Scheff[eé]|Benjami
                        r"[Bb]onferroni-?\s?corrected|p\s*(?:values?\s*)?(?:were|are)\s+(?:corrected|adjusted)", re.I)
 
 
+_ADJUST_WORDS = ("bonferroni", "holm", "tukey", "sidak", "šidák", "scheff", "benjamini", "discovery", "fdr", "correct",
+                 "adjust", "multiplicity")
+
+
+def _adjusts(text: str) -> bool:
+    """Whether a text says that p-values are adjusted for multiple comparisons (``_ADJUSTED``)."""
+    low = text.lower()
+    return any(w in low for w in _ADJUST_WORDS) and _ADJUSTED.search(text) is not None
+
+
 def _reported_p_interval(r: DocumentStat) -> tuple[float, float] | None:
     """The p interval the report allows: "= .038" -> [.0375, .0385], "< .05" -> [0, .05], "> .05" -> [.05, 1]."""
     if r.p_value is None or r.p_comparison in (None, "ns"):
@@ -109,7 +119,7 @@ def _reported_p_interval(r: DocumentStat) -> tuple[float, float] | None:
 def _coefficient_p_range(r: DocumentStat) -> tuple[float, float] | None:
     """p of a coefficient and its SE (no df) over the rounding of both, from the normal to t(UNKNOWN_DF); an
     estimate written as a bound ("b < 0.001") allows any smaller one."""
-    from scipy import stats as sps
+    from claimtrace.stats import compute_p
 
     if r.se is None or r.value is None or r.df1 is not None or "value" not in r.spans or "se" not in r.spans:
         return None
@@ -117,8 +127,11 @@ def _coefficient_p_range(r: DocumentStat) -> tuple[float, float] | None:
     v = abs(r.value)
     z_lo = 0.0 if r.comparison in ("<", "<=") else max(v - hv, 0.0) / (r.se + hs)
     z_hi = (v + hv) / (r.se - hs) if r.se - hs > 0 else float("inf")
-    k = 1 if r.one_tailed else 2
-    return k * float(sps.norm.sf(z_hi)), min(1.0, k * float(sps.t.sf(z_lo, UNKNOWN_DF)))
+    lo_p = compute_p("z", z_hi, None, None, one_tailed=r.one_tailed) if z_hi != float("inf") else 0.0
+    hi_p = compute_p("t", z_lo, UNKNOWN_DF, None, one_tailed=r.one_tailed)
+    if lo_p is None or hi_p is None:
+        return None
+    return lo_p, min(1.0, hi_p)
 
 
 def _test_p_range(q: DocumentStat) -> tuple[float, float] | None:
@@ -152,7 +165,7 @@ def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: Docume
         if prev is not None and formulas.overlaps(prev, rep):
             return f"the p belongs to the test just before it ({_as_written(before)}), which has no p of its own"
     if r.computed_p is not None and rep[1] >= r.computed_p:
-        if _ADJUSTED.search(paragraph):
+        if _adjusts(paragraph):
             return "the paragraph adjusts p for multiple comparisons and the reported p is above the unadjusted one"
         if paper_adjusts and r.test == "t":  # pairwise comparisons: the paper's statement covers them
             return "the paper adjusts p for multiple comparisons and the reported p is above the unadjusted one"
@@ -181,7 +194,7 @@ class ConsistencyCheck:
         checked = 0
         results = _results(context)
         doc = context.document
-        paper_adjusts = bool(_ADJUSTED.search(doc.body_text))
+        paper_adjusts: bool | None = None  # read once, at the first inconsistency
         for r in results:
             if r.consistent is None:
                 continue
@@ -190,6 +203,8 @@ class ConsistencyCheck:
                 continue
             doubts = _doubts(r)
             decision = bool(r.decision_error)
+            if paper_adjusts is None:
+                paper_adjusts = _adjusts(doc.body_text)
             unit = context.document.paragraph_of(r.paragraph_id) if r.paragraph_id else None
             same = [q for q in results if q.unit_id == r.unit_id and q.end <= r.start]
             excuse = _excuse(r, unit.text if unit is not None else sents.sentence_text(r), paper_adjusts,
@@ -284,6 +299,10 @@ _MARGINAL_RE = re.compile(
     re.I)
 
 
+# every phrase of _MARGINAL_RE holds one of these (lower case)
+_MARGINAL_WORDS = ("significan", "trend")
+
+
 @dataclass
 class MarginalCheck:
     """Wording that calls a non-significant result "marginally significant", "a trend towards"..."""
@@ -301,6 +320,9 @@ class MarginalCheck:
         rows: list[CheckRow] = []
         order = sents.order
         for i, s in enumerate(order):
+            low = s.text.lower()
+            if not any(w in low for w in _MARGINAL_WORDS):
+                continue  # quick: no word every phrase of _MARGINAL_RE holds
             for m in _MARGINAL_RE.finditer(s.text):
                 cands = [r for r in by_unit.get(s.id, []) if r.p_comparison is not None]
                 if not cands and i + 1 < len(order) and sents.paragraph[order[i + 1].id] == sents.paragraph[s.id]:
@@ -314,11 +336,12 @@ class MarginalCheck:
                                  "p_value": target.p_value, "result_unit_id": target.unit_id})
                     msg += f" about {_as_written(target)}"
                 else:
-                    msg += " (no result with a p in its sentence)"
+                    # no result to attach it to: the wording may describe one (or be about the idea itself): a note
+                    msg += " (no result with a p in its sentence or the next)"
                 loc = _sent_loc(s)
                 loc.start, loc.end = s.start + m.start(), s.start + m.end()
                 rows.append(CheckRow(
-                    check=self.id, severity="warn", message=msg,
+                    check=self.id, severity="warn" if target is not None else "info", message=msg,
                     guidance="Describe a result above alpha as not significant; report its exact p and effect size "
                              "rather than calling it marginal or a trend.",
                     location=loc, text=s.text, data=data))
@@ -456,6 +479,9 @@ _SUM_SCALE = re.compile(r"\bsum(?:med)?\b|\btotal\s+score|\baverag|\bmean\s+of\s
 
 def _items(sentence: str) -> int | None:
     """How many integer items a mean is over, where the sentence says the measure is integer-valued."""
+    low = sentence.lower()
+    if "item" not in low and "number" not in low and "count" not in low:
+        return None  # quick: none of the words of _INTEGER_MEASURE
     m = _INTEGER_MEASURE.search(sentence)
     if m is None:
         return None
@@ -629,13 +655,15 @@ _POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]size
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
                           r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
                           r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)", re.I)
-_POWER_LEVEL = re.compile(r"(?P<pct>\d{2}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?"
-                          r"(?:of|=|at|level\s+of|was|≥)\s*(?P<v>0?\.\d+|\d{2}(?:\.\d+)?\s?%)"
+_POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|(?P<dec>0?\.\d{1,3})\s+power\b"
+                          r"|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?(?:of|=|at|level\s+of|was|≥)\s*"
+                          r"(?:(?:greater|more|higher)\s+than\s+|at\s+least\s+|over\s+|>\s*)?"
+                          r"(?P<v>0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)"
                           r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)", re.I)
 _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+size)?|total)\s+of\s+(?P<n2>\d[\d,]*)"
-                      r"|(?P<n3>\d[\d,]*)\s+(?:participants|subjects|people|respondents|children|adults|students|"
-                      r"couples|dyads|per\s+(?:group|condition|cell))"
-                      r"|(?P<n4>\d[\d,]*)\s+(?:[\w-]+\s+){1,4}(?:participants|undergraduates|students|volunteers|"
+                      r"|(?P<n3>\d[\d,]*)\s+(?:participants|subjects|people|respondents|children|adults|students|individuals|"
+                      r"volunteers|undergraduates|infants|couples|dyads|per\s+(?:group|condition|cell))"
+                      r"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){1,4}(?:participants|undergraduates|students|volunteers|"
                       r"adults|children|infants|subjects|people|respondents|individuals)", re.I)
 _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|"
                              r"\bPANGEA\b|\bMorePower\b|\bpwrss\b|\bInteractionPoweR\b|\bsemPower\b|\bSAS\b|"
@@ -643,6 +671,7 @@ _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr
 
 
 _ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
+_OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
 _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z])N\s*=|per\s+(?:group|condition|cell)"
                         r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
 
@@ -667,7 +696,7 @@ def _power_record(text: str) -> dict[str, object]:
         rec["alpha"] = float(a.group("v") or a.group("v2") or a.group("v3"))
     p = _POWER_LEVEL.search(text)
     if p:
-        raw = p.group("pct") or p.group("v") or p.group("b")
+        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
         val = float(raw.rstrip("% "))
         rec["power"] = val / 100 if val > 1 else val
     n = _POWER_N.search(text)
@@ -691,6 +720,9 @@ class PowerCheck:
         doc = context.document
         rows: list[CheckRow] = []
         for par in doc.paragraphs:
+            low = par.text.lower()
+            if "power" not in low and "pwr" not in low and "simr" not in low and "β" not in low:
+                continue  # quick: no power word in the paragraph
             first = next((s for s in par.sentences if _POWER_TRIGGER.search(s.text)), None)
             if first is None:
                 continue
@@ -704,8 +736,8 @@ class PowerCheck:
                 if not elsewhere:
                     continue  # a mention of power, not an analysis
                 missing = []
-            elif not _OWN_STUDY.search(window):
-                continue  # power in general (a discussion), not this study's analysis
+            elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window):
+                continue  # power in general (a discussion) or of another study, not this study's analysis
             severity: Severity = "warn" if missing else "info"
             msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
             if missing:
