@@ -104,6 +104,57 @@ def run(timing: bool) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
     return rows, tim
 
 
+def _ci(d: dict[str, Any]) -> str:
+    if not d["n"]:
+        return "n/a"
+    lo, hi = d["ci95"]
+    return f"{d['share']:.2f} ({d['k']}/{d['n']}; 95% CI {lo:.2f}-{hi:.2f})"
+
+
+def lines() -> list[str]:
+    """docs/results/checks.md from bench/results/checks_psychsci.json (bench/results_pages.py writes it)."""
+    r = json.loads(OUT.read_text(encoding="utf-8"))
+    c = r["consistency"]
+    out = ["# Screening checks on the shared psychsci papers", "",
+           f"Source: `bench/results/checks_psychsci.json` (`python bench/checks_psychsci.py --timing`), "
+           f"{r['papers']} papers ({r['split']['development']} development, {r['split']['untouched']} untouched). "
+           f"Judged by {r['annotator']}; judgements in `bench/data/checks_psychsci_judgements.json`.", "",
+           "## Consistency and decision errors", "",
+           "Every flag, with its verdict: a real reporting error in the paper as printed, a parsing error of "
+           "claimtrace, or damaged source text. Precision counts only real reporting errors.", "",
+           "| flags | real | parsing | damaged | precision |", "|---|---|---|---|---|"]
+    for name in ("untouched", "development", "all", "decision_errors"):
+        v, pr = c[f"verdicts_{name}"], c[f"precision_{name}"]
+        label = {"decision_errors": "decision errors (all papers)", "all": "all papers"}.get(name, name)
+        out.append(f"| {label} | {v['real']} | {v['parsing']} | {v['damaged']} | {_ci(pr)} |")
+    out += ["", "| paper | flag | verdict | note |", "|---|---|---|---|"]
+    for x in c["flags"]:
+        msg = x["message"].replace("|", "/")
+        note = (x["note"] or "").replace("|", "/")
+        out.append(f"| {x['paper']} ({x['split']}) | {msg} | {x['verdict']} | {note} |")
+    out += ["", "## Papers flagged per check", "", "A paper is flagged by a check when it has a row at warn or error.",
+            "", "| check | papers flagged (all) | development | untouched | flags |", "|---|---|---|---|---|"]
+    for k, v in r["papers_flagged"].items():
+        out.append(f"| {k} | {v['all']} | {v['development']} | {v['untouched']} | {r['flags'][k]} |")
+    out += ["", "## Precision on 20 sampled flags", "",
+            f"For each check with at least {SAMPLE_SIZE} flags, {SAMPLE_SIZE} drawn at random (seed {SEED}) and "
+            "judged against the text. The samples were read while parsing errors were fixed (power, marginal "
+            "wording), so they are not untouched figures.", "", "| check | flags | precision |", "|---|---|---|"]
+    for k, v in r["samples"].items():
+        out.append(f"| {k} | {v['flags']} | {_ci(v['precision'])} |")
+    wrong = [(k, x) for k, v in r["samples"].items() for x in v["sample"] if x["verdict"] == "wrong"]
+    if wrong:
+        out += ["", "Flags judged wrong:", ""]
+        out += [f"- {k}, {x['paper']}: {x['note']}" for k, x in wrong]
+    if "timing" in r:
+        t = r["timing"]
+        out += ["", "## Speed", "",
+                f"All offline checks took {t['checks_seconds']:.1f} s against {t['stats_seconds']:.1f} s for the "
+                f"work of `claimtrace stats` on the same {t['papers']} papers ({t['checks_share_of_stats']:.0%}); "
+                f"load average {t['loadavg_before'][0]:.1f} (a shared machine: a loaded timing)."]
+    return out
+
+
 def main() -> None:
     """Run, merge the judgements, write the result file."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
