@@ -68,6 +68,16 @@ def build_report(rows: Sequence[CheckRow], checks: Sequence[Check], *, source: s
     return CheckReport(source=source, title=title, summary=summary, rows=list(rows))
 
 
+def sections(report: CheckReport) -> list[tuple[CheckSummary, list[CheckRow]]]:
+    """Each check with rows other than ``ok``, in the summary's order: the report's detail sections."""
+    out = []
+    for s in report.summary:
+        rows = [r for r in report.rows if r.check == s.check and r.severity != "ok"]
+        if rows:
+            out.append((s, rows))
+    return out
+
+
 def _sentence(row: CheckRow, doc: Document | None) -> tuple[str, int, int] | None:
     """The row's sentence and the flagged span's offsets within it."""
     loc = row.location
@@ -94,10 +104,7 @@ def markdown(report: CheckReport, doc: Document | None = None) -> str:
     for s in report.summary:
         cell = s.message.replace("|", r"\|")
         out.append(f"| {_DOT[s.light]} | {s.title} | {s.flags} | {cell} |")
-    for s in report.summary:
-        rows = [r for r in report.rows if r.check == s.check and r.severity != "ok"]
-        if not rows:
-            continue
+    for s, rows in sections(report):
         out += ["", f"## {_DOT[s.light]} {s.title}", ""]
         for r in rows:
             where = r.location.unit_id if r.location and r.location.unit_id else ""
@@ -141,10 +148,7 @@ def to_html(report: CheckReport, doc: Document | None = None) -> str:
         parts.append(f'<tr><td><span class="light {s.light}" title="{s.severity}"></span></td>'
                      f'<td><a href="#{e(s.check)}">{e(s.title)}</a></td><td>{s.flags}</td><td>{e(s.message)}</td></tr>')
     parts.append("</tbody></table>")
-    for s in report.summary:
-        rows = [r for r in report.rows if r.check == s.check and r.severity != "ok"]
-        if not rows:
-            continue
+    for s, rows in sections(report):
         parts.append(f'<h2 id="{e(s.check)}"><span class="light {s.light}"></span> {e(s.title)}</h2>')
         for r in rows:
             where = ""

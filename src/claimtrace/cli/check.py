@@ -51,10 +51,9 @@ def print_summary(report: Any) -> None:
     for s in report.summary:
         table.add_row(f"[{colour[s.light]}]●[/]", escape(s.title), str(s.flags), escape(s.message))
     con.print(table)
-    for s in report.summary:
-        rows = [r for r in report.rows if r.check == s.check and r.severity != "ok"]
-        if not rows:
-            continue
+    from claimtrace.checks.report import sections
+
+    for s, rows in sections(report):
         con.print(f"\n[bold]{escape(s.title)}[/]")
         for r in rows:
             where = r.location.unit_id if r.location is not None and r.location.unit_id else ""
