@@ -41,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 DATA = ROOT.parent / "shared" / "data" / "documents" / "psychsci"
 JUDGED = ROOT / "bench" / "data" / "checks_psychsci_judgements.json"
@@ -163,6 +164,9 @@ def main() -> None:
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"error: {DATA}: shared data not available")
+    from provenance import Run
+
+    prov = Run(data=[DATA, JUDGED])
     judged_doc = json.loads(JUDGED.read_text(encoding="utf-8")) if JUDGED.exists() else {"judgements": {}}
     judged: dict[str, dict[str, str]] = judged_doc["judgements"]
     rows, tim = run(args.timing)
@@ -177,7 +181,7 @@ def main() -> None:
                 papers_flagged[r["check"]][split_of(paper)].add(paper)
     ids = sorted({r["check"] for prs in rows.values() for r in prs})
     result: dict[str, Any] = {
-        "papers": len(rows), "split": {s: sum(split_of(p) == s for p in rows) for s in ("development", "untouched")},
+        "schema_version": "1", "papers": len(rows), "split": {s: sum(split_of(p) == s for p in rows) for s in ("development", "untouched")},
         "annotator": judged_doc.get("annotator"),
         "papers_flagged": {c: {s: len(papers_flagged[c][s]) for s in ("all", "development", "untouched")}
                            for c in ids},
@@ -221,6 +225,7 @@ def main() -> None:
     if tim:
         result["timing"] = tim
     result["unjudged"] = len({k for k, _, _ in todo})
+    result["provenance"] = prov.finish()
     if args.list:
         seen = set()
         for key, _paper, r in todo:
