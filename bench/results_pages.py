@@ -596,6 +596,13 @@ def page_numbers() -> Page:
     return page_from_script("numbers", "docs/results/numbers.md", numbers_rct.lines)
 
 
+def page_checks() -> Page:
+    """docs/results/checks.md (bench/checks_psychsci.py)."""
+    import checks_psychsci
+
+    return page_from_script("checks", "docs/results/checks.md", checks_psychsci.lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -608,6 +615,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "psychsci": page_psychsci,
     "serve": page_serve,
     "numbers": page_numbers,
+    "checks": page_checks,
 }
 
 

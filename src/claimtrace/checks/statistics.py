@@ -1,7 +1,760 @@
-"""Built-in checks on the statistics: consistency, imprecise p, marginal wording, effect sizes, GRIM/GRIMMER, df vs N, power."""
+"""Built-in checks on the statistics: consistency, imprecise p, marginal wording, effect sizes, GRIM/GRIMMER, df vs N, power.
+
+Each check reads the engine's results (``CheckContext.stats``, from ``analyze_document``) and the Document's
+sentences, and returns rows located at the sentence (offsets into ``body_text``/``abstract_text``). The
+arithmetic is in ``claimtrace.checks.formulas``; docs/checks.md describes every check.
+"""
 
 from __future__ import annotations
 
-from claimtrace.checks.base import Check
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
-CHECKS: list[Check] = []
+from claimtrace.checks import formulas
+from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, Severity
+from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
+from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+class _Sentences:
+    """The Document's sentences by id and by scope, for locating rows and reading a result's sentence."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.by_id: dict[str, Sentence] = {}
+        self.order: list[Sentence] = []
+        self.paragraph: dict[str, str] = {}
+        units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+        for unit in units:
+            for s in unit.sentences:
+                self.by_id[s.id] = s
+                self.order.append(s)
+                self.paragraph[s.id] = unit.id
+
+    def text(self, scope: str) -> str:
+        return self.doc.abstract_text if scope == "abstract" else self.doc.body_text
+
+    def sentence_of(self, r: DocumentStat) -> Sentence | None:
+        return self.by_id.get(r.unit_id or "")
+
+    def sentence_text(self, r: DocumentStat) -> str:
+        s = self.sentence_of(r)
+        return s.text if s is not None else r.text
+
+
+def _loc(r: DocumentStat, sents: _Sentences) -> Location:
+    s = sents.sentence_of(r)
+    return Location(scope="abstract" if r.scope == "abstract" else "body", unit_id=r.unit_id, start=r.start,
+                    end=r.end, page=s.page if s is not None else None, section=r.section)
+
+
+def _sent_loc(s: Sentence, section: str | None = None) -> Location:
+    return Location(scope="abstract" if s.scope == "abstract" else "body", unit_id=s.id, start=s.start, end=s.end,
+                    page=s.page, section=section)
+
+
+def _as_written(r: DocumentStat) -> str:
+    return " ".join(r.text.split())
+
+
+def _ok(check: str, message: str) -> list[CheckRow]:
+    return [CheckRow(check=check, severity="ok", message=message)]
+
+
+def _results(ctx: CheckContext) -> list[DocumentStat]:
+    """The reported results (planned effect sizes of power analyses left out)."""
+    return [r for r in ctx.stats if not r.planned]
+
+
+def _p_text(r: DocumentStat) -> str:
+    if r.p_comparison == "ns":
+        return "ns"
+    p = r.spans["p"].text if "p" in r.spans else (f"{r.p_value:g}" if r.p_value is not None else "?")
+    return f"p {r.p_comparison} {p}"
+
+
+_DOUBT_FLAG = re.compile(r"repair|damag|garbl|lost|read as", re.I)
+
+
+def _doubts(r: DocumentStat) -> list[str]:
+    """Why the text a verdict rests on is doubtful: the engine's repairs and damage flags."""
+    return [*r.repaired, *(f for f in r.flags if _DOUBT_FLAG.search(f))]
+
+
+# ---------------------------------------------------------------------------------------------
+# consistency and decision errors
+#: df of the widest t reference allowed for a coefficient with an SE and no df (as ``stats.tables.UNKNOWN_DF``)
+UNKNOWN_DF = 20
+_ADJUSTED = re.compile(r"Bonferroni|Holm|Tukey|[SŠ]id[aá]k|Scheff[eé]|Benjamini|false\s+discovery|FDR|"
+                       r"(?:corrected|adjusted)\s+(?:for\s+)?(?:multiple|p|\w+\s+comparisons)|"
+                       r"(?:multiple[- ]comparisons?|multiplicity)\s+(?:correction|adjustment)|"
+                       r"[Bb]onferroni-?\s?corrected|p\s*(?:values?\s*)?(?:were|are)\s+(?:corrected|adjusted)", re.I)
+
+
+_ADJUST_WORDS = ("bonferroni", "holm", "tukey", "sidak", "šidák", "scheff", "benjamini", "discovery", "fdr", "correct",
+                 "adjust", "multiplicity")
+
+
+def _adjusts(text: str) -> bool:
+    """Whether a text says that p-values are adjusted for multiple comparisons (``_ADJUSTED``)."""
+    low = text.lower()
+    return any(w in low for w in _ADJUST_WORDS) and _ADJUSTED.search(text) is not None
+
+
+def _reported_p_interval(r: DocumentStat) -> tuple[float, float] | None:
+    """The p interval the report allows: "= .038" -> [.0375, .0385], "< .05" -> [0, .05], "> .05" -> [.05, 1]."""
+    if r.p_value is None or r.p_comparison in (None, "ns"):
+        return None
+    if r.p_comparison in ("<", "<="):
+        return 0.0, r.p_value
+    if r.p_comparison in (">", ">="):
+        return r.p_value, 1.0
+    h = formulas.half_unit(r.spans["p"].text) if "p" in r.spans else 0.0005
+    return r.p_value - h, r.p_value + h
+
+
+def _coefficient_p_range(r: DocumentStat) -> tuple[float, float] | None:
+    """p of a coefficient and its SE (no df) over the rounding of both, from the normal to t(UNKNOWN_DF); an
+    estimate written as a bound ("b < 0.001") allows any smaller one."""
+    from claimtrace.stats import compute_p
+
+    if r.se is None or r.value is None or r.df1 is not None or "value" not in r.spans or "se" not in r.spans:
+        return None
+    hv, hs = formulas.half_unit(r.spans["value"].text), formulas.half_unit(r.spans["se"].text)
+    v = abs(r.value)
+    z_lo = 0.0 if r.comparison in ("<", "<=") else max(v - hv, 0.0) / (r.se + hs)
+    z_hi = (v + hv) / (r.se - hs) if r.se - hs > 0 else float("inf")
+    lo_p = compute_p("z", z_hi, None, None, one_tailed=r.one_tailed) if z_hi != float("inf") else 0.0
+    hi_p = compute_p("t", z_lo, UNKNOWN_DF, None, one_tailed=r.one_tailed)
+    if lo_p is None or hi_p is None:
+        return None
+    return lo_p, min(1.0, hi_p)
+
+
+def _test_p_range(q: DocumentStat) -> tuple[float, float] | None:
+    """p of a test statistic over the rounding of its printed value (two-tailed)."""
+    from claimtrace.stats import compute_p
+
+    if q.test is None or q.value is None or "value" not in q.spans:
+        return None
+    h = formulas.half_unit(q.spans["value"].text)
+    ps = [compute_p(q.test, max(abs(q.value) + d, 0.0), q.df1, q.df2, n=q.n) for d in (-h, h)]
+    if ps[0] is None or ps[1] is None:
+        return None
+    return min(ps[0], ps[1]), max(ps[0], ps[1])
+
+
+def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: DocumentStat | None) -> str | None:
+    """Why an inconsistency the engine found is not a reporting error after all (None: it is one).
+
+    ``before``: the result just before ``r`` in its sentence; ``paper_adjusts``: the paper says somewhere that
+    it adjusts p-values for multiple comparisons."""
+    rep = _reported_p_interval(r)
+    if rep is None:
+        return None
+    rng = _coefficient_p_range(r)
+    if rng is not None and formulas.overlaps(rng, rep):
+        return (f"the p fits the coefficient and its SE with a t reference (df unknown; p between {rng[0]:.3g} "
+                f"and {rng[1]:.3g})")
+    if (r.se is not None and before is not None and before.p_comparison is None and before.df1 is not None
+            and r.start - before.end < 30):
+        prev = _test_p_range(before)
+        if prev is not None and formulas.overlaps(prev, rep):
+            return f"the p belongs to the test just before it ({_as_written(before)}), which has no p of its own"
+    if r.computed_p is not None and rep[1] >= r.computed_p:
+        if _adjusts(paragraph):
+            return "the paragraph adjusts p for multiple comparisons and the reported p is above the unadjusted one"
+        if paper_adjusts and r.test == "t":  # pairwise comparisons: the paper's statement covers them
+            return "the paper adjusts p for multiple comparisons and the reported p is above the unadjusted one"
+    return None
+
+
+def _fits_one_tailed(r: DocumentStat) -> bool:
+    rep = _reported_p_interval(r)
+    if rep is None or r.computed_p is None or r.one_tailed or r.test not in ("t", "z", "r"):
+        return False
+    half = r.computed_p / 2
+    return rep[0] <= half * 1.1 and half * 0.9 <= rep[1]
+
+
+@dataclass
+class ConsistencyCheck:
+    """The engine's verdicts: a reported p that its test statistic and df cannot give, and decision errors."""
+
+    id: str = "consistency"
+    title: str = "Statistical consistency and decision errors"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per inconsistent result (``error`` for a decision error, ``warn`` otherwise)."""
+        sents = _Sentences(context.document)
+        rows: list[CheckRow] = []
+        checked = 0
+        results = _results(context)
+        doc = context.document
+        paper_adjusts: bool | None = None  # read once, at the first inconsistency
+        for r in results:
+            if r.consistent is None:
+                continue
+            checked += 1
+            if r.consistent:
+                continue
+            doubts = _doubts(r)
+            decision = bool(r.decision_error)
+            if paper_adjusts is None:
+                paper_adjusts = _adjusts(doc.body_text)
+            unit = context.document.paragraph_of(r.paragraph_id) if r.paragraph_id else None
+            same = [q for q in results if q.unit_id == r.unit_id and q.end <= r.start]
+            excuse = _excuse(r, unit.text if unit is not None else sents.sentence_text(r), paper_adjusts,
+                             same[-1] if same else None)
+            if excuse is not None:
+                rows.append(CheckRow(
+                    check=self.id, severity="info", message=f"not counted as inconsistent: {_as_written(r)} ({excuse})",
+                    guidance="Say how p was computed (reference distribution, df, adjustment).",
+                    location=_loc(r, sents), text=_as_written(r),
+                    data={"test": r.test, "reported_p": _p_text(r), "computed_p": r.computed_p, "excused": excuse,
+                          "decision_error": False, "engine_decision_error": decision}))
+                continue
+            what = "decision error" if decision else "inconsistent p-value"
+            if r.computed_p is not None:
+                msg = f"{what}: {_as_written(r)} gives p = {r.computed_p:.3g}"
+            else:
+                msg = f"{what}: {_as_written(r)}: no df gives this p"
+            if doubts:
+                msg += f" (read from repaired or doubtful text: {'; '.join(doubts)})"
+            one_tailed_fit = _fits_one_tailed(r)
+            if one_tailed_fit:
+                msg += "; the p fits a one-tailed test, which the text does not state"
+            guidance = ("The reported p is on the other side of alpha from the p the test statistic gives: check "
+                        "the statistic, the df and the p." if decision else
+                        "The reported p does not follow from the test statistic and df, allowing for rounding: "
+                        "check which of them is mistyped.")
+            if doubts:
+                guidance += " The text was damaged or repaired here; compare with the original before acting."
+            rows.append(CheckRow(check=self.id, severity="error" if decision else "warn", message=msg,
+                                 guidance=guidance, location=_loc(r, sents), text=_as_written(r),
+                                 data={"test": r.test, "value": r.value, "df1": r.df1, "df2": r.df2,
+                                       "reported_p": _p_text(r), "computed_p": r.computed_p,
+                                       "decision_error": decision, "one_tailed": r.one_tailed,
+                                       "doubtful_text": doubts, "fits_one_tailed": one_tailed_fit,
+                                       "flags": r.flags}))
+        return rows or _ok(self.id, f"{checked} results checked, all consistent")
+
+
+# ---------------------------------------------------------------------------------------------
+# imprecise p-values
+_LEGEND_SENTENCE = re.compile(r"asterisks?|daggers?|symbols?\s+(?:indicate|denote|mark)|\bi\.e\.,?\s*p\s*[<=]", re.I)
+
+
+def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
+    """A p that is a figure's or table's star legend ("*p < .05, **p < .01") or a threshold ("i.e., p < .05")."""
+    text = sents.text(r.scope)
+    start = r.spans["p_full"].start if "p_full" in r.spans else r.start
+    before = text[max(0, start - 3):start].rstrip()
+    if before.endswith(("*", "†", "‡", "§", "#")):
+        return True
+    return bool(_LEGEND_SENTENCE.search(sents.sentence_text(r)))
+
+
+@dataclass
+class ImprecisePCheck:
+    """p-values given as a bound ("p < .05", "p > .05") or as "ns" where an exact value could be reported."""
+
+    id: str = "imprecise_p"
+    title: str = "Imprecise p-values"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per p reported as a bound above .001 or as "ns"."""
+        sents = _Sentences(context.document)
+        rows: list[CheckRow] = []
+        for r in _results(context):
+            cmp, p = r.p_comparison, r.p_value
+            if cmp is None:
+                continue
+            if _legend_p(r, sents):
+                continue
+            if cmp == "ns" or (cmp in ("<", "<=") and p is not None and p > 0.001 + 1e-12) or cmp in (">", ">="):
+                rows.append(CheckRow(
+                    check=self.id, severity="warn", message=f"imprecise p: {_p_text(r)}",
+                    guidance="Report the exact p (two or three decimals); only below .001 is 'p < .001' usual.",
+                    location=_loc(r, sents), text=_as_written(r),
+                    data={"p_comparison": cmp, "p_value": p, "computed_p": r.computed_p}))
+        return rows or _ok(self.id, "every p is exact or below .001")
+
+
+# ---------------------------------------------------------------------------------------------
+# marginal-significance wording
+_MARGINAL_RE = re.compile(
+    r"\b(?:marginal(?:ly)?[\s-]+(?:statistically\s+)?significan\w*"
+    r"|borderline[\s-]+(?:statistically\s+)?significan\w*"
+    r"|(?:nearly|almost|near|approaching)[\s-]+(?:statistical[\s-]+)?significan\w*"
+    r"|approach(?:ed|es|ing)?\s+(?:conventional\s+|statistical\s+|traditional\s+)?(?:levels?\s+of\s+)?significance"
+    r"|(?:a|the)\s+(?:non-?significant\s+|statistical\s+|weak\s+|slight\s+)?trends?\s+(?:towards?|for)\s+"
+    r"(?:significance|a\s+significant|an?\s+(?:effect|difference|interaction|increase|decrease|association))"
+    r"|trend(?:ed|ing)?\s+(?:towards?\s+)?(?:statistical\s+)?significance"
+    r"|fell\s+(?:just\s+)?short\s+of\s+(?:statistical\s+)?significance"
+    r"|(?:close|closer)\s+to\s+(?:statistical\s+)?significance)",
+    re.I)
+
+
+# every phrase of _MARGINAL_RE holds one of these (lower case)
+_MARGINAL_WORDS = ("significan", "trend")
+
+
+@dataclass
+class MarginalCheck:
+    """Wording that calls a non-significant result "marginally significant", "a trend towards"..."""
+
+    id: str = "marginal"
+    title: str = "Marginal-significance wording"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per phrase, attached to the result of its sentence (else of the next sentence)."""
+        sents = _Sentences(context.document)
+        by_unit: dict[str, list[DocumentStat]] = {}
+        for r in _results(context):
+            if r.unit_id:
+                by_unit.setdefault(r.unit_id, []).append(r)
+        rows: list[CheckRow] = []
+        order = sents.order
+        for i, s in enumerate(order):
+            low = s.text.lower()
+            if not any(w in low for w in _MARGINAL_WORDS):
+                continue  # quick: no word every phrase of _MARGINAL_RE holds
+            for m in _MARGINAL_RE.finditer(s.text):
+                cands = [r for r in by_unit.get(s.id, []) if r.p_comparison is not None]
+                if not cands and i + 1 < len(order) and sents.paragraph[order[i + 1].id] == sents.paragraph[s.id]:
+                    cands = [r for r in by_unit.get(order[i + 1].id, []) if r.p_comparison is not None]
+                pos = s.start + m.start()
+                target = min(cands, key=lambda r: abs(r.start - pos)) if cands else None
+                data: dict[str, object] = {"phrase": m.group(0)}
+                msg = f"marginal-significance wording: '{m.group(0)}'"
+                if target is not None:
+                    data.update({"result": _as_written(target), "p_comparison": target.p_comparison,
+                                 "p_value": target.p_value, "result_unit_id": target.unit_id})
+                    msg += f" about {_as_written(target)}"
+                else:
+                    # no result to attach it to: the wording may describe one (or be about the idea itself): a note
+                    msg += " (no result with a p in its sentence or the next)"
+                loc = _sent_loc(s)
+                loc.start, loc.end = s.start + m.start(), s.start + m.end()
+                rows.append(CheckRow(
+                    check=self.id, severity="warn" if target is not None else "info", message=msg,
+                    guidance="Describe a result above alpha as not significant; report its exact p and effect size "
+                             "rather than calling it marginal or a trend.",
+                    location=loc, text=s.text, data=data))
+        return rows or _ok(self.id, "no marginal-significance wording")
+
+
+# ---------------------------------------------------------------------------------------------
+# t and F tests without an effect size
+_EFFECT_WORD = re.compile(
+    r"(?<![A-Za-z])(?:η|eta|ω|omega|Cohen|Hedges|d\s?_?(?:z|av|rm)?\s*[=<>]|g\s*[=<>]|R\s?2|r\s*[=<>]|f\s?2?\s*[=<>]"
+    r"|effect\s+size|ES\s*=|b\s*=|B\s*=|β|OR\s*=|odds\s+ratio)", re.I)
+
+
+@dataclass
+class EffectSizeMissingCheck:
+    """t and F tests that report no effect size in their sentence."""
+
+    id: str = "effect_size_missing"
+    title: str = "t and F tests without an effect size"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per t or F test (with df) whose sentence gives no effect size."""
+        sents = _Sentences(context.document)
+        with_effect: set[str] = set()
+        for r in _results(context):
+            if r.unit_id and (r.effects or r.test in EFFECT_SIZES or r.test in ("b", "beta", "OR")):
+                with_effect.add(r.unit_id)
+        rows: list[CheckRow] = []
+        n_tests = 0
+        for r in _results(context):
+            if r.kind != "test" or r.test not in ("t", "F") or r.df1 is None:
+                continue
+            n_tests += 1
+            if r.effects or (r.unit_id in with_effect):
+                continue
+            if _EFFECT_WORD.search(sents.sentence_text(r)):
+                continue
+            rows.append(CheckRow(
+                check=self.id, severity="warn", message=f"no effect size with {_as_written(r)}",
+                guidance="Report an effect size with its CI (d or g for t tests, partial η² or ω² for F tests).",
+                location=_loc(r, sents), text=_as_written(r), data={"test": r.test}))
+        return rows or _ok(self.id, f"{n_tests} t and F tests, each with an effect size")
+
+
+# ---------------------------------------------------------------------------------------------
+# effect sizes that do not fit their test
+_PAIRED = re.compile(r"\b(?:paired|within[- ]subjects?|within[- ]participants?|repeated[- ]measures?|one[- ]sample|"
+                     r"dependent[- ]samples?)", re.I)
+_INDEPENDENT = re.compile(r"\b(?:independent[- ]samples?|between[- ]subjects?|between[- ]participants?|two[- ]sample|"
+                          r"Welch|unpaired)", re.I)
+
+
+def _design(sentence: str) -> str | None:
+    paired, indep = bool(_PAIRED.search(sentence)), bool(_INDEPENDENT.search(sentence))
+    if paired == indep:
+        return None
+    return "paired" if paired else "independent"
+
+
+def _effect_measure(measure: str, text: str) -> str:
+    if measure == "d" and re.search(r"d\s?_?z\b", text):
+        return "d_z"
+    if measure == "d" and re.search(r"d\s?_?(?:av|rm)\b", text):
+        return "d_av"
+    return measure
+
+
+@dataclass
+class EffectSizeFitCheck:
+    """Effect sizes that their own test cannot give: d vs t and df, r vs t, partial η² vs F and its dfs."""
+
+    id: str = "effect_size_fit"
+    title: str = "Effect sizes that do not fit their test"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per effect size outside the interval that its test statistic (rounding included) allows."""
+        sents = _Sentences(context.document)
+        rows: list[CheckRow] = []
+        checked = 0
+        results = _results(context)
+        for i, r in enumerate(results):
+            effects = list(r.effects)
+            nxt = results[i + 1] if i + 1 < len(results) else None
+            if (r.test == "t" and nxt is not None and nxt.test == "r" and nxt.df1 is None and nxt.unit_id == r.unit_id
+                    and 0 <= nxt.start - r.end < 30 and "value" in nxt.spans):
+                # "t(38) = 2.50, p = .017, r = .38": the r is the t test's effect size (a result of its own)
+                effects.append(EffectSize(measure="r", value=nxt.value or 0.0, start=nxt.start, end=nxt.end,
+                                          text=_as_written(nxt)))
+            if r.test not in ("t", "F") or r.df1 is None or "value" not in r.spans or not effects:
+                continue
+            if r.test == "F" and r.df2 is None:
+                continue
+            design = _design(sents.sentence_text(r)) if r.test == "t" else None
+            for e in effects:
+                measure = _effect_measure(e.measure, e.text)
+                num = formulas.number_in(e.text.split("=")[-1]) if "=" in e.text else None
+                if num is None:
+                    continue
+                want = formulas.expected_effect(measure, r.test, r.spans["value"].text, r.df1, r.df2, design)
+                if want is None:
+                    continue
+                checked += 1
+                got = formulas.interval(num)
+                got_abs = (min(abs(got[0]), abs(got[1])), max(abs(got[0]), abs(got[1])))
+                if got[0] < 0 < got[1]:
+                    got_abs = (0.0, got_abs[1])
+                if formulas.overlaps(want, got_abs):
+                    continue
+                shown = (f"{want[0]:.3f}-{want[1]:.3f}" if want[1] != float("inf") else f"at least {want[0]:.3f}")
+                rows.append(CheckRow(
+                    check=self.id, severity="warn",
+                    message=f"{e.text.strip()} does not fit {r.test} = {r.spans['value'].text} with df "
+                            f"{r.df1:g}{'' if r.df2 is None else f', {r.df2:g}'} (expected {shown})",
+                    guidance="Check the effect size against the test statistic; say how it was computed (e.g. d_z "
+                             "or d_av for paired designs, partial or generalized η²).",
+                    location=_loc(r, sents), text=_as_written(r),
+                    data={"measure": measure, "reported": float(num), "expected_low": want[0],
+                          "expected_high": None if want[1] == float("inf") else want[1], "design": design,
+                          "test": r.test}))
+        return rows or _ok(self.id, f"{checked} effect sizes checked against their test, all fit")
+
+
+# ---------------------------------------------------------------------------------------------
+# GRIM and GRIMMER
+_INTEGER_MEASURE = re.compile(
+    r"\b(?:number|count|numbers|counts)\s+of\b|\bsingle[- ]item\b|\bone[- ]item\b|\b(?:a|one)\s+(?:single\s+)?item\b"
+    r"|\bitems?\s*\(\s*k\s*=\s*(?P<k>\d+)\s*\)|\b(?P<k2>\d+|one|two|three|four|five|six|seven|eight|nine|ten)[- ]items?\b",
+    re.I)
+_WORD_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+             "ten": 10}
+_M_SD_N = re.compile(
+    r"\bM\s*=\s*(?P<m>\d*\.\d+|\d+)\s*,\s*SD\s*=\s*(?P<sd>\d*\.\d+|\d+)(?:\s*,\s*n\s*=\s*(?P<n>\d+))?")
+_SUM_SCALE = re.compile(r"\bsum(?:med)?\b|\btotal\s+score|\baverag|\bmean\s+of\s+the\s+items|\bsummed", re.I)
+
+
+def _items(sentence: str) -> int | None:
+    """How many integer items a mean is over, where the sentence says the measure is integer-valued."""
+    low = sentence.lower()
+    if "item" not in low and "number" not in low and "count" not in low:
+        return None  # quick: none of the words of _INTEGER_MEASURE
+    m = _INTEGER_MEASURE.search(sentence)
+    if m is None:
+        return None
+    k = m.group("k") or m.group("k2")
+    if k is None:
+        return 1
+    return int(k) if k.isdigit() else _WORD_NUM[k.lower()]
+
+
+@dataclass
+class GrimCheck:
+    """GRIM and GRIMMER on means and SDs of integer-valued measures (counts, items) with their n."""
+
+    id: str = "grim"
+    title: str = "GRIM and GRIMMER (means and SDs of integer data)"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per "M = x, SD = y, n = k" in a sentence that says the measure is integer-valued."""
+        doc = context.document
+        rows: list[CheckRow] = []
+        tested = 0
+        units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+        for unit in units:
+            for s in unit.sentences:
+                items = _items(s.text)
+                if items is None or (_SUM_SCALE.search(s.text) and items > 1):
+                    continue
+                n_sent = None
+                mn = re.search(r"\b[Nn]\s*=\s*(\d+)\b", s.text)
+                if mn:
+                    n_sent = int(mn.group(1))
+                for m in _M_SD_N.finditer(s.text):
+                    n = int(m.group("n")) if m.group("n") else n_sent
+                    if n is None:
+                        continue
+                    mean, sd = float(m.group("m")), float(m.group("sd"))
+                    md, sdd = formulas.decimals(m.group("m")), formulas.decimals(m.group("sd"))
+                    g = formulas.grim(mean, n, md, items)
+                    if g is None:
+                        continue
+                    tested += 1
+                    gm = formulas.grimmer(mean, sd, n, md, sdd, items) if g else None
+                    if g and gm is not False:
+                        continue
+                    what = "GRIM" if not g else "GRIMMER"
+                    loc = _sent_loc(s, getattr(unit, "section", None))
+                    loc.start, loc.end = s.start + m.start(), s.start + m.end()
+                    rows.append(CheckRow(
+                        check=self.id, severity="warn",
+                        message=f"{what}: {m.group(0)} is not possible for n = {n} integer responses"
+                                f"{'' if items == 1 else f' over {items} items'}",
+                        guidance="The mean (GRIM) or SD (GRIMMER) cannot come from integer data of this n; check "
+                                 "the n, the mean and the SD.",
+                        location=loc, text=s.text,
+                        data={"mean": mean, "sd": sd, "n": n, "items": items, "grim": g, "grimmer": gm}))
+        return rows or _ok(self.id, f"{tested} means of integer measures tested, all possible")
+
+
+# ---------------------------------------------------------------------------------------------
+# df that cannot fit the stated N
+_MULTILEVEL = re.compile(r"mixed|multilevel|multi-level|hierarchical|trials?\b|observations|Satterthwaite|Kenward|"
+                         r"random|nested|items?\b|responses|growth|longitudinal|GEE|generali[sz]ed", re.I)
+
+
+@dataclass
+class DfSampleCheck:
+    """t tests (and F tests with one numerator df) whose df exceed what the sample of the sentence allows."""
+
+    id: str = "df_vs_n"
+    title: str = "df that cannot fit the stated N"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per t(df) or F(1, df) with df > N - 1 for the N stated with it or in its sentence."""
+        from claimtrace.stats import stated_samples
+
+        sents = _Sentences(context.document)
+        rows: list[CheckRow] = []
+        for r in _results(context):
+            df = r.df1 if r.test == "t" else r.df2 if r.test == "F" and r.df1 == 1 else None
+            if df is None or df != int(df) or r.n_per_group:
+                continue
+            sentence = sents.sentence_text(r)
+            if _MULTILEVEL.search(sentence):
+                continue
+            ns = stated_samples(sentence) if r.n is None else (r.n,)
+            if len(ns) != 1:
+                continue
+            n = ns[0]
+            if df > n - 1:
+                rows.append(CheckRow(
+                    check=self.id, severity="warn",
+                    message=f"{_as_written(r)}: df {df:g} does not fit N = {n} (at most {n - 1})",
+                    guidance="A t test on N participants has at most N - 1 df; check the N and the df, or say "
+                             "which sample the test used.",
+                    location=_loc(r, sents), text=sentence, data={"df": df, "n": n, "test": r.test}))
+        return rows or _ok(self.id, "every df fits its stated N")
+
+
+# ---------------------------------------------------------------------------------------------
+# a p with no test statistic
+_TEST_WORDS = re.compile(r"\b(?:t[- ]tests?|ANOVAs?|analys[ie]s\s+of\s+variance|regressions?|correlat\w+|"
+                         r"chi-?square|χ2|tests?\b|differ\w*\s+significantly|significant(?:ly)?\s+(?:differ|effect|"
+                         r"interaction|main\s+effect|correlat|associat|predict))", re.I)
+_NO_STAT_OK = re.compile(r"exact\s+test|permutation|bootstrap|Monte\s+Carlo|Bayes|Table|Fig(?:ure|\.)|"
+                         r"supplement|\bS\d|corrected|Bonferroni|Holm|FDR|false\s+discovery|adjust|alpha|α|"
+                         r"threshold|criterion|cutoff|cut-off", re.I)
+# a statistic of a test the engine does not name, right before the p: "dip = 0.023, p = .018"
+_STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*[-−]?\d*\.?\d+\s*[,;]\s*$")
+
+
+@dataclass
+class PWithoutTestCheck:
+    """A p-value reported with no test statistic in a sentence that reports a test."""
+
+    id: str = "p_without_test"
+    title: str = "p-values without a test statistic"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per p with no statistic, no CI and no effect size, in a sentence naming a test."""
+        sents = _Sentences(context.document)
+        rows: list[CheckRow] = []
+        for r in _results(context):
+            if r.kind != "p" or r.test is not None or r.ci_low is not None or r.effects or r.p_comparison is None:
+                continue
+            if r.p_comparison == "ns" or re.search(r"\bps\b|\ball\b|\bboth\b|\beach\b", r.text) or _legend_p(r, sents):
+                continue
+            sentence = sents.sentence_text(r)
+            if not _TEST_WORDS.search(sentence) or _NO_STAT_OK.search(sentence):
+                continue
+            text = sents.text(r.scope)
+            start = r.spans["p_full"].start if "p_full" in r.spans else r.start
+            before = text[max(0, start - 40):start]
+            if _STAT_BEFORE.search(before) or re.search(r"\b(?:all|both|each|every)\b[^.;()]*$", before):
+                continue  # "dip = 0.023, p = .018": an unknown test's statistic; "all correlations: p < ...": a summary
+            rows.append(CheckRow(
+                check=self.id, severity="warn", message=f"{_p_text(r)} with no test statistic",
+                guidance="Report the test statistic and its df with the p (e.g. t(28) = 2.20, p = .036).",
+                location=_loc(r, sents), text=sentence, data={"p_comparison": r.p_comparison, "p_value": r.p_value}))
+        return rows or _ok(self.id, "every p comes with its test statistic")
+
+
+# ---------------------------------------------------------------------------------------------
+# power analyses
+_POWER_TRIGGER = re.compile(
+    r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
+    r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)"
+    r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
+_POWER_TYPE = [
+    ("a priori", re.compile(r"a[- ]priori|prospective|to\s+determine\s+(?:the\s+)?(?:required\s+)?sample", re.I)),
+    ("sensitivity", re.compile(r"sensitivity", re.I)),
+    ("post hoc", re.compile(r"post[- ]hoc|observed\s+power|retrospective|achieved\s+power", re.I)),
+    ("simulation", re.compile(r"simulat|simr|Monte\s+Carlo|Superpower", re.I)),
+]
+_POWER_TEST = [
+    ("t test", re.compile(r"t[- ]tests?|paired|independent[- ]samples", re.I)),
+    ("ANOVA", re.compile(r"ANOVA|analysis\s+of\s+variance|interaction|F[- ]tests?|main\s+effect", re.I)),
+    ("correlation", re.compile(r"correlation", re.I)),
+    ("regression", re.compile(r"regression", re.I)),
+    ("chi-square", re.compile(r"chi-?square|χ2|proportion", re.I)),
+    ("mixed model", re.compile(r"mixed[- ]effects?|multilevel|mixed\s+model", re.I)),
+    ("equivalence", re.compile(r"equivalence|TOST", re.I)),
+]
+_POWER_ES = re.compile(
+    r"(?<![A-Za-z])(?P<metric>Cohen'?s\s+d|d\s?_?z|d|f\s?2|Cohen'?s\s+f|f|η\s*p?\s*2|ηp2|partial\s+η2|η2|r|ρ|OR|w|"
+    r"g|h|R\s?2)\s*(?:=|of|≥)\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
+# "an effect size (d) of 0.5", "effect size (f 2 ) of .40", "effect size of d = 0.4"
+_POWER_ES_NAMED = re.compile(
+    r"effect\s+sizes?\s*(?:\(\s*(?P<metric>[^()]{1,12}?)\s*\)|of\s+(?P<metric2>[A-Za-zηρ][\w ]{0,6}?)\s*=)"
+    r"\s*(?:of|=|≥)?\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
+_POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]sized?)?\s+effect", re.I)
+_POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
+                          r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
+                          r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)", re.I)
+_POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|(?P<dec>0?\.\d{1,3})\s+power\b"
+                          r"|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?(?:of|=|at|level\s+of|was|≥)\s*"
+                          r"(?:(?:greater|more|higher)\s+than\s+|at\s+least\s+|over\s+|>\s*)?"
+                          r"(?P<v>0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)"
+                          r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)", re.I)
+_POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+size)?|total)\s+of\s+(?P<n2>\d[\d,]*)"
+                      r"|(?P<n3>\d[\d,]*)\s+(?:participants|subjects|people|respondents|children|adults|students|individuals|"
+                      r"volunteers|undergraduates|infants|couples|dyads|per\s+(?:group|condition|cell))"
+                      r"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){1,4}(?:participants|undergraduates|students|volunteers|"
+                      r"adults|children|infants|subjects|people|respondents|individuals)", re.I)
+_POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|"
+                             r"\bPANGEA\b|\bMorePower\b|\bpwrss\b|\bInteractionPoweR\b|\bsemPower\b|\bSAS\b|"
+                             r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
+
+
+_ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
+_OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
+_OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z])N\s*=|per\s+(?:group|condition|cell)"
+                        r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
+
+
+def _power_record(text: str) -> dict[str, object]:
+    """The fields of a power analysis read from its paragraph text."""
+    rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
+                              "power": None, "n": None, "software": None}
+    rec["type"] = next((name for name, rx in _POWER_TYPE if rx.search(text)), None)
+    rec["test"] = next((name for name, rx in _POWER_TEST if rx.search(text)), None)
+    m = _POWER_ES_NAMED.search(text) or _POWER_ES.search(text)
+    if m:
+        metric = m.group("metric") or (m.groupdict().get("metric2") or "")
+        rec["effect_metric"] = re.sub(r"\s+", " ", metric).strip()
+        rec["effect_size"] = float(m.group("v").replace("−", "-"))
+    else:
+        w = _POWER_ES_WORD.search(text)
+        if w:
+            rec["effect_metric"], rec["effect_size"] = "conventional", w.group("metric").lower()
+    a = _POWER_ALPHA.search(text)
+    if a:
+        rec["alpha"] = float(a.group("v") or a.group("v2") or a.group("v3"))
+    p = _POWER_LEVEL.search(text)
+    if p:
+        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
+        val = float(raw.rstrip("% "))
+        rec["power"] = val / 100 if val > 1 else val
+    n = _POWER_N.search(text)
+    if n:
+        rec["n"] = int((n.group("n") or n.group("n2") or n.group("n3") or n.group("n4")).replace(",", ""))
+    s = _POWER_SOFTWARE.search(text)
+    if s:
+        rec["software"] = re.sub(r"\s+", "", s.group(0)) if "power" in s.group(0).lower() else s.group(0)
+    return rec
+
+
+@dataclass
+class PowerCheck:
+    """Power analyses as records (type, test, effect size and metric, α, power, N, software); incomplete ones warned."""
+
+    id: str = "power"
+    title: str = "Power analyses"
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per paragraph with a power analysis: ``info`` when complete, ``warn`` naming what is missing."""
+        doc = context.document
+        rows: list[CheckRow] = []
+        for par in doc.paragraphs:
+            low = par.text.lower()
+            if "power" not in low and "pwr" not in low and "simr" not in low and "β" not in low:
+                continue  # quick: no power word in the paragraph
+            first = next((s for s in par.sentences if _POWER_TRIGGER.search(s.text)), None)
+            if first is None:
+                continue
+            # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
+            idx = par.sentences.index(first)
+            window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
+            rec = _power_record(window)
+            missing = [k for k in ("effect_size", "alpha", "power", "n") if rec[k] is None]
+            elsewhere = _ELSEWHERE.search(first.text)
+            if rec["power"] is None and rec["effect_size"] is None:
+                if not elsewhere:
+                    continue  # a mention of power, not an analysis
+                missing = []
+            elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window):
+                continue  # power in general (a discussion) or of another study, not this study's analysis
+            severity: Severity = "warn" if missing else "info"
+            msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
+            if missing:
+                msg += f"; missing {', '.join(missing)}"
+            elif elsewhere and rec["power"] is None and rec["effect_size"] is None:
+                msg = "power analysis reported elsewhere (supplement or preregistration)"
+            rows.append(CheckRow(
+                check=self.id, severity=severity, message=msg,
+                guidance="A power analysis should state its type, test, effect size (and metric) with its source, "
+                         "alpha, power and the resulting N, and the software used.",
+                location=_sent_loc(first, par.section), text=window, data={**rec, "missing": missing}))
+        return rows or _ok(self.id, "no power analysis found")
+
+
+def _checks() -> Iterable[Check]:
+    return [ConsistencyCheck(), ImprecisePCheck(), MarginalCheck(), EffectSizeMissingCheck(), EffectSizeFitCheck(),
+            GrimCheck(), DfSampleCheck(), PWithoutTestCheck(), PowerCheck()]
+
+
+CHECKS: list[Check] = list(_checks())

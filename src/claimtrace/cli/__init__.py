@@ -39,6 +39,7 @@ COMMAND_MODULES = [
     "numbers", "meta",
     "run", "query",  # corpus runs: claimtrace run / query / export
     "serve",  # review in the browser: claimtrace serve / review-export
+    "check",  # the screening report: claimtrace check
 ]
 
 

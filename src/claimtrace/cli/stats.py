@@ -106,7 +106,7 @@ def compact_result(r: DocumentStat) -> str:
         if groups:
             parts.append(groups)
     if r.ci_low is not None and r.ci_high is not None:
-        level = f"{r.ci_level * 100:g}% " if r.ci_level else ""
+        level = f"{r.ci_level:g}% " if r.ci_level else ""  # ci_level is a percentage (95.0)
         parts.append(f"{level}CI [{r.ci_low:g}, {r.ci_high:g}]")
     if r.p_comparison == "ns":
         parts.append("ns")

@@ -177,7 +177,8 @@ def group_tokens(t: str, toks: list[_Tok]) -> list[Res]:
         elif tk.kind == "se":
             if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["se"] = tk.data["se"]
-                cur.spans["se"] = (tk.start, tk.end)
+                x, y = tk.data.get("num_at", (0, tk.end - tk.start))
+                cur.spans["se"] = (tk.start + x, tk.start + y)
                 cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
         elif tk.kind == "desc":
             pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]

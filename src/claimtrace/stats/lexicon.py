@@ -14,6 +14,8 @@ from claimtrace.stats.model import (
 NUM = r"(?:\d+(?:\.\d+)?|\.\d+)"
 SNUM = r"(?:[-+]\s?)?" + NUM
 BOUND = r"(?:[-+]\s?)?(?:\d{1,3}(?:,\d{3})+(?![\d.])|" + NUM + ")"
+# a number with thousands separators ("1,705.7", "1,012.58"): groups of exactly three digits after the comma
+THOUSANDS = r"\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?"
 DF = r"(?:[0-9lI][0-9lI]*(?:\.\d+)?)"
 # NUM not preceded by a digit or a point, written to open with a character class (fast scanning)
 _NUM_ALONE = r"[\d.](?<![\d.][\d.])(?:(?<=\d)\d*(?:\.\d+)?|(?<=\.)\d+)"
@@ -35,8 +37,8 @@ _TEST_NAMES: list[tuple[str, str]] = [
     (r"Kruskal[- ]Wallis(?:\s+H)?|H", "H"),
     (r"Q\s*-?\s*(?:between|within|error|total|residual|Between|Within|Error|Total|Residual|B|W|E|T|R|b|w|e|t)(?![a-z])|Q",
      "Q"),
-    (r"Cohen'?s\s+d|d", "d"),
-    (r"Hedges'?\s*g|g", "g"),
+    (r"Cohen'?s\s+d(?:\s?_?(?:z|av|rm)(?![A-Za-z]))?|d\s?_?(?:z|av|rm)(?![A-Za-z])|d", "d"),
+    (r"Hedges'?s?\s*g(?:\s?_?(?:z|av|rm)(?![A-Za-z]))?|g\s?_?(?:z|av|rm)(?![A-Za-z])|g", "g"),
     (r"Spearman'?s\s+(?:rho|ρ|r)|r\s*s(?![a-z])|rho[- ]hat|rho|ρ", "rho"),
     (r"Kendall'?s\s+(?:tau|τ)(?:\s*-?\s*b)?|tau|τ", "tau"),
     (r"t[- ]stat(?:istic)?s?|t", "t"),
@@ -76,8 +78,9 @@ _NAME_FORMS: list[str] = [
     r"Kruskal[- ]Wallis(?:\s+H)?", r"H",
     r"Q\s*-?\s*(?:between|within|error|total|residual|Between|Within|Error|Total|Residual|B|W|E|T|R|b|w|e|t)(?![a-z])",
     r"Q",
-    r"Cohen'?s\s+d", r"d",
-    r"Hedges'?\s*g", r"g",
+    # Cohen's d_z (paired), d_av, d_rm: "Cohen's d z = 0.30" is a d, not a z test
+    r"Cohen'?s\s+d\s?_?(?:z|av|rm)(?![A-Za-z])", r"Cohen'?s\s+d", r"d\s?_?(?:z|av|rm)(?![A-Za-z])", r"d",
+    r"Hedges'?s?\s*g\s?_?(?:z|av|rm)(?![A-Za-z])", r"Hedges'?s?\s*g", r"g\s?_?(?:z|av|rm)(?![A-Za-z])", r"g",
     r"Spearman'?s\s+(?:rho|ρ|r)", r"r\s*s(?![a-z])", r"rho[- ]hat", r"rho", r"ρ",
     r"Kendall'?s\s+(?:tau|τ)(?:\s*-?\s*b)?", r"tau", r"τ",
     r"t[- ]stat(?:istic)?s?", r"t", r"F[- ]stat(?:istic)?s?", r"BF(?=\s*\(\s*\d+\s*,)", r"Fs", r"F",

@@ -171,7 +171,7 @@ def mentions_one_tailed(text: str) -> bool:
         return False
     match = _ONE_TAILED_RE.match
     for e in ends:
-        for i in (e - 9, e - 7, e - 8, e - 6):
+        for i in (e - 9, e - 7, e - 8, e - 6, e - 5):  # "one-tailed" ... "1sided"
             if i >= 0 and match(text, i):
                 return True
     return False
@@ -183,8 +183,8 @@ _DIRECTIONAL_RE = re.compile(r"\bdirectional\s+(?:(?:t[- ])?tests?|p[- ]?values?
 # a statement that the tests of a text are one-tailed ("All tests were one-tailed", "one-tailed tests were used
 # throughout", "p values are one-tailed unless stated otherwise")
 _SCOPE_RE = re.compile(
-    r"\b(?:all|every|each)\b[^.;]{0,60}?\b(?:one|1)[- ](?:tailed|sided)"
-    r"|\b(?:one|1)[- ](?:tailed|sided)[^.;]{0,60}?\b(?:throughout|unless\s+(?:otherwise\s+)?(?:stated|noted|indicated|"
+    r"\b(?:all|every|each)\b[^.;]{0,60}?\b(?:one|1)[- ]?(?:tailed|sided)"
+    r"|\b(?:one|1)[- ]?(?:tailed|sided)[^.;]{0,60}?\b(?:throughout|unless\s+(?:otherwise\s+)?(?:stated|noted|indicated|"
     r"specified)|(?:were|are)\s+(?:used|reported|conducted|applied|performed)\b)"
     r"|\bdirectional\s+(?:tests?|p[- ]?values?)\s+(?:were|are)\s+(?:used|reported)",
     re.I,

@@ -23,6 +23,7 @@ from claimtrace.stats.lexicon import (
     DF,
     NUM,
     SNUM,
+    THOUSANDS,
     _df,
     _name_index,
     _num,
@@ -41,7 +42,7 @@ _TEST_RE = re.compile(
     r"\s*(?P<cmp><=|>=|≤|≥|=|<|>|(?<=\s)p(?=\s)|(?<=\s)!(?=\s)|(?<=\))[bN](?=\s*[-.\d])|:|,"
     r"|(?:\s(?:of|was|is|were))(?=\s)|(?=\s))"
     # a minus garbled into a run of symbols ("%^&2.20")
-    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?" + NUM + r")(?![\d.]\d)"
+    r"\s*(?P<garb>[%^&#@~$]{2,4})?(?P<value>[-+]?\s?(?:" + THOUSANDS + "|" + NUM + r")(?:e-?\d{1,2}(?![\d.]))?)(?![\d.]\d)"
 )
 
 def _after_re(pattern: re.Pattern[str], lookbehind: str, firsts: str) -> re.Pattern[str]:
@@ -89,7 +90,7 @@ _WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
 _P_RE = re.compile(
     r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|s(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
-    r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ](?:tailed|sided)\s*\))?"
+    r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ]?(?:tailed|sided)\s*\))?"
     # a table's column number after "p value": "Difference: p-Value (4) = .002"; or the null hypothesis it tests:
     # "p value (beta_m = beta_c) = .000"
     r"(?(pv)(?:\s*\((?:[^()<>=\s]{1,3}|(?P<phyp>[^()<>=;,]{1,30}=[^()<>=;,]{1,30}))\))?)"
@@ -151,7 +152,7 @@ _SIGLEVEL_RE = re.compile(
 )
 # SPSS output: "Sig. (2-tailed) = .000", "Sig < .001"
 _SPSS_SIG_RE = re.compile(
-    r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]tailed\s*\))?\s*:?\s*"
+    r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]?tailed\s*\))?\s*:?\s*"
     r"(?P<pcmp><=|>=|=|<|>)\s*(?P<pval>\d*\.\d+|\d+)(?![\d.]\d)"
 )
 _CI_RE = re.compile(
@@ -198,7 +199,7 @@ _MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(
 # r"\b(?:one|1)[- ](?:tailed|sided)\b" with re.I, spelled out (ı and İ match i, ſ matches s under re.I) so
 # that it opens with a character class: the regex engine skips ahead instead of trying every position
 _ONE_TAILED_RE = re.compile(
-    r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ](?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
+    r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ]?(?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
 )
 # a sentence or paragraph break: r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n", written to open with one character class (the
 # regex engine jumps to it); its look-behinds look only at the character it has just matched
@@ -270,6 +271,8 @@ def _scan_tests(t: str) -> list[_Tok]:
                     data["test_detail"] = {"coef": "coefficient", "γ": "gamma", "standardi": "standardized coefficient",
                                            "unstandardi": "coefficient"}.get(word, word)
                     break
+        if canon in ("d", "g") and name[-1] in "zvm" and re.search(r"[dg]\s?_?(?:z|av|rm)$", name):
+            data["test_detail"] = canon + "_" + re.sub(r"^.*[dg]\s?_?", "", name)  # d_z, d_av, d_rm, g_z
         if canon == "r" and ("partial" in name or name == "pr"):
             data["test_detail"] = "partial"
         if canon == "Q":
@@ -881,7 +884,10 @@ def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
     for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if (_has_se_word(t) if has_se is None else has_se) else ():
-        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v"))}))
+        # the span of the SE is its number (as for "B = .026 (.009)"): its decimals give the rounding; kept relative
+        # to the token's start (windows move tokens, not the data)
+        toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v")),
+                                                            "num_at": (m.start("v") - m.start("sew"), m.end("v") - m.start("sew"))}))
     for m in _matches_at(_MEAN_RE, t, _mean_starts(t, before_eq)):
         toks.append(_Tok("desc", m.start(), m.end(), {"kind": "mean", "value": _num(m.group("v"))}))
     for m in _word_matches(_SD_RE, _SD_AFTER_RE, t) if ("SD" in t or "s.d." in t or "SEM" in t) else ():

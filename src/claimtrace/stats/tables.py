@@ -42,6 +42,9 @@ _REGRESSION_CUE = re.compile(
 _DESCRIPTIVE = re.compile(r"\b(descriptive|characteristics|demographics?|baseline|mean|means|sd|s\.d\.|standard deviations?|"
                          r"medians?|iqr|percent|correlations?|intercorrelations?|n \(%\))\b", re.I)
 _DESCRIPTIVE_COL = re.compile(r"^(m|mean|means|sd|s\.d\.|median|iqr|%|n|range|min|max)\b", re.I)
+# a row of descriptives: "Mean age in years at Time 1 (SD)", "Age, M (SD)", "Median income" (not "mean centered")
+_DESCRIPTIVE_ROW = re.compile(r"(?i:\b(?:mean|means|average|median|standard\s+deviations?)\b(?![- ]?cent))"
+                              r"|\b(?:M|SD|Mdn|IQR)\b|\((?:M,\s*)?SD\)|\(%\)|\bn\s*\(%\)")
 _T_IN_PARENS = re.compile(r"\b(t|z)[- ]?(statistics?|values?|ratios?|scores?)?\s+(are\s+)?(shown\s+|reported\s+|given\s+)?in\s+(parenthes|bracket)", re.I)
 _SE_IN_PARENS = re.compile(r"standard errors?|\bS\.?E\.?s?\b", re.I)
 _LEGEND = re.compile(r"(?P<sym>[*†‡§#+]{1,4}|\^?[a-c](?=\s*p))\s*(?:=\s*)?[pP]\s*(?P<cmp>[<≤])\s*(?P<thr>0?\.\d+|\d+(?:\.\d+)?\s*%)")
@@ -183,6 +186,8 @@ def table_statistics(t: Table) -> list[TableStat]:
     legend = star_legend([*t.footnotes, t.caption or ""])
     notes = " ".join([*t.footnotes, t.caption or ""])
     paren_is_stat = _T_IN_PARENS.search(notes)
+    # what a number in parentheses is: named in the notes or headers (SE, t, z), or only guessed to be an SE
+    parens_named = bool(paren_is_stat or _SE_IN_PARENS.search(notes + " " + " ".join(c.text for c in t.cells if c.header)))
     stat_name = paren_is_stat.group(1).lower() if paren_is_stat else None
     grid: dict[tuple[int, int], TableCell] = {(c.row, c.col): c for c in t.cells}
     rows = {r.index + 1: r for r in t.rows}
@@ -219,6 +224,8 @@ def table_statistics(t: Table) -> list[TableStat]:
             continue  # read beside the estimate's column
         if any(_DESCRIPTIVE_COL.match(h) for h in c.column_path):
             continue  # a column of means, SDs or counts
+        if _DESCRIPTIVE_ROW.search(label):
+            continue  # a row of means, SDs, medians or percentages: "59.88 (12.10)" is M (SD), not b (SE)
         m = _CELL.match(c.text)
         if not m or "." not in m.group("est"):
             continue
@@ -272,6 +279,8 @@ def table_statistics(t: Table) -> list[TableStat]:
                 kind_stat, stat_v, stat_text = stat_name, _num(second), second
             else:
                 se = _num(second)
+        se_guessed = se is not None and not parens_named and not any(_SE_COL.match(last_head.get(x, "")) for x in
+                                                                    range(c.col + 1, c.col + 5))
         est = m.group("est")
         value = _num(est)
         n_col = n_by_col.get(c.col)
@@ -319,8 +328,8 @@ def table_statistics(t: Table) -> list[TableStat]:
             significant = False
         elif stars and star_range is not None:
             significant = star_range[1] <= 0.05 + 1e-9
-        elif computed is not None:
-            significant = computed < 0.05
+        elif computed is not None and not se_guessed:
+            significant = computed < 0.05  # not from a number in parentheses the table never names (it may be an SD)
         out.append(TableStat(
             kind="coefficient", table_id=t.id, table_label=t.label,
             row_id=rows[c.row].id if c.row in rows else row_id, cell_ids=cells, row_label=label or None,
