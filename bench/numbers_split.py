@@ -20,6 +20,9 @@ resamples whole trials.
 
     python bench/numbers_split.py            # -> bench/results/numbers_split.json
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
+    # the extractor before issue 29, on the same gold (its source exported from a commit):
+    git archive 9cbd473 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_split.py \
+        --out bench/results/numbers_split_before.json --label "before issue 29, commit 9cbd473"
 """
 
 from __future__ import annotations
@@ -107,6 +110,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--show", choices=["dev"], help="print the development misses to stderr")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT, help="the result file (default bench/results/numbers_split.json)")
+    ap.add_argument("--label", default="this tree", help="what extractor this run measures (written in the file)")
     args = ap.parse_args()
     sets = gold_sets()
     if not sets:
@@ -115,7 +120,7 @@ def main() -> None:
     result: dict[str, Any] = {
         "schema_version": "1",
         "split_rule": f'untouched iff int(sha256("{SALT}" + "PMC<digits>")[:8], 16) % 10 < 3',
-        "extractor": "offline",
+        "extractor": f"offline ({args.label})",
         "sets": {name: score_set(items, doc_of, args.show) for name, (items, doc_of) in sets.items()},
     }
     result["provenance"] = run.finish()
@@ -125,7 +130,7 @@ def main() -> None:
                     for part, v in s.items()} for name, s in result["sets"].items()}
     print(json.dumps(brief, indent=1))
     if not args.no_write:
-        OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -75,3 +75,13 @@ def test_a_pooled_arm_sums_counts_and_abstains_on_means() -> None:
     assert "pooled_arm" in res.flags and res.arms["comparator"].events.source == "derived"  # type: ignore[union-attr]
     cont = numbers("drug in group 1", "drug in group 2 or group 3", "heart rate")
     assert values(cont, "mean") == (72, None) and values(cont, "group_size") == (20, 40)
+
+
+def test_bare_means_leave_out_times_ordinals_p_values_and_differences() -> None:
+    got = bare_means("The mean scores at 1-hour post-operatively for the experimental group and control group are "
+                     "1.86 and 2.16, respectively, with P-value of 0.099.")
+    assert [g.mean for g in got] == [1.86, 2.16]
+    got = bare_means("Scores on the 6th day for 3 days were 1.6 in arm A and 3.6 in arm B, P value of 0.001.")
+    assert [g.mean for g in got] == [1.6, 3.6]
+    got = bare_means("Costs were £35.41 for arm A compared with £51.12 for arm B, difference £15.71.")
+    assert [g.mean for g in got] == [35.41, 51.12]

@@ -213,7 +213,11 @@ def expand(text: str, abbrevs: dict[str, str]) -> str:
 
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     abbrevs = {**ico.abbrevs, **abbreviations(t)}
-    heads = {c: expand(" ".join(p), abbrevs) for c, p in column_paths(t).items() if c > 1}
+    paths = column_paths(t)
+    # a column of a between-group statistic ("Difference", "Effect of intervention › RR", "p") is no arm's
+    heads = {c: expand(" ".join(p), abbrevs) for c, p in paths.items() if c > 1 and not any(
+        _EFFECT_COL.search(x) for x in p)}
+    tops = {c: expand(p[0], abbrevs) if p else "" for c, p in paths.items()}
     # a column that negates a name ("No intervention", "Without drug X") is not that arm
     si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
     sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
@@ -229,14 +233,14 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
     if ccols and not icols:
-        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or (
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops) or (
             _other_arm(t, ccols) if mc >= OUTCOME_MIN else [])
     elif icols and not ccols:
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or (
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops) or (
             _other_arm(t, icols) if mi >= OUTCOME_MIN else [])
     elif not icols and not ccols:
-        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops)
         if not icols or not ccols:
             return [], []
     return icols, ccols
@@ -266,9 +270,19 @@ def _other_arm(t: Table, taken: list[int]) -> list[int]:
     return rest[0] if len(mine) == 1 and len(rest) == 1 else []
 
 
-def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
+def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str],
+                 tops: dict[int, str] | None = None) -> list[int]:
+    """The one column (or the one column group, under one top header that names the role: "Control group ›
+    Baseline | Follow-up") that names an arm only by its role."""
     got = [c for c, h in heads.items() if c not in taken and role.search(h) and not other.search(h)]
+    if len(got) > 1 and tops is not None and len({tops.get(c, "") for c in got}) == 1 and role.search(
+            tops.get(got[0], "")) and not other.search(tops.get(got[0], "")):
+        return got
     return got if len(got) == 1 else []
+
+
+_EFFECT_COL = re.compile(r"\b(?:differences?|effect (?:of|size)|odds ratio|risk ratio|hazard ratio|relative risk|"
+                         r"p[- ]?values?)\b|^\s*(?:p|ci|95\s*%\s*ci|or|rr|hr|md|smd)\s*$", re.I)
 
 
 def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
@@ -295,7 +309,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
         # "Clinical characteristics" alone may hold outcomes too: ranked lower only
         results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
-        baseline = bool(re.search(r"baseline|demograph", t.caption or "", re.I)) and not results_caption
+        baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
         counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
@@ -309,6 +323,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 sub = label  # a sub-heading row
                 continue
             sub = row.group or sub
+            if re.search(r"\bbaseline\b", sub, re.I) and not re.search(r"baseline", ico.outcome.phrase, re.I):
+                continue  # a row under a "Baseline ..." heading is a baseline subgroup, not the outcome
             s = ico.outcome.score(expand(f"{sub} {label}", abbrevs))
             s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
@@ -342,6 +358,13 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 flags.append("sd_may_be_se")
             out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id]))
     return out
+
+
+#: a caption whose subject is the baseline ("Baseline characteristics", "... at baseline", "Demographics"), not one
+#: that uses a baseline variable as a factor ("exacerbations according to baseline disease severity")
+_BASELINE_CAPTION = re.compile(r"^\W*(?:table\s*\d+\W*)?baseline\b|\b(?:at|before|pre-?)\s*baseline\b|"
+                               r"\bbaseline\s+(?:\w+\s+){0,2}(?:characteristics|data|values|demographics|features|"
+                               r"variables|measurements|parameters|status)\b|demograph", re.I)
 
 
 def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
@@ -468,6 +491,11 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
         times = len(whole) > 1 and all(_TIME.search(h) for h, _ in whole) and len({g.kind for _, g in whole}) == 1
         return whole[-1][1] if times else whole[0][1]
     plain: list[tuple[str, GroupNumbers]] = []
+    # separate cells under several time points ("Baseline › M | SD | Follow-up › M | SD"): the last time point's
+    stamps = [m.group(0).strip().lower() if (m := _TIME.search(full.get(k, h))) else None
+              for k, (h, t) in enumerate(cells) if (h, t) in nonempty]
+    if len(stamps) > 1 and all(stamps) and len(set(stamps)) > 1:
+        nonempty = [x for x, st in zip(nonempty, stamps, strict=True) if st == stamps[-1]]
     for h, t in nonempty:
         g = read_group_numbers(t)
         if g is not None and (g.plain is not None or (g.percent is not None and g.events is None)):
@@ -758,7 +786,8 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
     the chosen table's caption or footnotes, then in a sentence, then in another table's caption or
     footnotes, else from a sentence on allocation that puts a count next to each arm ("497 were randomised
     (251 intervention and 246 control)")."""
-    for t in tables:
+    ordered = sorted(tables, key=lambda t: t.id != best_table)
+    for k, t in enumerate(ordered):
         if t.header_rows == 0:
             continue
         icols, ccols = _arm_columns(t, ico)
@@ -771,7 +800,8 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             if n is not None:
                 arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
-    ordered = sorted(tables, key=lambda t: t.id != best_table)
+        if k == 0 and t.id == best_table:  # the chosen table's own "Number of patients" row before other tables
+            _size_row(t, ico, arms, context)
     for t in ordered:
         if t.header_rows == 0 or all(arms[a].group_size is not None for a in arms):
             continue
@@ -833,7 +863,9 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
 
 
 _SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
-                       r"women|men)|n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\))\s*$", re.I)
+                       r"women|men)(?:\s+(?:treated|randomi[sz]ed|analy[sz]ed|enrolled|included|evaluated|exposed))?|"
+                       r"n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\)|"
+                       r"(?:total\s+)?randomi[sz]ed\s*\(n\))\s*$", re.I)
 
 
 def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:

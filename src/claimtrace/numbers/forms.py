@@ -101,11 +101,11 @@ def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:
     return [r for k, r in enumerate(reads) if k not in drop]
 
 
-_NUM = re.compile(r"(?<![\w.,/·-])[-−]?\d+(?:[.·]\d+)?(?![\d.·]*\s*(?:%|/|[-–]\s*\d|:\d))")
+_NUM = re.compile(r"(?<![\w.,/·-])[-−]?\d+(?:[.·]\d+)?(?![\d.·]*\s*(?:%|/|[-–]\s*\d|:\d))(?![-–]?[A-Za-z])")
 _NOT_VALUE_BEFORE = re.compile(r"(?:[=<>≤≥:]|\b(?:p|t|F|df|r|n|N|week|weeks|wk|day|days|month|months|year|years|"
                                r"visit|stage|grade|phase|type|group|hour|hours|h|min|time|dose|session|cycle|"
                                r"aged?|CI|OR|RR|HR|β|version|table|fig(?:ure)?|step)\.?)\s*$", re.I)
-_STATS = re.compile(r"\b[pP]\s*[<>=≤≥]\s*[\d.]+|\b(?:t|F|χ2|z|r)\s*(?:\([^)]*\))?\s*=\s*[-\d.]+|"
+_STATS = re.compile(r"\b[pP](?:[- ]?values?)?\s*(?:of|was|were|is)?\s*[<>=≤≥]?\s*0?\.\d+|\b[pP]\s*[<>=≤≥]\s*[\d.]+|\b(?:t|F|χ2|z|r)\s*(?:\([^)]*\))?\s*=\s*[-\d.]+|"
                     r"\b95\s*%\s*(?:CI|confidence interval)[^;,)]*", re.I)
 
 
@@ -113,6 +113,10 @@ _NOT_VALUE_AFTER = re.compile(r"^\s*(?:-?fold\b|times\b|mg\b|µg\b|μg\b|mcg\b|I
                               r"(?:\w+\s+)?(?:patients|participants|subjects|children|women|men|people|persons|"
                               r"individuals|volunteers|cases|eyes|rats|mice|animals|schools|practices|centres|"
                               r"centers|sites|studies|trials)\b)", re.I)
+_DIFFERENCE = re.compile(r"\b(?:difference|reduction|increase|decrease|improvement|change)s?\s*(?:\w+\s*){0,2}"
+                         r"(?:of|was|were|is|=|:)?\s*[£$€]?\s*$", re.I)  # "an estimated reduction of 4.3": between arms
+_TIME_SPAN = re.compile(r"^\s*(?:days?|weeks?|months?|years?|hours?|h|minutes?|min)\b", re.I)
+_PREP = re.compile(r"\b(?:for|at|after|within|over|during|by|until)\s*$", re.I)  # "for 3 days": a time, not a value
 _MEDIAN = re.compile(r"\bmedians?\b", re.I)
 
 
@@ -128,8 +132,9 @@ def bare_means(text: str) -> list[GroupNumbers]:
     reads = []
     for m in _NUM.finditer(blank):
         s = m.group(0).replace("−", "-").replace("·", ".")
-        if _NOT_VALUE_BEFORE.search(blank[max(0, m.start() - 10):m.start()]) or _NOT_VALUE_AFTER.match(
-                blank[m.end():m.end() + 30]) or re.search(r"\btotal of\s*$", blank[max(0, m.start() - 12):m.start()]):
+        before, after = blank[max(0, m.start() - 40):m.start()], blank[m.end():m.end() + 30]
+        if (_NOT_VALUE_BEFORE.search(before[-10:]) or _DIFFERENCE.search(before) or _NOT_VALUE_AFTER.match(after)
+                or (_TIME_SPAN.match(after) and _PREP.search(before[-8:])) or re.search(r"\btotal of\s*$", before)):
             continue
         v = float(s)
         if v.is_integer() and 1900 <= v <= 2100:
