@@ -105,6 +105,43 @@ def score_set(items: list[dict[str, Any]], doc_of: Any, show: str | None = None)
     return out
 
 
+def _cell(m: dict[str, Any] | None) -> str:
+    if not m:
+        return "—"
+    em = m["exact_match_all_fields"]
+    lo, hi = em["ci95"]
+    cl = em.get("ci95_articles_resampled")
+    return (f"{em['accuracy']:.3f} [{lo:.3f}, {hi:.3f}] (n {m['n']}, {m['articles']} trials"
+            + (f"; trials resampled [{cl[0]:.3f}, {cl[1]:.3f}]" if cl else "") + ")")
+
+
+def lines() -> list[str]:
+    """The development / untouched section of docs/results/numbers.md, from the committed result files."""
+    res = REPO / "bench" / "results"
+    runs = [json.loads((res / n).read_text()) for n in ("numbers_split_before.json", "numbers_split.json")
+            if (res / n).exists()]
+    if not runs:
+        return []
+    out = ["", "## Development and untouched parts (issue 29)", "",
+           f"Split: a trial is untouched iff `{runs[-1]['split_rule']}` (`bench/numbers_split.py`); rules and "
+           "settings of issue 29 were chosen on development items only, the untouched part is scored without its "
+           "items being read (its rows are not written). Gold: `rct-numeric` is Yun et al.'s dev.json (40 trials; "
+           "the rules before issue 29 were written looking at all of it, its untouched part included); `ei-train` is "
+           "`bench/data/numbers-ei/gold.json` (154 items, 55 Evidence-Inference training trials, annotated by "
+           "Claude (LLM agent), 2026-12-01, not checked by a person, brief `bench/data/numbers-ei/BRIEF.md`); no "
+           "rule was written looking at its articles before issue 29. All fields exact with Yun et al.'s "
+           "definitions, exact 95% CI and a bootstrap that resamples trials.", "",
+           "| extractor | gold | type | development | untouched |", "|---|---|---|---|---|"]
+    for r in runs:
+        for name, parts in r["sets"].items():
+            for kind in ("binary", "continuous"):
+                out.append(f"| {r['extractor']} | {name} | {kind} | {_cell(parts['dev']['metrics'].get(kind))} | "
+                           f"{_cell(parts['untouched']['metrics'].get(kind))} |")
+    out += ["", "Reproduce: `python bench/numbers_split.py` (this tree) and the command in its docstring for the "
+            "extractor before issue 29."]
+    return out
+
+
 def main() -> None:
     """Score every gold set on both parts and write the JSON result."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
