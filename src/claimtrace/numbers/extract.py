@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive
 from claimtrace.numbers.effects import binary_effects, continuous_effects
+from claimtrace.numbers.forms import (
+    bare_means,
+    doc_abbreviations,
+    drop_baselines,
+    outcome_parts,
+    pooled_parts,
+)
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
 from claimtrace.numbers.model import Arm, NumbersResult, OutcomeType, Value
 from claimtrace.stats.groups import (
@@ -55,24 +63,24 @@ class Ico:
     intervention: Terms
     comparator: Terms
     outcome: Terms
+    abbrevs: dict[str, str] = field(default_factory=dict)  # abbreviations the paper defines in its text
 
     @classmethod
-    def of(cls, intervention: str, comparator: str, outcome: str) -> Ico:
+    def of(cls, intervention: str, comparator: str, outcome: str, abbrevs: dict[str, str] | None = None) -> Ico:
         """Terms for an ICO."""
         i, c = Terms.of(intervention), Terms.of(comparator)
-        return cls(distinctive(i, c), distinctive(c, i), Terms.of(outcome))
+        return cls(distinctive(i, c), distinctive(c, i), Terms.of(outcome), dict(abbrevs or {}))
 
 
 def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str) -> NumbersResult:
     """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
-    ico = Ico.of(intervention, comparator, outcome)
+    abbrevs = doc_abbreviations(f"{doc.abstract_text}\n{doc.body_text}")
+    ico = Ico.of(intervention, comparator, outcome, abbrevs)
     tables = doc.tables
-    cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
-    if _BINARY_WORDS.search(outcome):
-        cands += _zero_candidates(doc, ico)
-    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
-        # a score or a level is not a count of patients, unless counts are all the paper gives for it
-        cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
+    cands = _all_candidates(doc, ico, outcome)
+    parts = outcome_parts(outcome)
+    if not cands and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
+        cands = _all_candidates(doc, Ico.of(intervention, comparator, parts[0], abbrevs), parts[0])
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
@@ -101,6 +109,8 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     best_table = best.context[0].split(".")[0] if best is not None and best.context else None
     _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
+    if _pool(doc, arms, intervention, comparator, outcome, outcome_type, notes):
+        flags.append("pooled_arm")
     if best is not None and outcome_type == "continuous":
         _se_check(doc, best, arms, flags, notes)
     res = NumbersResult(doc=doc.source.path, intervention=intervention, comparator=comparator, outcome=outcome,
@@ -108,6 +118,47 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
                         context=list(dict.fromkeys(context)))
     finish(res)
     return res
+
+
+def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: str, outcome: str,
+          outcome_type: str, notes: list[str]) -> bool:
+    """An arm that pools several groups ("group 2 and group 3", "metformin or pioglitazone"): its events and
+    group size are the sums of its groups' (each group read as an arm of its own), its mean and SD are not
+    reported (a pooled mean needs more than the groups' means); nothing is summed unless every group is read."""
+    pooled = False
+    for name, phrase, other in (("intervention", intervention, comparator), ("comparator", comparator, intervention)):
+        parts = pooled_parts(phrase)
+        if not parts:
+            continue
+        pooled = True
+        arm = arms[name]
+        subs = [extract_numbers(doc, part, other, outcome).arms["intervention"] for part in parts]
+        sizes = [a.group_size.value for a in subs if a.group_size is not None]
+        events = [a.events.value for a in subs if a.events is not None]
+        arm.mean = arm.sd = arm.events = arm.group_size = None
+        if len(sizes) == len(parts):
+            arm.group_size = Value(value=float(sum(sizes)), text=" + ".join(f"{v:g}" for v in sizes),
+                                   source="derived", derived="sum of the pooled groups' sizes")
+        if outcome_type == "binary" and len(events) == len(parts) and arm.group_size is not None:
+            arm.events = Value(value=float(sum(events)), text=" + ".join(f"{v:g}" for v in events),
+                               source="derived", derived="sum of the pooled groups' events")
+        notes.append(f"{name}: pools {len(parts)} groups ({'; '.join(parts)}); " +
+                     ("events and group size summed" if arm.events is not None else
+                      "group size summed" if arm.group_size is not None else "not every group read") +
+                     ("" if outcome_type == "binary" else "; no pooled mean or SD"))
+    return pooled
+
+
+def _all_candidates(doc: Document, ico: Ico, outcome: str) -> list[Candidate]:
+    """Every table row, transposed block and sentence that gives both arms' numbers for the outcome."""
+    tables = doc.tables
+    cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    if _BINARY_WORDS.search(outcome):
+        cands += _zero_candidates(doc, ico)
+    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+        # a score or a level is not a count of patients, unless counts are all the paper gives for it
+        cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
+    return cands
 
 
 def finish(res: NumbersResult) -> None:
@@ -129,9 +180,16 @@ def finish(res: NumbersResult) -> None:
 def column_paths(t: Table) -> dict[int, list[str]]:
     """Each column's header path (1-based column -> the header rows' texts, top down, repeats dropped)."""
     out: dict[int, list[str]] = {}
+    spanning = set()  # a header row that is one label across every column, the stub's too: a section heading
+    for r in range(1, t.header_rows + 1):
+        texts = [(cell.text.strip() if (cell := t.cell(r, c)) is not None else "") for c in range(1, t.n_cols + 1)]
+        if t.n_cols > 2 and texts[0] and len(set(texts)) == 1:
+            spanning.add(r)
     for c in range(1, t.n_cols + 1):
         path: list[str] = []
         for r in range(1, t.header_rows + 1):
+            if r in spanning:
+                continue
             cell = t.cell(r, c)
             if cell is not None and cell.text.strip() and (not path or path[-1] != cell.text.strip()):
                 path.append(cell.text.strip())
@@ -154,8 +212,12 @@ def expand(text: str, abbrevs: dict[str, str]) -> str:
 
 
 def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
-    abbrevs = abbreviations(t)
-    heads = {c: expand(" ".join(p), abbrevs) for c, p in column_paths(t).items() if c > 1}
+    abbrevs = {**ico.abbrevs, **abbreviations(t)}
+    paths = column_paths(t)
+    # a column of a between-group statistic ("Difference", "Effect of intervention › RR", "p") is no arm's
+    heads = {c: expand(" ".join(p), abbrevs) for c, p in paths.items() if c > 1 and not any(
+        _EFFECT_COL.search(x) for x in p)}
+    tops = {c: expand(p[0], abbrevs) if p else "" for c, p in paths.items()}
     # a column that negates a name ("No intervention", "Without drug X") is not that arm
     si = {c: 0.0 if _NEGATED.match(h) else ico.intervention.score(h) for c, h in heads.items()}
     sc = {c: 0.0 if _NEGATED.match(h) else ico.comparator.score(h) for c, h in heads.items()}
@@ -171,14 +233,14 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
     if ccols and not icols:
-        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR) or (
+        icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops) or (
             _other_arm(t, ccols) if mc >= OUTCOME_MIN else [])
     elif icols and not ccols:
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION) or (
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops) or (
             _other_arm(t, icols) if mi >= OUTCOME_MIN else [])
     elif not icols and not ccols:
-        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR)
-        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION)
+        icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops)
+        ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops)
         if not icols or not ccols:
             return [], []
     return icols, ccols
@@ -208,9 +270,19 @@ def _other_arm(t: Table, taken: list[int]) -> list[int]:
     return rest[0] if len(mine) == 1 and len(rest) == 1 else []
 
 
-def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str]) -> list[int]:
+def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str],
+                 tops: dict[int, str] | None = None) -> list[int]:
+    """The one column (or the one column group, under one top header that names the role: "Control group ›
+    Baseline | Follow-up") that names an arm only by its role."""
     got = [c for c, h in heads.items() if c not in taken and role.search(h) and not other.search(h)]
+    if len(got) > 1 and tops is not None and len({tops.get(c, "") for c in got}) == 1 and role.search(
+            tops.get(got[0], "")) and not other.search(tops.get(got[0], "")):
+        return got
     return got if len(got) == 1 else []
+
+
+_EFFECT_COL = re.compile(r"\b(?:differences?|effect (?:of|size)|odds ratio|risk ratio|hazard ratio|relative risk|"
+                         r"p[- ]?values?)\b|^\s*(?:p|ci|95\s*%\s*ci|or|rr|hr|md|smd)\s*$", re.I)
 
 
 def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
@@ -237,7 +309,7 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
         # "Clinical characteristics" alone may hold outcomes too: ranked lower only
         results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
-        baseline = bool(re.search(r"baseline|demograph", t.caption or "", re.I)) and not results_caption
+        baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
         counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
@@ -251,6 +323,8 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 sub = label  # a sub-heading row
                 continue
             sub = row.group or sub
+            if re.search(r"\bbaseline\b", sub, re.I) and not re.search(r"baseline", ico.outcome.phrase, re.I):
+                continue  # a row under a "Baseline ..." heading is a baseline subgroup, not the outcome
             s = ico.outcome.score(expand(f"{sub} {label}", abbrevs))
             s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
@@ -284,6 +358,13 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 flags.append("sd_may_be_se")
             out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id]))
     return out
+
+
+#: a caption whose subject is the baseline ("Baseline characteristics", "... at baseline", "Demographics"), not one
+#: that uses a baseline variable as a factor ("exacerbations according to baseline disease severity")
+_BASELINE_CAPTION = re.compile(r"^\W*(?:table\s*\d+\W*)?baseline\b|\b(?:at|before|pre-?)\s*baseline\b|"
+                               r"\bbaseline\s+(?:\w+\s+){0,2}(?:characteristics|data|values|demographics|features|"
+                               r"variables|measurements|parameters|status)\b|demograph", re.I)
 
 
 def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
@@ -322,8 +403,8 @@ def _blocks(t: Table) -> list[tuple[dict[int, list[str]], list[TableRow]]]:
 def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow], ico: Ico) -> list[Candidate]:
     """One block of a transposed table: the columns whose header names the outcome, read in each arm's row."""
     out: list[Candidate] = []
-    si = {r.id: ico.intervention.score(r.label or "") for r in body}
-    sc = {r.id: ico.comparator.score(r.label or "") for r in body}
+    si = {r.id: ico.intervention.score(expand(r.label or "", ico.abbrevs)) for r in body}
+    sc = {r.id: ico.comparator.score(expand(r.label or "", ico.abbrevs)) for r in body}
     irow = [r for r in body if si[r.id] > sc[r.id] and si[r.id] == max(si.values(), default=0) > 0]
     crow = [r for r in body if sc[r.id] > si[r.id] and sc[r.id] == max(sc.values(), default=0) > 0]
     if len(irow) != 1 or len(crow) != 1:
@@ -410,6 +491,11 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
         times = len(whole) > 1 and all(_TIME.search(h) for h, _ in whole) and len({g.kind for _, g in whole}) == 1
         return whole[-1][1] if times else whole[0][1]
     plain: list[tuple[str, GroupNumbers]] = []
+    # separate cells under several time points ("Baseline › M | SD | Follow-up › M | SD"): the last time point's
+    stamps = [m.group(0).strip().lower() if (m := _TIME.search(full.get(k, h))) else None
+              for k, (h, t) in enumerate(cells) if (h, t) in nonempty]
+    if len(stamps) > 1 and all(stamps) and len(set(stamps)) > 1:
+        nonempty = [x for x, st in zip(nonempty, stamps, strict=True) if st == stamps[-1]]
     for h, t in nonempty:
         g = read_group_numbers(t)
         if g is not None and (g.plain is not None or (g.percent is not None and g.events is None)):
@@ -493,51 +579,79 @@ def _table_values(t: Table, cells: dict[int, TableCell], cols: list[int], r: Gro
 def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str, str, int]] | None = None,
                          source: str = "text") -> list[Candidate]:
     out: list[Candidate] = []
+    # bare values may be means ("9.8 min vs 14.3 min"), in running text (not in figure captions)
+    means = source == "text" and not _BINARY_WORDS.search(ico.outcome.phrase)
+    paired = False
     if units is None:
-        units = [(s.id, s.text, s.scope, s.start) for s in doc.sentences("all")]
+        sents = doc.sentences("all")
+        units = [(s.id, s.text, s.scope, s.start) for s in sents]
+        paired = True
     for uid, text, scope, start in units:
-        s = ico.outcome.score(text)
-        if s < OUTCOME_MIN or not re.search(r"\d", text) or _other_measure(ico.outcome.phrase, text):
-            continue
-        ipos, cpos = _arm_mentions(ico, "intervention", text)
-        if not ipos or not cpos:
-            continue
-        resp = re.search(r"respectively", text, re.I)
-        found = _respectively(text, ico) if resp else {}
-        if not found and not (resp and len(_forms(text)[2]) > 2):
-            # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
-            found = _assign(text, ipos, cpos)
-        if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
-            continue
-        values: dict[str, dict[str, Value]] = {}
-        for arm, (r, a, b) in found.items():
-            base = {"text": text[a:b], "source": source, "unit_id": uid, "scope": scope if source == "text" else None,
-                    "start": start + a if source == "text" else None, "end": start + b if source == "text" else None}
-            vals: dict[str, Value] = {}
-            for f, v in (("events", r.events), ("group_size", r.total), ("mean", r.mean), ("sd", r.sd)):
-                if v is not None:
-                    vals[f] = Value(value=v, **base)
-            if r.percent is not None:
-                vals["_percent"] = Value(value=float(r.percent), **base)
-            values[arm] = vals
-        flags = ["arms_swapped"] if found["comparator"][1] < found["intervention"][1] else []
-        if re.search(r"\bSEM?\b|standard error", text) and not re.search(r"\bSD\b|standard deviation", text):
-            flags.append("sd_may_be_se")
-            for arm in values:
-                if "sd" in values[arm]:
-                    found[arm][0].se_labelled = True
-        bare = all(r.events is None and r.total is None and r.mean is None for r, _, _ in found.values())
-        out.append(Candidate(s - (0.2 if bare else 0.0), found["intervention"][0].kind,
-                             {a: r for a, (r, _, _) in found.items()}, values,
-                             flags, [uid]))
+        out.extend(_sentence_candidate(ico, uid, text, scope, start, source, means))
+    if paired and not out:
+        # the arms reported in two sentences running on ("In group A, X fell from 47 ± 14 to 36 ± 16 ...
+        # In contrast, in group B ... from 42 ± 16 to 38 ± 17"): each sentence names one arm, the other the other
+        for s1, s2 in pairwise(sents):
+            if s2.scope != s1.scope or s2.start != s1.start + len(s1.text) + 1:
+                continue
+            i1, c1 = mentions(ico.intervention, s1.text), mentions(ico.comparator, s1.text)
+            i2, c2 = mentions(ico.intervention, s2.text), mentions(ico.comparator, s2.text)
+            if not ((i1 and not c1 and c2 and not i2) or (c1 and not i1 and i2 and not c2)):
+                continue
+            for c in _sentence_candidate(ico, s1.id, f"{s1.text} {s2.text}", s1.scope, s1.start, source, means):
+                c.score -= 0.1
+                out.append(c)
     return out
 
 
-def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[GroupNumbers, int, int]]:
+def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, source: str,
+                        means: bool) -> list[Candidate]:
+    """The candidate one sentence (or two running on) gives, if it names the outcome and both arms' numbers."""
+    out: list[Candidate] = []
+    s = ico.outcome.score(text)
+    if s < OUTCOME_MIN or not re.search(r"\d", text) or _other_measure(ico.outcome.phrase, text):
+        return out
+    ipos, cpos = _arm_mentions(ico, "intervention", text)
+    if not ipos or not cpos:
+        return out
+    resp = re.search(r"respectively", text, re.I)
+    found = _respectively(text, ico) if resp else {}
+    if not found and not (resp and len(_forms(text)[2]) > 2):
+        # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
+        found = _assign(text, ipos, cpos, means=means)
+    if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
+        return out
+    values: dict[str, dict[str, Value]] = {}
+    for arm, (r, a, b) in found.items():
+        base = {"text": text[a:b], "source": source, "unit_id": uid, "scope": scope if source == "text" else None,
+                "start": start + a if source == "text" else None, "end": start + b if source == "text" else None}
+        vals: dict[str, Value] = {}
+        for f, v in (("events", r.events), ("group_size", r.total), ("mean", r.mean), ("sd", r.sd)):
+            if v is not None:
+                vals[f] = Value(value=v, **base)
+        if r.percent is not None:
+            vals["_percent"] = Value(value=float(r.percent), **base)
+        values[arm] = vals
+    flags = ["arms_swapped"] if found["comparator"][1] < found["intervention"][1] else []
+    if re.search(r"\bSEM?\b|standard error", text) and not re.search(r"\bSD\b|standard deviation", text):
+        flags.append("sd_may_be_se")
+        for arm in values:
+            if "sd" in values[arm]:
+                found[arm][0].se_labelled = True
+    bare = all(r.events is None and r.total is None and (r.mean is None or r.sd is None)
+               for r, _, _ in found.values())
+    out.append(Candidate(s - (0.2 if bare else 0.0), found["intervention"][0].kind,
+                         {a: r for a, (r, _, _) in found.items()}, values,
+                         flags, [uid]))
+    return out
+
+
+def _assign(text: str, ipos: list[int], cpos: list[int], *, means: bool = False
+            ) -> dict[str, tuple[GroupNumbers, int, int]]:
     """Numbers in a sentence assigned to arms: each to the arm named nearest before it ("drug X (3.1 ± 1.2)")
     or, when that does not give both arms, nearest after it ("12/60 on drug X"). Forms are tried in turn:
     events of a total, events with a percentage, a mean with its dispersion."""
-    for reads in _forms(text):
+    for reads in _forms(text, means=means):
         if len(reads) < 2:
             continue
         for direction in ("before", "after"):
@@ -559,15 +673,19 @@ def _assign(text: str, ipos: list[int], cpos: list[int]) -> dict[str, tuple[Grou
 _VS = re.compile(r"\s*,?\s*(?:vs\.?|versus|v\.|compared with|and)\s*", re.I)
 
 
-def _forms(text: str, *, lists: bool = False) -> list[list[GroupNumbers]]:
+def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[GroupNumbers]]:
     """A sentence's per-group numbers by form, tried in turn: events of a total, events with a percentage,
-    a mean with its dispersion, and bare percentages (events then come from the percentage and the group
-    size; outside a "respectively" list, only two: more list other outcomes or time points too)."""
+    a mean with its dispersion (of "from X to Y", Y), and bare percentages (events then come from the
+    percentage and the group size; outside a "respectively" list, only two: more list other outcomes or time
+    points too); with ``means``, last, two bare values as the arms' means."""
     found_all = find_group_numbers(text)
-    return [[g for g in found_all if g.kind == "binary" and g.total is not None],
-            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
-            [g for g in found_all if g.kind == "continuous"],
-            _bare_percentages(text, lists=lists)]
+    out = [[g for g in found_all if g.kind == "binary" and g.total is not None],
+           [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+           drop_baselines(text, [g for g in found_all if g.kind == "continuous"]),
+           _bare_percentages(text, lists=lists)]
+    if means and not any(len(f) >= 2 for f in out):
+        out.append(bare_means(text))
+    return out
 
 
 def _bare_percentages(text: str, *, lists: bool = False) -> list[GroupNumbers]:
@@ -668,7 +786,8 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
     the chosen table's caption or footnotes, then in a sentence, then in another table's caption or
     footnotes, else from a sentence on allocation that puts a count next to each arm ("497 were randomised
     (251 intervention and 246 control)")."""
-    for t in tables:
+    ordered = sorted(tables, key=lambda t: t.id != best_table)
+    for k, t in enumerate(ordered):
         if t.header_rows == 0:
             continue
         icols, ccols = _arm_columns(t, ico)
@@ -681,7 +800,8 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             if n is not None:
                 arms[name].group_size = Value(value=n, text=head, source="table", table=t.id, row=1, col=cols[0])
                 context.append(f"{t.id} header")
-    ordered = sorted(tables, key=lambda t: t.id != best_table)
+        if k == 0 and t.id == best_table:  # the chosen table's own "Number of patients" row before other tables
+            _size_row(t, ico, arms, context)
     for t in ordered:
         if t.header_rows == 0 or all(arms[a].group_size is not None for a in arms):
             continue
@@ -743,7 +863,9 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
 
 
 _SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
-                       r"women|men)|n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\))\s*$", re.I)
+                       r"women|men)(?:\s+(?:treated|randomi[sz]ed|analy[sz]ed|enrolled|included|evaluated|exposed))?|"
+                       r"n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\)|"
+                       r"(?:total\s+)?randomi[sz]ed\s*\(n\))\s*$", re.I)
 
 
 def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:

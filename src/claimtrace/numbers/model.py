@@ -21,6 +21,7 @@ FLAGS = {
     "figure_caption_only": "the numbers come only from a figure caption",
     "llm_number_rejected": "the LLM returned a number that the selected text does not contain (dropped)",
     "ambiguous_percent": "events could not be derived from a percentage exactly (several counts round to it)",
+    "pooled_arm": "an arm pools several groups: events and group size summed over its groups, no pooled mean or SD",
 }
 
 

@@ -1,0 +1,174 @@
+"""Numbers for meta-analysis, development part and untouched part, on every numbers gold set (issue 29).
+
+Split (fixed before any rule or setting of issue 29 was written, never changed): a trial is **untouched**
+when ``int(sha256("claimtrace-i29-numbers:" + "PMC<digits>").hexdigest()[:8], 16) % 10 < 3`` (about 30% of
+the trials), else **development**. Rules and settings are chosen looking at development items only; the
+untouched part is scored here and only its aggregate figures are written (no rows), so that nobody tunes on it
+by reading the result file.
+
+Gold sets:
+
+- ``rct-numeric``: ``../shared/data/rct-numeric/dev.json`` (Yun et al. 2024, 40 trials, the dataset's authors);
+  documents ``../shared/data/rct-numeric/xml/PMC<id>.xml`` (abstract and results sections);
+- ``ei-train``: ``bench/data/numbers-ei/gold.json`` (Evidence-Inference training trials annotated by an LLM
+  agent with Yun et al.'s definitions; ``bench/data/numbers-ei/BRIEF.md``); documents
+  ``../shared/data/evidence-inference/train/articles/PMC<id>.nxml`` (whole articles).
+
+Metrics as ``bench/numbers_rct.py`` (Yun et al.'s definitions: an empty reference is "x" and an abstention
+matches it; an item is right when all its fields are): exact (Clopper-Pearson) intervals and a bootstrap that
+resamples whole trials.
+
+    python bench/numbers_split.py            # -> bench/results/numbers_split.json
+    python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
+    # the extractor before issue 29, on the same gold (its source exported from a commit):
+    git archive 9cbd473 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_split.py \
+        --out bench/results/numbers_split_before.json --label "before issue 29, commit 9cbd473"
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from numbers_rct import summarise
+from provenance import REPO, Run
+
+SHARED = REPO.parent / "shared" / "data"
+SALT = "claimtrace-i29-numbers:"
+OUT = REPO / "bench" / "results" / "numbers_split.json"
+GOLD_EI = REPO / "bench" / "data" / "numbers-ei" / "gold.json"
+
+
+def trial_key(pmcid: Any) -> str:
+    """The trial id the split hashes: "PMC" and the digits."""
+    s = str(pmcid).strip()
+    return s if s.upper().startswith("PMC") else f"PMC{s}"
+
+
+def split_of(pmcid: Any) -> str:
+    """``untouched`` or ``dev``: the fixed split of a trial (module docstring)."""
+    h = int(hashlib.sha256((SALT + trial_key(pmcid)).encode("utf-8")).hexdigest()[:8], 16)
+    return "untouched" if h % 10 < 3 else "dev"
+
+
+def gold_sets() -> dict[str, tuple[list[dict[str, Any]], Any]]:
+    """Every numbers gold set present: name -> (items, function from an item to its document path)."""
+    out: dict[str, tuple[list[dict[str, Any]], Any]] = {}
+    dev = SHARED / "rct-numeric" / "dev.json"
+    if dev.exists():
+        out["rct-numeric"] = (json.loads(dev.read_text()),
+                              lambda it: SHARED / "rct-numeric" / "xml" / f"{trial_key(it['pmcid'])}.xml")
+    if GOLD_EI.exists() and (SHARED / "evidence-inference").exists():
+        out["ei-train"] = (json.loads(GOLD_EI.read_text()),
+                           lambda it: SHARED / "evidence-inference" / "train" / "articles" /
+                           f"{trial_key(it['pmcid'])}.nxml")
+    return out
+
+
+def score_set(items: list[dict[str, Any]], doc_of: Any, show: str | None = None) -> dict[str, Any]:
+    """Score the offline extractor on both parts of one gold set."""
+    from claimtrace.documents import load_document
+    from claimtrace.numbers.extract import extract_numbers
+    from claimtrace.numbers.scoring import error_categories, score_item
+
+    cache: dict[str, Any] = {}
+    rows: dict[str, list[dict[str, Any]]] = {"dev": [], "untouched": []}
+    for it in items:
+        if it.get("outcome_type") not in ("binary", "continuous"):
+            continue
+        part = split_of(it["pmcid"])
+        path = doc_of(it)
+        if str(path) not in cache:
+            cache[str(path)] = load_document(path)
+        doc = cache[str(path)]
+        res = extract_numbers(doc, it["intervention"], it["comparator"], it["outcome"])
+        scored = score_item(it, res)
+        text = "\n".join((doc.abstract_text, doc.body_text, doc.tables_text))
+        row = {"id": it["id"], "pmcid": it["pmcid"], **scored, "errors": error_categories(it, scored, text)}
+        rows[part].append(row)
+        if show == part == "dev" and not scored["all_correct"]:
+            print(json.dumps({"id": it["id"], "pmcid": it["pmcid"], "o": it["outcome"], "i": it["intervention"],
+                              "c": it["comparator"], "type": it["outcome_type"], "errors": row["errors"],
+                              "out": {k: v for k, v in scored["output"].items() if k in scored["correct"]},
+                              "ref": {k: it.get(k) for k in scored["correct"]}}), file=sys.stderr)
+    out: dict[str, Any] = {}
+    for part, rs in rows.items():
+        out[part] = {"trials": len({r["pmcid"] for r in rs}), "items": len(rs), "metrics": summarise(rs)}
+        if part == "dev":
+            out[part]["rows"] = [{k: r.get(k) for k in ("id", "pmcid", "outcome_type", "all_correct", "errors")}
+                                 for r in rs]
+    return out
+
+
+def _cell(m: dict[str, Any] | None) -> str:
+    if not m:
+        return "—"
+    em = m["exact_match_all_fields"]
+    lo, hi = em["ci95"]
+    cl = em.get("ci95_articles_resampled")
+    return (f"{em['accuracy']:.3f} [{lo:.3f}, {hi:.3f}] (n {m['n']}, {m['articles']} trials"
+            + (f"; trials resampled [{cl[0]:.3f}, {cl[1]:.3f}]" if cl else "") + ")")
+
+
+def lines() -> list[str]:
+    """The development / untouched section of docs/results/numbers.md, from the committed result files."""
+    res = REPO / "bench" / "results"
+    runs = [json.loads((res / n).read_text()) for n in ("numbers_split_before.json", "numbers_split.json")
+            if (res / n).exists()]
+    if not runs:
+        return []
+    out = ["", "## Development and untouched parts (issue 29)", "",
+           f"Split: a trial is `{runs[-1]['split_rule']}` (`bench/numbers_split.py`); rules and "
+           "settings of issue 29 were chosen on development items only, the untouched part is scored without its "
+           "items being read (its rows are not written). Gold: `rct-numeric` is Yun et al.'s dev.json (40 trials; "
+           "the rules before issue 29 were written looking at all of it, its untouched part included); `ei-train` is "
+           "`bench/data/numbers-ei/gold.json` (154 items, 55 Evidence-Inference training trials, annotated by "
+           "Claude (LLM agent), 2026-12-01, not checked by a person, brief `bench/data/numbers-ei/BRIEF.md`); no "
+           "rule was written looking at its articles before issue 29. All fields exact with Yun et al.'s "
+           "definitions, exact 95% CI and a bootstrap that resamples trials.", "",
+           "| extractor | gold | type | development | untouched |", "|---|---|---|---|---|"]
+    for r in runs:
+        for name, parts in r["sets"].items():
+            for kind in ("binary", "continuous"):
+                out.append(f"| {r['extractor']} | {name} | {kind} | {_cell(parts['dev']['metrics'].get(kind))} | "
+                           f"{_cell(parts['untouched']['metrics'].get(kind))} |")
+    out += ["", "Reproduce: `python bench/numbers_split.py` (this tree) and the command in its docstring for the "
+            "extractor before issue 29."]
+    return out
+
+
+def main() -> None:
+    """Score every gold set on both parts and write the JSON result."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--show", choices=["dev"], help="print the development misses to stderr")
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT, help="the result file (default bench/results/numbers_split.json)")
+    ap.add_argument("--label", default="this tree", help="what extractor this run measures (written in the file)")
+    args = ap.parse_args()
+    sets = gold_sets()
+    if not sets:
+        sys.exit("error: no numbers gold found (../shared/data/rct-numeric is needed)")
+    run = Run(data=[p for p in (SHARED / "rct-numeric" / "dev.json", GOLD_EI) if p.exists()])
+    result: dict[str, Any] = {
+        "schema_version": "1",
+        "split_rule": f'untouched iff int(sha256("{SALT}" + "PMC<digits>")[:8], 16) % 10 < 3',
+        "extractor": f"offline ({args.label})",
+        "sets": {name: score_set(items, doc_of, args.show) for name, (items, doc_of) in sets.items()},
+    }
+    result["provenance"] = run.finish()
+    brief = {name: {part: {kind: {"n": m["n"], "trials": m["articles"],
+                                  "all_fields_exact": m["exact_match_all_fields"]}
+                           for kind, m in v["metrics"].items()}
+                    for part, v in s.items()} for name, s in result["sets"].items()}
+    print(json.dumps(brief, indent=1))
+    if not args.no_write:
+        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

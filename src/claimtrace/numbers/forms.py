@@ -1,0 +1,144 @@
+"""Shapes of ICO phrases and sentences that hold across trials (issue 29): lists of outcomes, arms that pool
+several groups, abbreviations a paper defines, "from X to Y" changes and bare "X vs Y" means.
+
+Each is a reading of the text's form, not of any one paper's words: a rule here either finds the form or
+leaves the item to the other readers (and, for an arm that pools groups, makes the extractor abstain).
+"""
+
+from __future__ import annotations
+
+import re
+
+from claimtrace.stats.groups import GroupNumbers
+
+
+def _outside_parens(text: str) -> str:
+    """The text with every bracketed part blanked (same length, so offsets hold)."""
+    out, depth = [], 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        out.append(" " if depth else ch)
+        if ch in ")]}" and depth:
+            depth -= 1
+    return "".join(out)
+
+
+_PART_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|or)\s+|,|\band/or\b|\band\b|\bor\b)\s*", re.I)
+
+
+def outcome_parts(outcome: str) -> list[str]:
+    """The outcomes a phrase lists ("total sleep time and sleep efficiency" -> two), split outside brackets;
+    one part (the phrase) when it lists none."""
+    blank = _outside_parens(outcome)
+    parts, last = [], 0
+    for m in _PART_SPLIT.finditer(blank):
+        parts.append(outcome[last:m.start()])
+        last = m.end()
+    parts.append(outcome[last:])
+    parts = [p.strip(" .") for p in parts if re.search(r"[A-Za-z]{2}", p)]
+    return parts if len(parts) > 1 else [outcome]
+
+
+_GROUP_LABEL = re.compile(r"\bgroups?\s+([A-Z0-9][A-Za-z0-9]{0,3})\b", re.I)
+_OR = re.compile(r"\bor\b", re.I)
+
+
+def pooled_parts(arm: str) -> list[str]:
+    """The groups an arm's phrase pools ("50 µg fentanyl in group 2, and 0.5 mg/kg ketamine in group 3";
+    "metformin or pioglitazone"); [] when it names one group. An "or" inside brackets ("injection (filler or
+    neurotoxin)") or an "and/or" does not pool."""
+    blank = _outside_parens(arm).replace("and/or", "      ")
+    labels = {m.group(1).lower() for m in _GROUP_LABEL.finditer(arm)}
+    if len(labels) < 2 and not _OR.search(blank):
+        return []
+    parts, last = [], 0
+    for m in re.finditer(r"\s*(?:,\s*(?:and|or)\s+|,|\bor\b|\band\b)\s*", blank, re.I):
+        parts.append(arm[last:m.start()])
+        last = m.end()
+    parts.append(arm[last:])
+    parts = [p.strip(" .'\"‘’") for p in parts if re.search(r"[A-Za-z]{2}|\d", p)]
+    if len(labels) >= 2:  # keep the pieces that carry a group label, each with its words
+        parts = [p for p in parts if _GROUP_LABEL.search(p)] or parts
+    return parts if len(parts) > 1 else []
+
+
+_DEF = re.compile(r"[(\[]\s*([A-Z][A-Za-z0-9+\-]{1,9})\s*[)\]]")
+
+
+def doc_abbreviations(text: str) -> dict[str, str]:
+    """The abbreviations a paper defines in running text: "Experimental group (EG)", "high-fat diet [HFD]",
+    "dorzolamide/timolol fixed combination (DTFC)": the words just before the brackets whose initials spell
+    the abbreviation's letters."""
+    out: dict[str, str] = {}
+    for m in _DEF.finditer(text):
+        abbr = m.group(1)
+        letters = [c.lower() for c in abbr if c.isalpha()]
+        if len(letters) < 2 or abbr in out or abbr.lower() == abbr:
+            continue
+        toks = list(re.finditer(r"[A-Za-z]+", text[max(0, m.start() - 120):m.start()]))
+        k = len(letters)
+        if len(toks) < k:
+            continue
+        tail = toks[-k:]
+        if [t.group(0)[0].lower() for t in tail] == letters:
+            base = max(0, m.start() - 120)
+            out[abbr] = text[base + tail[0].start():base + tail[-1].end()]
+    return out
+
+
+_FROM_TO = re.compile(r"\s*(?:[a-zA-Z/²³·μ%-]{1,12}\s*)?(?:,\s*)?to\s*", re.I)
+
+
+def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:
+    """Of "from X to Y" pairs, the final value Y alone (the change's start is a baseline, not the arm's result)."""
+    drop: set[int] = set()
+    for k in range(len(reads) - 1):
+        a, b = reads[k], reads[k + 1]
+        if _FROM_TO.fullmatch(text[a.end:b.start]) and re.search(r"\bfrom\s*$", text[max(0, a.start - 12):a.start],
+                                                                  re.I):
+            drop.add(k)
+    return [r for k, r in enumerate(reads) if k not in drop]
+
+
+_NUM = re.compile(r"(?<![\w.,/·-])[-−]?\d+(?:[.·]\d+)?(?![\d.·]*\s*(?:%|/|[-–]\s*\d|:\d))(?![-–]?[A-Za-z])")
+_NOT_VALUE_BEFORE = re.compile(r"(?:[=<>≤≥:]|\b(?:p|t|F|df|r|n|N|week|weeks|wk|day|days|month|months|year|years|"
+                               r"visit|stage|grade|phase|type|group|hour|hours|h|min|time|dose|session|cycle|"
+                               r"aged?|CI|OR|RR|HR|β|version|table|fig(?:ure)?|step)\.?)\s*$", re.I)
+_STATS = re.compile(r"\b[pP](?:[- ]?values?)?\s*(?:of|was|were|is)?\s*[<>=≤≥]?\s*0?\.\d+|\b[pP]\s*[<>=≤≥]\s*[\d.]+|\b(?:t|F|χ2|z|r)\s*(?:\([^)]*\))?\s*=\s*[-\d.]+|"
+                    r"\b95\s*%\s*(?:CI|confidence interval)[^;,)]*", re.I)
+
+
+_NOT_VALUE_AFTER = re.compile(r"^\s*(?:-?fold\b|times\b|mg\b|µg\b|μg\b|mcg\b|IU\b|mg/kg|g/day|"
+                              r"(?:\w+\s+)?(?:patients|participants|subjects|children|women|men|people|persons|"
+                              r"individuals|volunteers|cases|eyes|rats|mice|animals|schools|practices|centres|"
+                              r"centers|sites|studies|trials)\b)", re.I)
+_DIFFERENCE = re.compile(r"\b(?:difference|reduction|increase|decrease|improvement|change)s?\s*(?:\w+\s*){0,2}"
+                         r"(?:of|was|were|is|=|:)?\s*[£$€]?\s*$", re.I)  # "an estimated reduction of 4.3": between arms
+_TIME_SPAN = re.compile(r"^\s*(?:days?|weeks?|months?|years?|hours?|h|minutes?|min)\b", re.I)
+_PREP = re.compile(r"\b(?:for|at|after|within|over|during|by|until)\s*$", re.I)  # "for 3 days": a time, not a value
+_MEDIAN = re.compile(r"\bmedians?\b", re.I)
+
+
+def bare_means(text: str) -> list[GroupNumbers]:
+    """A sentence's bare values, each a group's mean (no SD written): the numbers left once brackets,
+    p-values, test statistics, CIs, percentages, ranges, counts of weeks/days/..., doses, folds, counts of
+    people and "= n" are set aside, and each "from X to Y" reduced to Y; two of them (one per arm), or none.
+    A sentence that gives medians gives no means (Yun et al. leave the mean empty)."""
+    if _MEDIAN.search(text):
+        return []
+    blank = _outside_parens(text)
+    blank = _STATS.sub(lambda m: " " * len(m.group(0)), blank)
+    reads = []
+    for m in _NUM.finditer(blank):
+        s = m.group(0).replace("−", "-").replace("·", ".")
+        before, after = blank[max(0, m.start() - 40):m.start()], blank[m.end():m.end() + 30]
+        if (_NOT_VALUE_BEFORE.search(before[-10:]) or _DIFFERENCE.search(before) or _NOT_VALUE_AFTER.match(after)
+                or (_TIME_SPAN.match(after) and _PREP.search(before[-8:])) or re.search(r"\btotal of\s*$", before)):
+            continue
+        v = float(s)
+        if v.is_integer() and 1900 <= v <= 2100:
+            continue
+        reads.append(GroupNumbers("continuous", m.start(), m.end(), m.group(0), mean=v))
+    reads = drop_baselines(text, reads)
+    return reads if len(reads) == 2 else []
