@@ -138,7 +138,8 @@ def lines() -> list[str]:
                 out.append(f"| {r['extractor']} | {name} | {kind} | {_cell(parts['dev']['metrics'].get(kind))} | "
                            f"{_cell(parts['untouched']['metrics'].get(kind))} |")
     out += ["", "Reproduce: `python bench/numbers_split.py` (this tree) and the command in its docstring for the "
-            "extractor before issue 29."]
+            "extractor before issue 29 (`bench/results/numbers_split_before.json`); double-annotation "
+            "agreement: `python bench/numbers_agreement.py` (`bench/results/numbers_agreement.json`)."]
     return out
 
 
