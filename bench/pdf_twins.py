@@ -15,15 +15,20 @@ Per paper, reading the PDF (and the TEI for a twin) with ``load_document`` then 
 * ``results``: statistical results found in the prose (abstract and body; ``planned`` power-analysis effects
   left out); ``checked``: those with a recomputed p (``computed_p`` set).
 * ``recall``: the TEI's results also found from the PDF. Matching rule: a TEI result matches an unused PDF
-  result of the same test name (case-folded, ``χ2``/``chi2`` unified), the same |value| (the sign is left out:
+  result of the same test name (case-folded, ``χ2``/``chi2`` unified, ``Qb``/``Qw`` as ``Q``), the same |value| (the sign is left out:
   GROBID writes U+03EA for a minus and some PDFs drop it), the same df1 and df2 where both sides give them, and
-  the same p comparator and p value where both sides give them; matching is greedy in text order. For the
+  the same p comparator and p value where both sides give them; matching is greedy in text order. A second pass
+  matches what is left by text: one result's text, reduced to letters and digits (6 or more, a digit among
+  them), inside the other's, the PDF result used or not (``Hedges' g z = 1.43, 95% CI [1.13;1.73]``, read from
+  the TEI as a z test of its own, inside the PDF's ``t(86) = 13.47, p < 0.001, Hedges' gz = 1.43, 95% CI
+  [1.13;1.73]``). PDF-only results are those neither pass matched. For the
   statcheck papers the gold rows are matched the same way (test, |value|, df, p).
-* ``pdf_only``: PDF results no TEI result matched (listed, to be classed by hand in
-  ``bench/data/pdf_twins_pdf_only.json``).
+* ``pdf_only``: PDF results no TEI result matched, each classed by hand (real, fragment, junk) in
+  ``bench/data/pdf_twins_pdf_only.json``; ``pdf_only_unclassified`` counts those not classed there.
 * ``abstract_match``: the PDF's abstract has the same first 80 characters as the true abstract (the TEI's
   abstract, or the override in ``bench/data/pdf_twins_abstracts.json`` where the TEI is wrong, read off the
-  page); compared after NFKC, lowercasing, dashes unified and all but letters and digits removed.
+  page; an empty override: the paper has none, and a match is an empty abstract); compared after NFKC,
+  lowercasing and all but letters and digits removed.
 * ``paragraphs``; ``broken``: paragraphs that end without terminal punctuation (``.!?:;`` and closing quotes or
   brackets) while the next paragraph starts with a lowercase letter, as a share of
   paragraphs.
@@ -31,8 +36,10 @@ Per paper, reading the PDF (and the TEI for a twin) with ``load_document`` then 
 * speed: the parse of every PDF (``load_document``) timed 5 times; pages per second (all pages / median total
   seconds), with ``os.getloadavg()`` before and after.
 
-Usage: ``nice -n 10 python bench/pdf_twins.py [--label before|after] [--repeats 5]`` ->
-``bench/results/pdf_twins_<label>.json``.
+Usage: ``nice -n 10 python bench/pdf_twins.py [--label before|after] [--repeats 5] [--src DIR]`` ->
+``bench/results/pdf_twins_<label>.json`` (``--repeats 0``: no timing; ``--src``: measure another checkout's
+``src``, e.g. main's for "before"). Speed alone, interleaved A/B in fresh processes (main's tree against this
+one): ``python bench/pdf_twins.py --speed-ab /work/main/src --repeats 5`` -> ``bench/results/pdf_twins_speed_ab.json``.
 """
 
 from __future__ import annotations
@@ -52,7 +59,9 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "src"))
+# ``--src DIR``: the claimtrace source tree to measure (another checkout's ``src``), read before the imports
+_SRC = sys.argv[sys.argv.index("--src") + 1] if "--src" in sys.argv[:-1] else str(REPO / "src")
+sys.path.insert(0, _SRC)
 
 from claimtrace.documents import load_document  # noqa: E402
 from claimtrace.documents.model import Document  # noqa: E402
@@ -64,13 +73,15 @@ TWINS = SHARED / "documents" / "pdf-twins"
 GROBID = SHARED / "documents" / "grobid"
 STATCHECK = SHARED / "statistics" / "statcheck-test-papers"
 ABSTRACTS = REPO / "bench" / "data" / "pdf_twins_abstracts.json"
+PDF_ONLY = REPO / "bench" / "data" / "pdf_twins_pdf_only.json"
 OUT = REPO / "bench" / "results"
 _END = re.compile(r"[.!?:;][\"'”’)\]]*$")
 
 
 def _test(name: str | None) -> str:
     t = unicodedata.normalize("NFKC", name or "").lower().replace("χ", "chi").replace("x2", "chi2")
-    return re.sub(r"[^a-z0-9]", "", t)
+    t = re.sub(r"[^a-z0-9]", "", t)
+    return "q" if t.startswith("q") else t  # Qb, Qw, QE: the engine names them Q (test_detail holds the part)
 
 
 def _num(x: float | None) -> float | None:
@@ -92,7 +103,7 @@ def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def _stat_key(s: DocumentStat) -> dict[str, Any]:
-    return _key(s.test, s.value, s.df1, s.df2, s.p_comparison, s.p_value)
+    return {**_key(s.test, s.value, s.df1, s.df2, s.p_comparison, s.p_value), "canon": _canon(s.text)}
 
 
 def match(gold: list[dict[str, Any]], found: list[dict[str, Any]]) -> tuple[list[int], list[int]]:
@@ -105,7 +116,20 @@ def match(gold: list[dict[str, Any]], found: list[dict[str, Any]]) -> tuple[list
                 used.add(fi)
                 hit.append(gi)
                 break
+    for gi, g in enumerate(gold):  # pass 2: the same text, one side's parse damaged or split
+        if gi in hit or not g.get("canon"):
+            continue
+        for fi, f in enumerate(found):
+            if _same_text(g.get("canon", ""), f.get("canon", "")):
+                used.add(fi)
+                hit.append(gi)
+                break
     return hit, [i for i in range(len(found)) if i not in used]
+
+
+def _same_text(a: str, b: str) -> bool:
+    short, long_ = sorted((a, b), key=len)
+    return len(short) >= 6 and any(ch.isdigit() for ch in short) and short in long_
 
 
 def _canon(text: str) -> str:
@@ -164,8 +188,7 @@ def twins(overrides: dict[str, str]) -> list[dict[str, Any]]:
                         "tei_paragraphs": len(tdoc.paragraphs)})
             truth = overrides.get(pdf.stem, tdoc.abstract_text)
             row["abstract_truth_source"] = "override" if pdf.stem in overrides else "tei"
-            row["abstract_match"] = bool(doc is not None and truth and
-                                         _canon(doc.abstract_text)[:80] == _canon(truth)[:80])
+            row["abstract_match"] = bool(doc is not None and _canon(doc.abstract_text)[:80] == _canon(truth)[:80])
             if doc is not None:
                 gold = [_stat_key(s) for s in tstats]
                 hit, only = match(gold, [_stat_key(s) for s in stats])
@@ -206,13 +229,13 @@ def others() -> dict[str, list[dict[str, Any]]]:
             if name == "statcheck" and doc is not None:
                 g = gold.get(pdf.stem, [])
                 hit, _ = match(g, [_stat_key(s) for s in stats])
-                row.update({"gold": len(g), "gold_matched": len(hit), "recall": round(len(hit) / max(1, len(g)), 4)})
+                row.update({"gold": len(g), "gold_matched": len(hit),
+                            "recall": round(len(hit) / len(g), 4) if g else None})
             res[name].append(row)
     return res
 
 
-def speed(repeats: int) -> dict[str, Any]:
-    """Pages per second over all PDFs: the median of ``repeats`` runs."""
+def _pdfs() -> tuple[list[Path], int]:
     import pypdfium2 as pdfium
 
     pdfs = sorted(TWINS.glob("*.pdf")) + sorted(GROBID.glob("*.pdf")) + sorted(STATCHECK.glob("*.pdf"))
@@ -221,14 +244,45 @@ def speed(repeats: int) -> dict[str, Any]:
         d = pdfium.PdfDocument(str(p))
         pages += len(d)
         d.close()
+    return pdfs, pages
+
+
+def _parse_all(pdfs: list[Path]) -> float:
+    """Seconds to parse every PDF once."""
+    t0 = time.perf_counter()
+    for p in pdfs:
+        with contextlib.suppress(Exception):  # crashes are counted elsewhere
+            load_document(p)
+    return time.perf_counter() - t0
+
+
+def speed_ab(other_src: str, repeats: int) -> dict[str, Any]:
+    """Interleaved A/B: another source tree (A) and this one (B) timed in alternate fresh processes."""
+    import subprocess
+
     load_before = os.getloadavg()
-    totals = []
+    secs: dict[str, list[float]] = {"a": [], "b": []}
     for _ in range(repeats):
-        t0 = time.perf_counter()
-        for p in pdfs:
-            with contextlib.suppress(Exception):  # crashes are counted elsewhere
-                load_document(p)
-        totals.append(time.perf_counter() - t0)
+        for arm, src in (("a", other_src), ("b", str(REPO / "src"))):
+            out = subprocess.run([sys.executable, __file__, "--time-once", "--src", src], check=True,
+                                 capture_output=True, text=True).stdout
+            secs[arm].append(float(out.strip().splitlines()[-1]))
+    _, pages = _pdfs()
+    med = {k: statistics.median(v) for k, v in secs.items()}
+    return {"a_src": other_src, "b_src": str(REPO / "src"), "pages": pages, "repeats": repeats,
+            "seconds": {k: [round(x, 3) for x in v] for k, v in secs.items()},
+            "pages_per_second": {k: round(pages / m, 2) for k, m in med.items()},
+            "b_over_a_speed": round(med["a"] / med["b"], 3),
+            "loadavg_before": [round(x, 2) for x in load_before],
+            "loadavg_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+
+
+def speed(repeats: int) -> dict[str, Any]:
+    """Pages per second over all PDFs: the median of ``repeats`` runs."""
+    pdfs, pages = _pdfs()
+    load_before = os.getloadavg()
+    _parse_all(pdfs[:1])  # warm the imports
+    totals = [_parse_all(pdfs) for _ in range(repeats)]
     med = statistics.median(totals)
     return {"pdfs": len(pdfs), "pages": pages, "repeats": repeats, "seconds": [round(t, 3) for t in totals],
             "median_seconds": round(med, 3), "pages_per_second": round(pages / med, 2),
@@ -255,6 +309,12 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         s["recall_ci95"] = _wilson(s["tei_matched"], s["tei_results"])
         s["pdf_only"] = sum(len(r.get("pdf_only", [])) for r in ok)
         s["abstract_match"] = sum(1 for r in ok if r.get("abstract_match"))
+        if PDF_ONLY.exists():
+            cls = {(i["paper"], i["text"]): i["class"] for i in
+                   json.loads(PDF_ONLY.read_text(encoding="utf-8"))["items"]}
+            got = [cls.get((r["paper"], t)) for r in ok for t in r.get("pdf_only", [])]
+            s["pdf_only_classes"] = {c: got.count(c) for c in ("real", "fragment", "junk")}
+            s["pdf_only_unclassified"] = got.count(None)
     if any("gold" in r for r in rows):
         s["gold"] = sum(r.get("gold", 0) for r in rows)
         s["gold_matched"] = sum(r.get("gold_matched", 0) for r in ok)
@@ -280,7 +340,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--label", default="after")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--src", help="the claimtrace source tree to measure (default: this checkout's src)")
+    ap.add_argument("--speed-ab", metavar="OTHER_SRC",
+                    help="only time: OTHER_SRC against this checkout, interleaved, in fresh processes")
+    ap.add_argument("--time-once", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.time_once:
+        pdfs, _ = _pdfs()
+        _parse_all(pdfs[:1])
+        print(_parse_all(pdfs))
+        return
+    if args.speed_ab:
+        res = speed_ab(args.speed_ab, args.repeats)
+        OUT.mkdir(parents=True, exist_ok=True)
+        (OUT / "pdf_twins_speed_ab.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        print(json.dumps(res), file=sys.stderr)
+        return
     if not TWINS.is_dir():
         sys.exit(f"no data at {TWINS}")
     overrides = json.loads(ABSTRACTS.read_text(encoding="utf-8"))["abstracts"] if ABSTRACTS.exists() else {}
@@ -291,7 +366,7 @@ def main() -> None:
         "label": args.label,
         "definition": (__doc__ or "").strip().split("\n\n", 1)[1].rsplit("\n\nUsage", 1)[0],
         "summary": {"twins": summary(tw), "grobid": summary(oth["grobid"]), "statcheck": summary(oth["statcheck"])},
-        "speed": speed(args.repeats),
+        "speed": speed(args.repeats) if args.repeats else None,
         "twins": tw, **oth,
     }
     OUT.mkdir(parents=True, exist_ok=True)
