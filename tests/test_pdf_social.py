@@ -155,3 +155,21 @@ def test_sentence_kept_whole_across_a_break_after_a_comma() -> None:
     doc = _twin("prereg")
     par = next(p for p in doc.paragraphs if "t(86) = 13.47" in p.text)
     assert "gz = 1.43" in par.text
+
+
+@pytest.mark.parametrize(("name", "authors"), [
+    ("psychsci-0956797620955209", ["Joshua M. Tybur", "Benedict C. Jones", "Lisa M. DeBruine", "Joshua M. Ackerman",
+                                   "Vanessa Fasolt"]),  # SAGE: names with affiliation marks over two lines
+    ("eyecolor", ["Lisa M. DeBruine", "Benedict C. Jones", "Anthony C. Little"]),  # a title page, name/affiliation
+    ("debruine-fret", ["Lisa M. DeBruine"]),
+])
+def test_authors_from_the_front_matter(name: str, authors: list[str]) -> None:
+    assert _twin(name).authors == authors
+
+
+def test_running_head_split_by_the_gutter_kept_out_of_a_sentence() -> None:
+    # debruine-tnl.pdf, p. 3: "p!0.001) and L. M. DeBruine 921 Context-specific effects of ..." (issue 26)
+    doc = _twin("debruine-tnl")
+    assert "DeBruine 921" not in doc.body_text
+    assert any(e.kind == "header" and e.text == "L. M. DeBruine 921" for e in doc.excluded)
+    assert int(doc.metadata["removed_header_lines"]) >= 8

@@ -549,8 +549,16 @@ def _mark_headers(pages: list[list[Line]], heights: dict[int, float]) -> set[int
     n_pages = len([p for p in pages if p])
     if n_pages >= 2:
         counts = Counter(k for _, k in edge_lines)
+        repeated: list[set[str]] = []
         for ln, k in edge_lines:
             if counts[k] >= 2 and counts[k] >= 0.3 * n_pages and len(k) <= 200:
+                out.add(id(ln))
+                repeated.append(set(k.split()))
+        # a piece of a running head (the head of odd pages split by the gutter: "L. M. DeBruine 921" | "Context-
+        # specific effects ..."): every word of it in one repeated head
+        for ln, k in edge_lines:
+            words = set(k.split())
+            if id(ln) not in out and len(words) >= 2 and any(words <= r for r in repeated):
                 out.add(id(ln))
     return out
 
@@ -906,6 +914,8 @@ def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt
                 b.add_excluded("header", ln.text, page=ln.page)
             else:
                 lines.append(ln)
+    if headers:  # what was kept out of the text (each line is in ``excluded`` as a "header")
+        b.metadata["removed_header_lines"] = str(len(headers))
 
     # title: the largest font on page 1, upper part
     title_ids: set[int] = set()
@@ -991,6 +1001,8 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
     else:
         conf = 0.0
     abstract_idx = set(unlabelled[0]) if unlabelled else set()
+    if not b.authors:
+        b.authors = _authors(blocks[:front_until], texts[:front_until], b.title)
     keywords_next = False  # the block after a "Keywords" heading holds the keywords
 
     mode = "body"  # body | abstract | excluded
@@ -1152,6 +1164,42 @@ def _set_apart(cand: list[Block], after: Block | None, body_size: float) -> bool
     x0 = statistics.median(ln.x0 for ln in lines)
     x1 = statistics.median(ln.x1 for ln in lines)
     return x0 > after.lines[0].col_x0 + 0.8 * body_size and x1 < after.lines[0].col_x1 - 0.8 * body_size
+
+
+_NOT_NAME = re.compile(
+    r"\b(universit\w*|department|institute|school|college|laborator\w*|cent(er|re)|faculty|hospital|science\w*|"
+    r"psycholog\w*|journal|association|society|research|article|press|review|proceedings|commentary|corrigendum|"
+    r"received|accepted|published|author\w*|correspond\w*|email|e-mail|doi|vol|abstract|keywords?|preprint|"
+    r"copyright|rights|license|street|road|avenue|running|head|note)\b", re.I)
+_NAME = re.compile(r"^(?:[A-Z][a-zà-öø-ÿ'’-]+|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z][a-z]*[A-Z][a-zà-öø-ÿ]+|van|von|de|der|da|del|"
+                   r"la|le|di|du|ten|ter)$")
+
+
+def _authors(blocks: list[Block], texts: list[str], title: str | None) -> list[str]:
+    """Author names from the front matter: blocks of body size or larger, not in capitals, that are lists of names
+    (two to five capitalised words or initials each, affiliation marks dropped), before any "Corresponding author"
+    line; lines of the title skipped."""
+    if not blocks:
+        return []
+    body = Counter(ln.size for bl in blocks for ln in bl.lines).most_common(1)[0][0]
+    sizes = sorted(ln.size for bl in blocks for ln in bl.lines)
+    floor = min(body, sizes[len(sizes) // 2]) if sizes else body
+    out: list[str] = []
+    for bl, text in zip(blocks, texts, strict=True):
+        if re.match(r"(?i)\s*(correspond|e-?mail|keywords)", text):
+            break
+        if title and text in title:
+            continue  # a line of the title
+        if bl.size < floor or sum(ch.isupper() for ch in text) > 0.6 * max(1, sum(ch.isalpha() for ch in text)):
+            continue
+        clean = re.sub(r"[\d*†‡§¶∗#]+(?=[\s,&]|$)|(?<=[a-z])[\d*†‡§¶∗,]+", " ", text)
+        parts = [p.strip(" ,;") for p in re.split(r",|;|\band\b|&", clean)]
+        parts = [" ".join(p.split()) for p in parts if p.strip(" ,;")]
+        if not parts or len(parts) > 30 or _NOT_NAME.search(clean):
+            continue
+        if all(2 <= len(p.split()) <= 5 and all(_NAME.match(w) for w in p.split()) for p in parts):
+            out.extend(p for p in parts if p not in out)
+    return out
 
 
 _NUMBERED_CITE = re.compile(r"\[\d{1,3}(?:\s?[,–-]\s?\d{1,3})*\]")
