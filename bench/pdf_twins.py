@@ -29,6 +29,8 @@ Per paper, reading the PDF (and the TEI for a twin) with ``load_document`` then 
   abstract, or the override in ``bench/data/pdf_twins_abstracts.json`` where the TEI is wrong, read off the
   page; an empty override: the paper has none, and a match is an empty abstract); compared after NFKC,
   lowercasing and all but letters and digits removed.
+* ``authors_match``: the PDF's author names have the same set of surnames (last words, letters only) as the
+  TEI's.
 * ``paragraphs``; ``broken``: paragraphs that end without terminal punctuation (``.!?:;`` and closing quotes or
   brackets) while the next paragraph starts with a lowercase letter, as a share of
   paragraphs.
@@ -137,6 +139,10 @@ def _canon(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", t)
 
 
+def _surnames(names: list[str]) -> set[str]:
+    return {_canon(n.split()[-1]) for n in names if n.split()}
+
+
 def _broken(doc: Document) -> int:
     ps = doc.paragraphs
     return sum(1 for a, b in itertools.pairwise(ps)
@@ -186,6 +192,9 @@ def twins(overrides: dict[str, str]) -> list[dict[str, Any]]:
             row.update({"tei_results": len(tstats),
                         "tei_checked": sum(1 for s in tstats if s.computed_p is not None),
                         "tei_paragraphs": len(tdoc.paragraphs)})
+            if doc is not None:
+                row["authors"], row["tei_authors"] = doc.authors, tdoc.authors
+                row["authors_match"] = _surnames(doc.authors) == _surnames(tdoc.authors)
             truth = overrides.get(pdf.stem, tdoc.abstract_text)
             row["abstract_truth_source"] = "override" if pdf.stem in overrides else "tei"
             row["abstract_match"] = bool(doc is not None and _canon(doc.abstract_text)[:80] == _canon(truth)[:80])
@@ -309,6 +318,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         s["recall_ci95"] = _wilson(s["tei_matched"], s["tei_results"])
         s["pdf_only"] = sum(len(r.get("pdf_only", [])) for r in ok)
         s["abstract_match"] = sum(1 for r in ok if r.get("abstract_match"))
+        s["authors_match"] = sum(1 for r in ok if r.get("authors_match"))
         if PDF_ONLY.exists():
             cls = {(i["paper"], i["text"]): i["class"] for i in
                    json.loads(PDF_ONLY.read_text(encoding="utf-8"))["items"]}
