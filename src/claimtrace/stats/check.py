@@ -266,6 +266,9 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
     if r.planned:  # an effect size a power analysis plans: not a result, nothing to check
         r.flags.append("planned effect size (power analysis): not a result, not checked")
         return r
+    if r.repaired and any(x.startswith("doubtful") for x in r.repaired):
+        r.flags.append("rests on doubtful text (a damaged decimal point?): not checked")
+        return r
     # the check fields (``_RESET``) are in the fields set of ``r`` already (both callers put them there): this step
     # writes them through ``field_values``, which is all pydantic's ``__setattr__`` would do (at many times the cost)
     v = field_values(r)

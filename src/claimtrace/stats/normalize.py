@@ -10,6 +10,14 @@ control character or ``?`` standing where a minus sign belongs (after ``=``, ``<
 and before a digit) -> ``-``, other control characters -> space; a minus sign or dash that went through
 UTF-8 read as Mac Roman (``‚àí``, ``‚Äì``, ``‚Äî``) -> ``-``. Comparators turned into letters
 (``pb.001``, ``p ! .01``, ``p p .05``) are repaired by the parser, which knows the context.
+
+Font-substituted symbols (a math font whose glyphs extract as other characters) are repaired only where the
+context makes them certain (``FONT_REPAIRS``; the parser names each on the result's ``repaired``): ``:`` as a
+decimal point in a number right after ``¼``, in a p-value (``p < 0:001``) and in a named statistic's value
+(``F = 20:9``, ``t52 ¼ 0:71``); ``Z`` as ``=`` and ``K`` as a minus after a p or a named statistic with its df
+(``t143Z2.10``, ``pZ0.019``, ``ZK2.04``); a spaced comma as ``<`` before a p-value (``p , .001``); ``À`` as a
+minus where a minus belongs (after a comparator or an opening bracket, before a digit), and so is ``Ϫ`` (U+03EA,
+which GROBID writes for a minus).
 """
 
 from __future__ import annotations
@@ -42,7 +50,44 @@ _MINUS_NEXT = re.compile(r"\s?\.?\d")
 _CHI_LOST = re.compile(r"\??\?\s?2\s*\(\s*\d")
 # a minus sign or dash written as UTF-8 and read back as Mac Roman ("b=‚àí.050": U+2212 as "‚àí"); "‚" opens each
 _MOJIBAKE_DASHES = frozenset({"\u201a\u00e0\u00ed", "\u201a\u00c4\u00ec", "\u201a\u00c4\u00ee"})
-_NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·\u201a]")
+_NEEDS_MAP = re.compile("[" + "".join(re.escape(k) for k in _MAP) + r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd?·\u201a\u00c0\u03ea]")
+
+
+# named statistics whose value a font substitution may damage ("F = 20:9", "t52 ¼ 0:71", "χ2(1) = 3:84")
+_STAT = r"(?<![A-Za-z])(?:t|F|r|z|Z|χ2|χ²|chi2|b|B|β|d|R2|OR|HR|U|W|H)"
+_DF = r"(?:\s?\(\s?\d+(?:\s?,\s?\d+)?\s?\)|\s?\d+(?:\s?,\s?\d+)?)?"
+_PNAME = r"(?<![A-Za-z])p"
+#: (pattern, {group: replacement}): each group's one character is replaced where the pattern matches
+FONT_REPAIRS: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
+    (re.compile(r"\u00bc\s?-?\d+(?P<c>:)\d"), {"c": "."}),
+    (re.compile(_PNAME + r"\s?[=<>≤≥\u00bc]\s?\d?(?P<c>:)\d"), {"c": "."}),
+    (re.compile(_STAT + _DF + r"\s?[=<>≤≥\u00bc]\s?-?\d+(?P<c>:)\d"), {"c": "."}),
+    (re.compile(r"(?<![A-Za-z])(?:t|F|r|χ2)\s?\d+(?:\s?,\s?\d+)?\s?(?P<z>Z)\s?(?P<k>K)?\s?\.?\d"), {"z": "=", "k": "-"}),
+    (re.compile(_PNAME + r"\s?(?P<z>Z)\s?(?P<k>K)?\s?0?\.\d"), {"z": "=", "k": "-"}),
+    (re.compile(_PNAME + r"\s(?P<c>,)\s?0?\.\d"), {"c": "<"}),
+)
+_FONT_HINT = re.compile(r"\d:\d|\dZ|pZ|p\s,|p ?Z")
+#: the note a repaired result carries for each (damaged, repaired) character pair
+FONT_NOTES: dict[tuple[str, str], str] = {
+    (":", "."): "':' read as a decimal point (font substitution)",
+    ("Z", "="): "'Z' read as '=' (font substitution)",
+    ("K", "-"): "'K' read as a minus sign (font substitution)",
+    (",", "<"): "',' read as '<' before a p-value (font substitution)",
+    ("\u00bc", "="): "'¼' read as '=' (font substitution)",
+    ("\u00c0", "-"): "'À' read as a minus sign (font substitution)",
+    ("\u03ea", "-"): "'Ϫ' read as a minus sign (GROBID's symbol for it)",
+}
+
+
+def font_repairs(text: str) -> list[tuple[int, str]]:
+    """(position, replacement) of every font-substituted symbol ``FONT_REPAIRS`` is certain of."""
+    out: list[tuple[int, str]] = []
+    for pat, groups in FONT_REPAIRS:
+        for m in pat.finditer(text):
+            for g, rep in groups.items():
+                if m.start(g) >= 0:
+                    out.append((m.start(g), rep))
+    return out
 
 
 class OffsetMap:
@@ -70,6 +115,9 @@ def _replacement(text: str, i: int, ch: str) -> str:
     if ch == "·":
         ok = 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
         return "." if ok else ch
+    if ch in "\u00c0\u03ea":  # "À" (a math font's), "Ϫ" (GROBID's): a minus where a minus belongs, else kept
+        ok = bool(_MINUS_NEXT.match(text[i + 1 : i + 3]) and _MINUS_SLOT.search(text[max(0, i - 6) : i]))
+        return "-" if ok else ch
     # "?2(20)", "??2(10)": a lost χ (read by the parser), not a minus
     if ch == "?" and _CHI_LOST.match(text, i):
         return ch
@@ -81,7 +129,7 @@ def _replacement(text: str, i: int, ch: str) -> str:
 
 # ASCII characters _NEEDS_MAP matches besides "?": control characters and "\r"
 _ASCII_NEEDS = bytes(range(0x00, 0x09)) + b"\x0b\x0c\r" + bytes(range(0x0e, 0x20)) + b"\x7f"
-_NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd\u201a")
+_NEEDS_SET = frozenset(_MAP) | frozenset(_ASCII_NEEDS.decode("ascii")) | frozenset("?·\ufffd\u201a\u00c0\u03ea")
 
 
 def _needs(text: str, tb: bytes) -> list[int]:
@@ -124,6 +172,10 @@ def normalize_ascii(text: str) -> tuple[str, OffsetMap, bytes]:
             rep = _replacement(text, i, ch)
         if rep != ch:
             reps.append((i, rep))
+    if _FONT_HINT.search(text):
+        font = font_repairs(text)
+        if font:
+            reps = sorted(dict([*reps, *font]).items())
     if not reps:
         return text, OffsetMap([], [], len(text)), tb
     out: list[str] = []

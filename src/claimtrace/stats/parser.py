@@ -26,7 +26,7 @@ from claimtrace.stats.model import (
     StatResult,
     built,
 )
-from claimtrace.stats.normalize import OffsetMap, map_span, normalize_ascii
+from claimtrace.stats.normalize import FONT_NOTES, OffsetMap, map_span, normalize_ascii
 from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
@@ -96,7 +96,13 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: Res, tails: list[tuple[
         and one_tailed_in_sentence(norm, r.start, r.end, before=60, after=40))
     repaired = r.repaired  # the result's own list (grouping fills it): no copy needed
     if norm is not text and norm[r.start : r.end] != text[start:end]:
-        repaired.append("text repaired (unicode minus, spaces, ligatures or control characters)")
+        repaired.extend(_repair_notes(text, norm, offsets, r.start, r.end))
+    for key in ("value", "p"):
+        se = r.spans.get(key)
+        if se is not None and se[1] < len(norm) - 1 and norm[se[1]] == ":" and norm[se[1] + 1].isdigit():
+            tail = re.match(r":\d+", norm[se[1] :])
+            repaired.append(f"doubtful: the {key} '{norm[se[0] : se[1]]}{tail.group(0) if tail else ''}' may hold a "
+                            "decimal point damaged into ':' (not repaired, not checked)")
     # the fields grouping set (all StatResult fields, see group_tokens), over the template: field order is kept
     values = _RESULT_TEMPLATE.copy()
     values.update(f)
@@ -109,10 +115,42 @@ def _finish(text: str, norm: str, offsets: OffsetMap, r: Res, tails: list[tuple[
     values["effects"] = effects
     values["descriptives"] = descs
     values["spans"] = spans
+    _minus_from_ci(values, repaired)
     values["repaired"] = repaired
     values["flags"] = []
     values["planned"] = bool(f.get("planned")) or (f.get("test") in _PLANNABLE and _planned(norm, r))
     return built(StatResult, values, set(_RESULT_SET))
+
+
+def _minus_from_ci(values: dict[str, Any], repaired: list[str]) -> None:
+    """A positive estimate between two negative CI bounds lost its minus sign (a dropped glyph): restore it."""
+    v, lo, hi = values.get("value"), values.get("ci_low"), values.get("ci_high")
+    if v is not None and lo is not None and hi is not None and v > 0 and lo < 0 and hi < 0 and lo <= -v <= hi \
+            and values.get("test") in _CI_OF_VALUE:
+        values["value"] = -v
+        repaired.append("minus sign restored from the CI (both bounds negative, the estimate printed positive)")
+
+
+# estimates whose CI is their own (a t or z next to a CI of a mean difference may differ in sign from it)
+_CI_OF_VALUE = frozenset({"b", "beta", "d", "g", "r", "rho"})
+
+
+def _repair_notes(text: str, norm: str, offsets: OffsetMap, start: int, end: int) -> list[str]:
+    """What the repair of a result's text changed: each font substitution named, else one general note."""
+    notes: list[str] = []
+    other = False
+    for i in range(start, end):
+        j = offsets[i]
+        a, b = (text[j] if j < len(text) else ""), norm[i]
+        if a != b:
+            note = FONT_NOTES.get((a, b))
+            if note is None:
+                other = True
+            elif note not in notes:
+                notes.append(note)
+    if other or not notes:
+        notes.append("text repaired (unicode minus, spaces, ligatures or control characters)")
+    return notes
 
 
 # what makes an effect size one planned in a power analysis, in the 80 characters before it (same sentence):

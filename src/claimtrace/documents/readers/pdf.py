@@ -30,6 +30,7 @@ import itertools
 import os
 import re
 import statistics
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -66,6 +67,13 @@ class PageWords:
     height: float
     words: list[Word]
     rotated: list[str] = field(default_factory=list)
+    lone_surrogates: int = 0  # unpaired UTF-16 surrogates replaced by U+FFFD
+
+
+def _astral(hi: int, lo: int) -> str:
+    """The character of a surrogate pair; mathematical alphanumerics (U+1D400-U+1D7FF) as their plain letter."""
+    ch = chr(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+    return unicodedata.normalize("NFKC", ch) if 0x1D400 <= ord(ch) <= 0x1D7FF else ch
 
 
 def _pdfium_pages(data: bytes, path: str) -> list[PageWords]:
@@ -113,9 +121,20 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
 
         rot_buf: list[str] = []
         obj_props: dict[int, tuple[float, bool, bool]] = {}
+        lone = 0
+        skip = -1
         for i in range(n):
+            if i == skip:
+                continue
             u = raw.FPDFText_GetUnicode(tp, i)
-            ch = chr(u) if u else ""
+            if 0xD800 <= u < 0xE000:  # UTF-16 surrogates: a pair is one character (mathematical italics)
+                u2 = raw.FPDFText_GetUnicode(tp, i + 1) if i + 1 < n and u < 0xDC00 else 0
+                if 0xDC00 <= u2 < 0xE000:
+                    ch, skip = _astral(u, u2), i + 1
+                else:
+                    ch, lone = "\ufffd", lone + 1
+            else:
+                ch = chr(u) if u else ""
             if not ch or ch.isspace() or (u < 0x20 and u != 0x02) or u in (0xFFFE, 0xFFFF):
                 flush()
                 continue
@@ -156,7 +175,7 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
         flush()
         if rot_buf:
             rotated.append("".join(rot_buf))
-        pages.append(PageWords(index + 1, width, height, words, rotated))
+        pages.append(PageWords(index + 1, width, height, words, rotated, lone))
         tp.close()
         page.close()
     return pages
@@ -165,11 +184,17 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
 _Char = tuple[str, float, float, float, float, float, bool]  # text, x0, x1, top, bottom, size, bold
 
 
+_SOFT_HYPHEN_RUN = re.compile("[-\u2010\u2011]\u00ad[-\u2010\u2011]?|\u00ad[-\u2010\u2011]")
+
+
 def _word(cur: list[_Char]) -> Word:
     """A word from its characters; its vertical extent from the full-size ones (not superscripts)."""
     size = max(c[5] for c in cur)
     main = [c for c in cur if c[5] >= size - 0.6] or cur
-    return Word("".join(c[0] for c in cur), min(c[1] for c in cur), max(c[2] for c in cur),
+    text = "".join(c[0] for c in cur)
+    if "\u00ad" in text:  # Word's hyphen "-", soft hyphen, "‐" (three glyphs for one): one hyphen
+        text = _SOFT_HYPHEN_RUN.sub("-", text)
+    return Word(text, min(c[1] for c in cur), max(c[2] for c in cur),
                 statistics.median(c[3] for c in main), statistics.median(c[4] for c in main), size,
                 sum(1 for c in cur if c[6]) * 2 > len(cur))
 
@@ -519,13 +544,21 @@ def _mark_headers(pages: list[list[Line]], heights: dict[int, float]) -> set[int
             near_bottom = ln.bottom > 0.9 * h
             if near_top or near_bottom:
                 edge_lines.append((ln, _norm_repeat(ln.text)))
-                if _PAGE_NUM.match(ln.text):
-                    out.add(id(ln))
+                if _PAGE_NUM.match(ln.text) or ln.bottom < 0.025 * h or ln.top > 0.975 * h or ln.size < 3:
+                    out.add(id(ln))  # a page number, or a stamp in the page's margin (SAGE's "...PSSXXX10.1177/...")
     n_pages = len([p for p in pages if p])
     if n_pages >= 2:
         counts = Counter(k for _, k in edge_lines)
+        repeated: list[set[str]] = []
         for ln, k in edge_lines:
             if counts[k] >= 2 and counts[k] >= 0.3 * n_pages and len(k) <= 200:
+                out.add(id(ln))
+                repeated.append(set(k.split()))
+        # a piece of a running head (the head of odd pages split by the gutter: "L. M. DeBruine 921" | "Context-
+        # specific effects ..."): every word of it in one repeated head
+        for ln, k in edge_lines:
+            words = set(k.split())
+            if id(ln) not in out and len(words) >= 2 and any(words <= r for r in repeated):
                 out.add(id(ln))
     return out
 
@@ -593,15 +626,33 @@ def _display_math(ln: Line, body_size: float) -> bool:
     return False
 
 
+def _tabular_lines(lines: list[Line], body_size: float, pitch: float) -> list[bool]:
+    """``_is_tabular`` of each line, except a lone "tabular" line inside running prose: a justified line whose
+    gaps a statistic's spacing widened ("t52 ¼ 0:71, p ¼ 0:48,   women:") between two prose lines of its column,
+    same size, at the line pitch, is prose."""
+    tabs = [_is_tabular(ln, body_size) for ln in lines]
+    out = list(tabs)
+    for k in range(1, len(lines) - 1):
+        if not tabs[k] or tabs[k - 1] or tabs[k + 1]:
+            continue
+        a, ln, c = lines[k - 1], lines[k], lines[k + 1]
+        if (a.page == ln.page == c.page and a.col == ln.col == c.col and a.size == ln.size == c.size
+                and 0 < ln.bottom - a.bottom < 1.45 * pitch and 0 < c.bottom - ln.bottom < 1.45 * pitch
+                and sum(ch.isalpha() for ch in ln.text) >= 0.15 * len(ln.text.replace(" ", ""))):
+            out[k] = False
+    return out
+
+
 def _blocks(lines: list[Line], body_size: float, pitch: float) -> list[Block]:
     """Group reading-ordered lines into blocks."""
     blocks: list[Block] = []
     prev: Line | None = None
     prev_math = False
+    tabs = _tabular_lines(lines, body_size, pitch)
     for k, ln in enumerate(lines):
         heading = _heading_like(ln, body_size)
         math = not heading and _display_math(ln, body_size)
-        tab = _is_tabular(ln, body_size)
+        tab = tabs[k]
         near = [o for o in (lines[k - 1] if k else None, lines[k + 1] if k + 1 < len(lines) else None)
                 if o is not None and o.page == ln.page and o.col == ln.col and abs(o.top - ln.top) < 2.5 * pitch]
         ref_x0 = min((o.x0 for o in near), default=ln.col_x0)
@@ -619,7 +670,7 @@ def _blocks(lines: list[Line], body_size: float, pitch: float) -> list[Block]:
                 line_pitch = ln.bottom - prev.bottom
                 if line_pitch > 1.45 * pitch or (
                         _SENT_END.search(prev.text) and ln.baseline - prev.baseline > pitch + 0.2 * body_size
-                        and ln.size == prev.size == body_size) or gap > 0.9 * max(ln.size, body_size) or abs(ln.size - prev.size) >= 1.0 or heading != _heading_like(prev, body_size) or heading or tab != _is_tabular(prev, body_size) or (indented and not tab) or (_SENT_END.search(prev.text) and prev.x1 < prev.col_x1 - 2.5 * body_size and not tab) or _CAPTION.match(ln.text) or math != prev_math:
+                        and ln.size == prev.size == body_size) or gap > 0.9 * max(ln.size, body_size) or abs(ln.size - prev.size) >= 1.0 or heading != _heading_like(prev, body_size) or heading or tab != tabs[k - 1] or (indented and not tab) or (_SENT_END.search(prev.text) and prev.x1 < prev.col_x1 - 2.5 * body_size and not tab) or _CAPTION.match(ln.text) or math != prev_math:
                     new = True
         if new:
             blocks.append(Block([ln], indented=indented, col_top=col_top))
@@ -660,6 +711,52 @@ def _classify(blocks: list[Block], body_size: float, pitch: float) -> None:
                 _is_tabular(ln, body_size) for ln in b.lines):
             b.kind = "equation"
     _table_cells_near_captions(blocks, pitch)
+    _rejoin_false_headings(blocks, body_size)
+    _headings_inside_sentences(blocks)
+
+
+def _headings_inside_sentences(blocks: list[Block]) -> None:
+    """Headings between a paragraph that stops mid-sentence and the body block that goes on with it (lowercase, or
+    after a dangling operator), with only figure, table, caption, footnote or equation blocks around them, are no
+    section headings: a chart's title, a footnote's label ("Corresponding Author:"). A section never begins
+    inside a sentence."""
+    skip = ("figure", "table", "caption", "footnote", "equation", "heading")
+    i = 0
+    while i < len(blocks):
+        if blocks[i].kind != "body":
+            i += 1
+            continue
+        j = i + 1
+        while j < len(blocks) and blocks[j].kind in skip:
+            j += 1
+        between = [k for k in range(i + 1, j) if blocks[k].kind == "heading"]
+        if between and j < len(blocks):
+            last = blocks[i].lines[-1].text.rstrip()
+            nxt = blocks[j].lines[0].text.lstrip()
+            if not _SENT_END.search(last) and (nxt[:1].islower() or (_DANGLING.search(last) and not nxt[:1].isupper())):
+                for k in between:
+                    head = " ".join(ln.text for ln in blocks[k].lines)
+                    if _ABSTRACT_HEAD.match(head) or _KEYWORDS.match(head) or _NUMBERED.match(head):
+                        continue
+                    blocks[k].kind = "footnote" if blocks[k + 1].kind == "footnote" else "figure"
+        i = j
+
+
+def _rejoin_false_headings(blocks: list[Block], body_size: float) -> None:
+    """A one-line "heading" that is a paragraph's first line (bold prose: a bold abstract, a lead paragraph): the
+    block right below it in the same column, same size and weight, goes on in lowercase. Merged into one body block."""
+    k = 0
+    while k + 1 < len(blocks):
+        h, nb = blocks[k], blocks[k + 1]
+        a, c = h.lines[-1], nb.lines[0]
+        if (h.kind == "heading" and len(h.lines) == 1 and nb.kind == "body" and c.text[:1].islower()
+                and not _SENT_END.search(a.text) and a.page == c.page and a.col == c.col and a.size == c.size
+                and a.bold == c.bold and 0 <= c.top - a.bottom < 0.9 * max(a.size, body_size)
+                and len(a.text) >= 50 and sum(len(ln.text) for ln in nb.lines) >= 150):
+            blocks[k] = Block(h.lines + nb.lines, kind="body", indented=h.indented, col_top=h.col_top)
+            del blocks[k + 1]
+            continue
+        k += 1
 
 
 def _table_cells_near_captions(blocks: list[Block], pitch: float) -> None:
@@ -720,13 +817,24 @@ def _join_lines(lines: list[Line], vocab: Counter[str]) -> str:
             if not keep and vocab[joined] == 0 and "-" in out[max(0, m.start() - 30):m.start()].split(" ")[-1]:
                 keep = True  # "state-of-the-" + "art"
             out = out[: m.end(1)] + ("-" if keep else "") + text
+        elif _DANGLING_MINUS.search(out) and _NUMBER_START.match(text):
+            out = out + text  # "t(97) = -" + "3.37": the minus belongs to the number
         else:
             out = out + " " + text
     return out
 
 
+# a line that ends inside a statement: an operator, an opening bracket, a minus waiting for its number
+_DANGLING = re.compile(r"(?:[=<>≤≥±×+(\[{,]|(?:^|[\s=<>(\[,])[-−–])$")
+_DANGLING_MINUS = re.compile(r"(?:^|[\s=<>(\[,])[-−–]$")
+_NUMBER_START = re.compile(r"\.?\d")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _normalise(text: str) -> str:
-    text = text.replace("\x02", "-")
+    text = _SURROGATE.sub("\ufffd", text.replace("\x02", "-"))
     return clean_text(text, dashes=True)
 
 
@@ -773,6 +881,9 @@ def _check_pdf_bytes(data: bytes, path: str) -> None:
 
 def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt: SourceFormat) -> Document:
     b = DocumentBuilder(path, fmt, data)
+    lone = sum(p.lone_surrogates for p in pages)
+    if lone:
+        b.warnings.append(f"{lone} unpaired UTF-16 surrogate(s) in the text layer replaced by U+FFFD")
     if empty:
         which = ("page " if len(empty) == 1 else "pages ") + ", ".join(map(str, empty))
         b.warnings.append(f"no text layer on {which} (scanned?): text missing from the document (--ocr reads it)")
@@ -803,6 +914,8 @@ def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt
                 b.add_excluded("header", ln.text, page=ln.page)
             else:
                 lines.append(ln)
+    if headers:  # what was kept out of the text (each line is in ``excluded`` as a "header")
+        b.metadata["removed_header_lines"] = str(len(headers))
 
     # title: the largest font on page 1, upper part
     title_ids: set[int] = set()
@@ -810,9 +923,12 @@ def _build(pages: list[PageWords], empty: list[int], data: bytes, path: str, fmt
     if p1:
         big = max(ln.size for ln in p1)
         if big >= body_size + 1.5:
-            tl = [ln for ln in p1 if ln.size >= big - 0.5]
-            first = lines.index(tl[0])
-            run = [ln for ln in lines[first:first + 4] if ln.size >= big - 0.5 and ln.page == tl[0].page]
+            tl = sorted((ln for ln in p1 if ln.size >= big - 0.5), key=lambda ln: ln.top)
+            run = tl[:1]
+            for ln in tl[1:5]:  # the title's lines: one vertical run (column lines may interleave in reading order)
+                if ln.top - run[-1].bottom > 1.2 * big:
+                    break
+                run.append(ln)
             b.title = " ".join(ln.text for ln in run)
             title_ids = {id(ln) for ln in run}
     lines = [ln for ln in lines if id(ln) not in title_ids]
@@ -864,6 +980,30 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
                 or _ABSTRACT_RUNIN.match(text) or (bl.kind == "body" and len(text) >= 250):
             front_until = i
             break
+    # an "Abstract" heading in any style on the first pages (an APA manuscript's plain centred line, page 2)
+    head_at = next((i for i, bl in enumerate(blocks) if bl.page <= first_page + 2 and _ABSTRACT_HEAD.match(texts[i])
+                    and len(bl.lines) == 1), None)
+    unlabelled = None if head_at is not None else _unlabelled_abstract(blocks, texts, first_page)
+    abstract_at = head_at if head_at is not None else (unlabelled[0][0] if unlabelled else None)
+    if abstract_at is not None:
+        # what stands before the abstract on its page (title, authors, affiliations) is front matter; so is a
+        # title page before it that holds no paragraph
+        apage = blocks[abstract_at].page
+        title_page = all(bl.kind != "body" or len(texts[k]) < 250 for k, bl in enumerate(blocks[:abstract_at])
+                         if bl.page < apage)
+        front_until = max(front_until, sum(1 for bl in blocks[:abstract_at] if bl.page == apage or title_page))
+        if not title_page:
+            front_until = max(front_until, 0)
+    if unlabelled:
+        b.metadata["abstract_source"], conf = "unlabelled", unlabelled[1]
+    elif head_at is not None:
+        b.metadata["abstract_source"], conf = "heading", 0.95
+    else:
+        conf = 0.0
+    abstract_idx = set(unlabelled[0]) if unlabelled else set()
+    if not b.authors:
+        b.authors = _authors(blocks[:front_until], texts[:front_until], b.title)
+    keywords_next = False  # the block after a "Keywords" heading holds the keywords
 
     mode = "body"  # body | abstract | excluded
     abstract_page = first_page  # the page the abstract starts on
@@ -893,9 +1033,23 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
 
     for i, bl in enumerate(blocks):
         text = texts[i]
+        if i in abstract_idx:
+            if abstract:
+                abstract[-1][1].extend(bl.lines)
+            else:
+                abstract.append((None, list(bl.lines)))
+            continue
         if i < front_until:
+            if _KEYWORDS.match(text):
+                b.metadata.setdefault("keywords", _KEYWORDS.sub("", text, count=1).strip(" :.—–-"))
             b.add_excluded("front matter", text, page=bl.page)
             continue
+        if i == head_at:
+            flush_para()
+            mode, abstract_page = "abstract", bl.page
+            continue
+        if mode == "abstract" and (_KEYWORDS.match(text) or (abstract and _layout_changes(abstract, bl))):
+            mode = "body"  # a Keywords line, or the text set differently (columns, font size): the body begins
         if bl.kind == "heading":
             flush_para()
             kind = excluded_heading(text)
@@ -909,6 +1063,9 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
                 mode, excl_kind, section = "excluded", kind, text
             elif _KEYWORDS.match(text):
                 b.add_excluded("front matter", text, page=bl.page)
+                keywords_next = True
+                if mode == "abstract":
+                    mode = "body"
             else:
                 mode, section = "body", text
             continue
@@ -927,9 +1084,12 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
                 flush_para()  # text after a display equation starts a new paragraph ("where ..."); not after
                 # a stray symbol of inline math ("cite" over an arrow)
             continue
-        if _KEYWORDS.match(text):
+        if _KEYWORDS.match(text) or (keywords_next and len(text) < 300 and not _SENT_END.search(text)):
+            b.metadata.setdefault("keywords", _KEYWORDS.sub("", text, count=1).strip(" :.—–-"))
             b.add_excluded("front matter", text, page=bl.page)
+            keywords_next = False
             continue
+        keywords_next = False
         m = _ABSTRACT_RUNIN.match(text)
         if m and not abstract and bl.page == first_page and mode == "body" and section is None:
             mode, abstract_page, abstract_chars = "abstract", bl.page, len(text)
@@ -963,7 +1123,136 @@ def _emit(b: DocumentBuilder, blocks: list[Block], vocab: Counter[str], indent_s
             text = _ABSTRACT_RUNIN.sub("", text, count=1)
         if abs_label:
             text = _STRUCTURED_LABEL.sub("", text, count=1)
+        text = _COPYRIGHT_TAIL.sub("", text)
         b.add_abstract(text, label=abs_label.upper() if abs_label else None, page=lns[0].page)
+    if abstract and "abstract_source" not in b.metadata:
+        b.metadata["abstract_source"], conf = "run-in", 0.9
+    b.metadata["abstract_confidence"] = f"{conf:.2f}" if abstract else "0.00"
+    if not abstract:
+        b.warnings.append("no abstract found in the PDF (no 'Abstract' heading and no block set apart as one)")
+    elif conf < 0.8:
+        b.warnings.append(f"the abstract is a guess: a block without an 'Abstract' heading (confidence {conf:.2f})")
+
+
+# "© 2004 Elsevier Inc. All rights reserved." (the © often extracted as "D" or "(c)") closing an abstract
+_COPYRIGHT_TAIL = re.compile(r"\s*(?:©|\(c\)|D|Copyright)\s*(?:\d{4}\s+)?[^.]{0,80}\.\s*All rights reserved\.?\s*$", re.I)
+
+
+def _layout_changes(abstract: list[tuple[str | None, list[Line]]], bl: Block) -> bool:
+    """Whether a block is set unlike the (unstructured) abstract before it: the abstract ran the full width of a
+    two-column page and the block sits in a column, or its font size differs."""
+    if abstract[0][0] is not None or len(bl.lines) < 2:
+        return False
+    lines = [ln for _, lns in abstract for ln in lns]
+    full = sum(1 for ln in lines if ln.col == -1) >= 0.8 * len(lines)
+    in_col = all(ln.col >= 0 for ln in bl.lines)
+    size = Counter(ln.size for ln in lines).most_common(1)[0][0]
+    return (full and in_col and bl.page == lines[-1].page) or abs(bl.size - size) >= 0.8
+
+
+def _set_apart(cand: list[Block], after: Block | None, body_size: float) -> bool:
+    """Whether candidate abstract blocks are set apart from the body text that follows them: bold, another font
+    size, the full width over a column, or indented on both sides."""
+    lines = [ln for bl in cand for ln in bl.lines]
+    if all(ln.bold for ln in lines) or abs(Counter(ln.size for ln in lines).most_common(1)[0][0] - body_size) >= 0.5:
+        return True
+    if after is None:
+        return False
+    full = sum(1 for ln in lines if ln.col == -1) >= 0.8 * len(lines)
+    if full and all(ln.col >= 0 for ln in after.lines):
+        return True
+    x0 = statistics.median(ln.x0 for ln in lines)
+    x1 = statistics.median(ln.x1 for ln in lines)
+    return x0 > after.lines[0].col_x0 + 0.8 * body_size and x1 < after.lines[0].col_x1 - 0.8 * body_size
+
+
+_NOT_NAME = re.compile(
+    r"\b(universit\w*|department|institute|school|college|laborator\w*|cent(er|re)|faculty|hospital|science\w*|"
+    r"psycholog\w*|journal|association|society|research|article|press|review|proceedings|commentary|corrigendum|"
+    r"received|accepted|published|author\w*|correspond\w*|email|e-mail|doi|vol|abstract|keywords?|preprint|"
+    r"copyright|rights|license|street|road|avenue|running|head|note)\b", re.I)
+_NAME = re.compile(r"^(?:[A-Z][a-zà-öø-ÿ'’-]+|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z][a-z]*[A-Z][a-zà-öø-ÿ]+|van|von|de|der|da|del|"
+                   r"la|le|di|du|ten|ter)$")
+
+
+def _authors(blocks: list[Block], texts: list[str], title: str | None) -> list[str]:
+    """Author names from the front matter: blocks of body size or larger, not in capitals, that are lists of names
+    (two to five capitalised words or initials each, affiliation marks dropped), before any "Corresponding author"
+    line; lines of the title skipped."""
+    if not blocks:
+        return []
+    body = Counter(ln.size for bl in blocks for ln in bl.lines).most_common(1)[0][0]
+    sizes = sorted(ln.size for bl in blocks for ln in bl.lines)
+    floor = min(body, sizes[len(sizes) // 2]) if sizes else body
+    out: list[str] = []
+    for bl, text in zip(blocks, texts, strict=True):
+        if re.match(r"(?i)\s*(correspond|e-?mail|keywords)", text):
+            break
+        if title and text in title:
+            continue  # a line of the title
+        if bl.size < floor or sum(ch.isupper() for ch in text) > 0.6 * max(1, sum(ch.isalpha() for ch in text)):
+            continue
+        clean = re.sub(r"[\d*†‡§¶∗#]+(?=[\s,&]|$)|(?<=[a-z])[\d*†‡§¶∗,]+", " ", text)
+        parts = [p.strip(" ,;") for p in re.split(r",|;|\band\b|&", clean)]
+        parts = [" ".join(p.split()) for p in parts if p.strip(" ,;")]
+        if not parts or len(parts) > 30 or _NOT_NAME.search(clean):
+            continue
+        if all(2 <= len(p.split()) <= 5 and all(_NAME.match(w) for w in p.split()) for p in parts):
+            out.extend(p for p in parts if p not in out)
+    return out
+
+
+_NUMBERED_CITE = re.compile(r"\[\d{1,3}(?:\s?[,–-]\s?\d{1,3})*\]")
+
+
+def _unlabelled_abstract(blocks: list[Block], texts: list[str], first_page: int) -> tuple[list[int], float] | None:
+    """The blocks of an abstract printed without a heading, with a confidence, or None.
+
+    The candidate is the first paragraph of 300 characters or more on the first two pages, before any section
+    heading or Keywords line, with body text after it; it is an abstract when a Keywords line or a section heading
+    (not back matter) follows it, or it is set apart from the body after it (``_set_apart``). A candidate with three
+    or more citations (an introduction's opening) needs both. Confidence: 0.9 with both signs, else 0.75.
+    """
+    for i, bl in enumerate(blocks):
+        if bl.page > first_page + 2:
+            break
+        if _ABSTRACT_RUNIN.match(texts[i]):
+            return None
+    start = None
+    for i, bl in enumerate(blocks):
+        t = texts[i]
+        if bl.page > first_page + 1 or _KEYWORDS.match(t) or (
+                bl.kind == "heading" and _section_heading(t) and not excluded_heading(t)):
+            return None
+        if bl.kind == "body" and len(t) >= 300 and t[:1].isupper():
+            start = i
+            break
+    if start is None:
+        return None
+    idx, text, j = [start], texts[start], start + 1
+    while j < len(blocks) and not _SENT_END.search(text.rstrip()) and blocks[j].kind == "body" and len(idx) < 4:
+        idx.append(j)
+        text += " " + texts[j]
+        j += 1
+    if not _SENT_END.search(text.rstrip()) or len(text) > ABSTRACT_MAX_CHARS:
+        return None
+    follows = False
+    after: Block | None = None
+    for k in range(j, min(len(blocks), j + 4)):
+        t = texts[k]
+        if _KEYWORDS.match(t) or (blocks[k].kind == "heading" and _section_heading(t) and not excluded_heading(t)):
+            follows = True
+        if blocks[k].kind == "body" and len(t) >= 100 and not _KEYWORDS.match(t):
+            after = blocks[k]
+            break
+    if after is None:
+        return None  # the paper's only text (a one-page abstract) is its body
+    apart = _set_apart([blocks[i] for i in idx], after, Counter(ln.size for bl in blocks for ln in bl.lines
+                                                                   ).most_common(1)[0][0])
+    cited = len(_CITATION.findall(text)) + len(_NUMBERED_CITE.findall(text)) >= 3
+    if (follows and apart) or ((follows or apart) and not cited):
+        return idx, 0.9 if follows and apart else 0.75
+    return None
 
 
 #: the longest plausible abstract (structured abstracts run to about 450 words, some 3,000 characters)
@@ -1015,7 +1304,7 @@ def _text(bl: Block, vocab: Counter[str]) -> str:
 def _continues(pending: list[Line], bl: Block, text: str, indent_style: bool, adjacent: bool) -> bool:
     """Whether a body block continues the previous paragraph (broken by a column/page/figure)."""
     last = pending[-1]
-    if text[:1].islower():
+    if text[:1].islower() or _DANGLING.search(last.text.rstrip()):
         return True
     first = bl.lines[0]
     if adjacent and first.page == last.page and first.col == last.col and (
