@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
@@ -29,6 +30,25 @@ JsonScores = Annotated[bool, typer.Option("--json", help="Print the full result 
 def stderr_console() -> Console:
     """A rich console on stderr (progress, logs)."""
     return Console(stderr=True)
+
+
+def batch_progress(desc: str) -> Callable[[int, int], None]:
+    """A progress bar on stderr for ``claimtrace.batch.run_batch`` (``progress=``): shown from the first call,
+    closed when ``done`` reaches ``total``."""
+    from rich.progress import Progress
+
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "prog" not in state:
+            state["prog"] = Progress(console=stderr_console(), transient=False)
+            state["prog"].start()
+            state["task"] = state["prog"].add_task(desc, total=total)
+        state["prog"].update(state["task"], completed=done)
+        if done >= total:
+            state.pop("prog").stop()
+
+    return update
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claimtrace.conclude.forest import ForestRow
 from claimtrace.conclude.model import (
     INSUFFICIENT,
     LLM_METHODS,
@@ -29,6 +28,7 @@ from claimtrace.conclude.papers import (
 )
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
+from claimtrace.plots import ForestRow
 from claimtrace.retrieval.base import Retriever
 
 if TYPE_CHECKING:

@@ -303,9 +303,9 @@ def create_app(settings: ServeSettings) -> FastAPI:
             rows = state.reader(root).rows("conclusions", paper_id, "intervention, comparator, outcome")
             if not 0 <= i < len(rows):
                 raise StarletteHTTPException(404, "no such conclusion")
-            from claimtrace.conclude.forest import forest_plot
             from claimtrace.conclude.model import ConcludeResult
             from claimtrace.conclude.pipeline import forest_rows
+            from claimtrace.plots import forest_plot
 
             res = ConcludeResult.model_validate_json(rows[i]["result_json"])
             frows = forest_rows([(f"{res.question.intervention} vs {res.question.comparator}", res)])

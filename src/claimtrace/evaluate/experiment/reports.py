@@ -17,7 +17,7 @@ from claimtrace.evaluate.experiment.config import (
     portable_dump,
 )
 from claimtrace.evaluate.hypothesis import HypothesisSims, f1_curve, tau_grid
-from claimtrace.evaluate.metrics import micro, prf
+from claimtrace.metrics import micro, prf
 from claimtrace.schema_version import SCHEMA_VERSION
 
 if TYPE_CHECKING:
