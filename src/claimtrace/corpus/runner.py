@@ -298,7 +298,7 @@ def manifest(settings: RunSettings, items_source: str, engine: str, workers: int
     """The settings, versions and model hashes of a run."""
     import pyarrow
 
-    from claimtrace import __version__
+    from claimtrace.version import __version__
 
     versions = {"claimtrace": __version__, "python": platform.python_version(), "pyarrow": pyarrow.__version__}
     for mod in ("duckdb", "onnxruntime", "ray"):

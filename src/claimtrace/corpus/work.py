@@ -90,7 +90,7 @@ def _h(*parts: object) -> str:
 
 def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str, str]:
     """The key of each step: its version plus the settings it (and the steps it builds on) depends on."""
-    from claimtrace import __version__
+    from claimtrace.version import __version__
 
     parse = _h("parse", STEP_VERSIONS["parse"], __version__, settings.max_bytes)
     keys = {"parse": parse,
