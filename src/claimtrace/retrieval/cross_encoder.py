@@ -22,8 +22,14 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
+from claimtrace.documents import load_document
 from claimtrace.errors import ClaimtraceError, InputError, MissingExtraError
+from claimtrace.retrieval.base import rank
+from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.embeddings import check_sha256, onnx_session, sha256_file
+from claimtrace.retrieval.training_data import ei_prompts, match_units
+from claimtrace.retrieval.units import document_units
+from claimtrace.textmatch import same_statement
 
 log = logging.getLogger(__name__)
 
@@ -109,12 +115,6 @@ def build_groups(split_dir: str | Path, *, units: Sequence[str] = ("sentence", "
     holding a gold span, negatives = ``negatives`` units drawn from the BM25 top-``top`` of the same paper
     that hold no gold span (the scorer's overlap test against every gold span of the prompt); ``max_prompts``:
     only the first prompts of the split."""
-    from claimtrace.documents import load_document
-    from claimtrace.retrieval.base import rank
-    from claimtrace.retrieval.bm25 import BM25Retriever
-    from claimtrace.retrieval.training_data import ei_prompts, match_units
-    from claimtrace.retrieval.units import document_units
-    from claimtrace.textmatch import same_statement
 
     rng = random.Random(seed)
     bm25 = BM25Retriever()
