@@ -66,8 +66,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "startup.json")
+    ap.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ folder to time (another tree's)")
     args = ap.parse_args()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    env = {**os.environ, "PYTHONPATH": str(args.src.resolve())}
     cores = os.cpu_count() or 1
     load_before = os.getloadavg()
     rows: dict[str, Any] = {}
@@ -93,7 +94,7 @@ def main() -> None:
     result = {
         "what": "start-up wall time, median of fresh processes (bench/startup.py)",
         "command": "python bench/startup.py" + (f" --runs {args.runs}" if args.runs != 10 else ""),
-        "commit": commit, "runs": args.runs, "warmup": args.warmup,
+        "commit": commit, "src": str(args.src), "runs": args.runs, "warmup": args.warmup,
         "machine": {"cores": cores, "python": platform.python_version(), "platform": platform.platform(),
                     "hyperfine": bool(shutil.which("hyperfine"))},
         "loadavg_before": [round(x, 2) for x in load_before], "loadavg_after": [round(x, 2) for x in load_after],
