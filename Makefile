@@ -31,6 +31,7 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts training
+	$(BIN)/lint-imports  # the layer contract (pyproject.toml, docs/architecture.md)
 	$(BIN)/mypy
 	$(BIN)/mypy bench scripts training  # the benchmark, training and helper scripts too (mypy_path from pyproject)
 	scripts/local-llm.sh install  # the real local LLM for the llm-marked tests (built once, cached)
@@ -50,6 +51,7 @@ retriever-model: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests bench scripts training
+	$(BIN)/lint-imports  # the layer contract (pyproject.toml, docs/architecture.md)
 	$(BIN)/mypy
 	$(BIN)/mypy bench scripts training  # the benchmark, training and helper scripts too (mypy_path from pyproject)
 

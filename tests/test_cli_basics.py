@@ -59,3 +59,45 @@ def test_local_llm_status_is_not_fooled_by_another_server(tmp_path) -> None:
     res = subprocess.run([str(REPO / "scripts" / "local-llm.sh"), "status"], capture_output=True, text=True, env=env,
                          timeout=60)
     assert res.returncode == 1 and res.stdout.strip() == "down"
+
+
+def test_the_command_table_is_the_app() -> None:
+    """``COMMANDS`` (what ``--help`` lists without importing) names every command, its module and its help."""
+    import inspect
+
+    import typer
+
+    from claimtrace.cli import COMMANDS, load_commands
+
+    app = load_commands()
+    seen: dict[str, tuple[str, str]] = {}
+    for ci in app.registered_commands:
+        assert ci.callback is not None
+        name = ci.name or ci.callback.__name__.replace("_", "-")
+        doc = ci.help or inspect.getdoc(ci.callback) or ""
+        seen[name] = (ci.callback.__module__.removeprefix("claimtrace.cli."), doc.split("\n\n")[0])
+    for gi in app.registered_groups:
+        assert gi.name and gi.typer_instance is not None
+        info = gi.typer_instance.info
+        help_text = info.help if isinstance(info.help, str) else ""
+        seen[gi.name] = (gi.name, help_text)
+    assert {n: tuple(e) for n, e in COMMANDS.items()} == seen
+    assert isinstance(app, typer.Typer)
+
+
+def test_help_imports_no_command_module_and_stats_only_its_own() -> None:
+    code = ("import sys; from claimtrace.cli import main; sys.argv = ['claimtrace'] + sys.argv[1:]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('claimtrace.')), file=sys.stderr)")
+    res = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, cwd=REPO)
+    loaded = eval(res.stderr.strip().splitlines()[-1])
+    assert "stats" in res.stdout and "evaluate" in res.stdout
+    assert not [m for m in loaded if m.startswith(("claimtrace.cli.", "claimtrace.stats", "claimtrace.documents"))
+                and m != "claimtrace.cli.common"], loaded
+    page = REPO / "bench" / "data" / "startup_page.txt"
+    res = subprocess.run([sys.executable, "-c", code, "stats", str(page)], capture_output=True, text=True, cwd=REPO)
+    loaded = eval(res.stderr.strip().splitlines()[-1])
+    assert "t(46)" in res.stdout or "2.41" in res.stdout
+    assert "claimtrace.cli.stats" in loaded
+    assert not [m for m in loaded if m.startswith(("claimtrace.retrieval", "claimtrace.llm", "claimtrace.conclude",
+                                                   "claimtrace.graph", "claimtrace.corpus", "claimtrace.cli.run"))]

@@ -9,10 +9,11 @@ import typing
 import pytest
 from typer.models import OptionInfo
 
-from claimtrace.cli import app
+from claimtrace.cli import load_commands
 from claimtrace.cli.reference import REFERENCE, command_paths, reference
 from conftest import REPO
 
+app = load_commands()  # every command module imported (the CLI loads them lazily)
 LLM_OPTIONS = {"--llm-base-url", "--llm-model", "--llm-api-key-env", "--llm-settings", "--no-cache"}
 
 

@@ -22,10 +22,11 @@ import pytest
 import typer
 from typer.models import ArgumentInfo, OptionInfo
 
-from claimtrace.cli import app, main
+from claimtrace.cli import load_commands, main
 from conftest import REPO, SAMPLE
 
 OUTPUT_PARAMS = {"out", "output", "png", "graphml", "plot", "forest_plot", "rerank_log"}
+app = load_commands()  # every command module imported (the CLI loads them lazily)
 UNWRITABLE_DIR = Path("/sys")  # no user, root included, can create files in sysfs
 # arguments a command needs besides the path under test, so that the path is what gets checked
 EXTRA_ARGS: dict[str, list[str]] = {

@@ -4,16 +4,28 @@ from __future__ import annotations
 
 import doctest
 import inspect
+import io
+import json
 import re
+import subprocess
+import sys
 import typing
+import warnings
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import claimtrace
-from conftest import REPO
+from claimtrace.cli import main
+from claimtrace.cli.stats import records
+from conftest import REPO, SAMPLE, shared_path
+
+TDCS = REPO / "examples" / "PMC1090588.nxml"  # the README example
 
 API = ["load_document", "analyze_statistics", "analyze_text", "retrieve", "extract_traces", "build_graph",
-       "conclude", "evaluate_hypotheses", "evaluate_evidence", "evaluate_retrieval", "evaluate_graphs"]
+       "conclude_study", "extract_numbers", "run_corpus", "evaluate_hypotheses", "evaluate_evidence",
+       "evaluate_retrieval", "evaluate_graphs"]
 
 
 def test_readme_api_example_runs_as_a_doctest(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,7 +40,8 @@ def test_readme_api_example_runs_as_a_doctest(monkeypatch: pytest.MonkeyPatch) -
     runner.run(test, out=out.append)
     assert runner.failures == 0, "".join(out)
     used = set(re.findall(r"\bct\.(\w+)\(", m.group(1)))
-    assert {"load_document", "analyze_statistics", "retrieve", "extract_traces", "build_graph", "conclude"} <= used
+    assert {"load_document", "analyze_statistics", "retrieve", "extract_traces", "build_graph",
+            "conclude_study"} <= used
 
 
 @pytest.mark.parametrize("name", API)
@@ -41,16 +54,113 @@ def test_public_functions_are_exported_documented_and_typed(name: str) -> None:
 
 
 def _model_names() -> dict[str, object]:
-    from claimtrace.conclude.model import ConcludeResult
+    from claimtrace.conclude.model import ConcludeResult, Method
+    from claimtrace.corpus.runner import RunSummary
     from claimtrace.evaluate.evidence import EvidenceScore
-    from claimtrace.evaluate.metrics import PRF
     from claimtrace.extract.model import ClaimTrace
     from claimtrace.graph.model import EmpiricalGraph
     from claimtrace.graph.scores import GraphEvaluation
-    from claimtrace.llm import LLMClient
+    from claimtrace.llm import LLMClient, LLMSettings
+    from claimtrace.metrics import PRF
+    from claimtrace.numbers.model import NumbersResult
     from claimtrace.retrieval.units import Hit
     from claimtrace.stats.model import DocumentStat
 
     return {"ConcludeResult": ConcludeResult, "EvidenceScore": EvidenceScore, "PRF": PRF, "ClaimTrace": ClaimTrace,
             "GraphEvaluation": GraphEvaluation, "EmpiricalGraph": EmpiricalGraph, "LLMClient": LLMClient,
-            "Hit": Hit, "DocumentStat": DocumentStat}
+            "Hit": Hit, "DocumentStat": DocumentStat, "NumbersResult": NumbersResult, "RunSummary": RunSummary,
+            "LLMSettings": LLMSettings, "Method": Method}
+
+
+STATCHECK_PAPERS = ["Paper1", "Paper2", "Paper3", "Paper4_multiplepages"]
+
+
+def _cli_json(argv: list[str], stdin: str | None, capsys: pytest.CaptureFixture[str],
+              monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setattr(sys, "argv", ["claimtrace", *argv])
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def test_analyze_text_and_stats_on_stdin_agree_on_the_statcheck_papers(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The API and ``claimtrace stats -`` give the same verdicts on the same text (PDF and HTML text)."""
+    compared = 0
+    for name in STATCHECK_PAPERS:
+        for suffix in (".htm", ".pdf"):
+            doc = claimtrace.load_document(shared_path("statistics", "statcheck-test-papers", name + suffix))
+            text = doc.abstract_text + "\n\n" + doc.body_text
+            cli = _cli_json(["stats", "-", "--json"], text, capsys, monkeypatch)["results"]
+            api = records(claimtrace.analyze_text(text))
+            assert cli == api, f"{name}{suffix}"
+            compared += len(api)
+    assert compared >= 20
+
+
+@pytest.mark.parametrize("name", STATCHECK_PAPERS)
+def test_analyze_statistics_and_stats_on_a_file_agree(name: str, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    path = shared_path("statistics", "statcheck-test-papers", name + ".pdf")
+    cli = _cli_json(["stats", str(path), "--json"], None, capsys, monkeypatch)["results"]
+    assert cli == records(claimtrace.analyze_statistics(path))
+    assert cli == records(claimtrace.Paper(path).statistics())
+
+
+def test_analyze_text_scopes_one_tailed_to_its_sentence_and_reads_a_stated_n() -> None:
+    """The two bugs of the old wrapper: a "one-tailed" anywhere counted for every result, a stated N was ignored."""
+    text = ("Study 1 used a one-tailed test, t(20) = 1.80, p = .04. In Study 2 the groups differed, "
+            "t(20) = 1.80, p = .04. A sample of N = 120 students took part. Scores correlated, r = .25, p = .006.")
+    first, second, r = claimtrace.analyze_text(text)
+    assert first.one_tailed and first.consistent is True
+    assert not second.one_tailed and second.consistent is False and second.decision_error is True
+    assert r.test == "r" and r.consistent is True
+
+
+def test_paper_keeps_one_parsed_document_for_repeated_calls() -> None:
+    paper = claimtrace.Paper(TDCS)
+    assert paper.title.startswith("Bifrontal transcranial direct current stimulation")
+    assert paper.statistics() is paper.statistics()  # computed once
+    first = paper.retrieve("reaction time in the working memory task", k=2, retriever="bm25")
+    again = paper.retrieve("reaction time in the working memory task", k=2, retriever="bm25")
+    assert [h.unit_id for h in first] == [h.unit_id for h in again] and len(paper._pipes) == 1
+    assert claimtrace.analyze_statistics(paper) is paper.statistics()
+    assert [h.unit_id for h in claimtrace.retrieve(paper, "reaction time", k=1, retriever="bm25")] \
+        == [h.unit_id for h in paper.retrieve("reaction time", k=1, retriever="bm25")]
+
+
+def test_bad_options_are_one_line_errors() -> None:
+    with pytest.raises(claimtrace.ClaimtraceError, match="alpha"):
+        claimtrace.analyze_text("t(20) = 2.1, p = .05", alpha=2)
+    with pytest.raises(claimtrace.ClaimtraceError, match="engine"):
+        claimtrace.run_corpus(SAMPLE.parent, "/nonexistent-out", engine="spark")  # type: ignore[arg-type]
+
+
+def test_conclude_name_is_the_subpackage_and_the_old_function_warns() -> None:
+    import claimtrace.conclude as sub
+    from claimtrace import api
+
+    assert claimtrace.conclude is sub and callable(claimtrace.conclude_study)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = api.conclude([TDCS], intervention="bifrontal tDCS", comparator="sham stimulation",
+                           outcome="reaction time")
+    assert res.method == "offline" and any(issubclass(w.category, DeprecationWarning) for w in caught)
+
+
+def test_import_claimtrace_loads_no_layer_until_a_name_is_used() -> None:
+    code = ("import sys, claimtrace; loaded = sorted(m for m in sys.modules if m.startswith('claimtrace.'));"
+            "print(loaded); claimtrace.__version__; print('claimtrace.documents' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(REPO)).stdout.splitlines()
+    assert out[0] == "['claimtrace.errors']" and out[1] == "False"
+
+
+def test_version_comes_from_the_installed_metadata() -> None:
+    from importlib.metadata import version
+
+    assert claimtrace.__version__ == version("claimtrace-sci")

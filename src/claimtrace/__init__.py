@@ -1,42 +1,37 @@
 """claimtrace: extract claim traces (finding -> hypothesis -> statistical evidence) from scientific papers.
 
-The public API (see the README's "Python API"): ``load_document``, ``analyze_statistics``, ``analyze_text``,
-``retrieve``, ``extract_traces``, ``build_graph``, ``conclude`` and ``evaluate_*``.
+The public API (see the README's "Python API"): ``load_document``, ``Paper``, ``analyze_statistics``,
+``analyze_text``, ``extract_numbers``, ``retrieve``, ``extract_traces``, ``build_graph``, ``conclude_study``,
+``run_corpus`` and ``evaluate_*``. ``import claimtrace`` is cheap: each name loads its module on first use
+(PEP 562), so a script that only parses statistics never imports the retrieval or LLM layers.
+
+``claimtrace.conclude`` is the subpackage (study-level conclusions); the API function is ``conclude_study``
+(``claimtrace.api.conclude`` still works, with a ``DeprecationWarning``).
 """
 
-import sys
-import types
+from __future__ import annotations
 
-from claimtrace.api import (
-    analyze_statistics,
-    analyze_text,
-    build_graph,
-    conclude,
-    evaluate_evidence,
-    evaluate_graphs,
-    evaluate_hypotheses,
-    evaluate_retrieval,
-    extract_traces,
-    retrieve,
-)
-from claimtrace.documents import (
-    Document,
-    Paragraph,
-    ReaderSettings,
-    Sentence,
-    Span,
-    load_document,
-    read_bytes,
-    use_reader_settings,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from claimtrace.errors import ClaimtraceError, InputError
 
-__version__ = "0.1.0"
+#: public name -> the module that defines it
+_LAZY = {
+    **dict.fromkeys(
+        ["Paper", "analyze_statistics", "analyze_text", "build_graph", "conclude_study", "evaluate_evidence",
+         "evaluate_graphs", "evaluate_hypotheses", "evaluate_retrieval", "extract_numbers", "extract_traces",
+         "retrieve", "run_corpus"], "claimtrace.api"),
+    **dict.fromkeys(["Document", "Paragraph", "ReaderSettings", "Sentence", "Span", "load_document", "read_bytes",
+                     "use_reader_settings"], "claimtrace.documents"),
+    "__version__": "claimtrace.version",
+}
 
 __all__ = [
     "ClaimtraceError",
     "Document",
     "InputError",
+    "Paper",
     "Paragraph",
     "ReaderSettings",
     "Sentence",
@@ -45,34 +40,60 @@ __all__ = [
     "analyze_statistics",
     "analyze_text",
     "build_graph",
-    "conclude",
+    "conclude_study",
     "evaluate_evidence",
     "evaluate_graphs",
     "evaluate_hypotheses",
     "evaluate_retrieval",
+    "extract_numbers",
     "extract_traces",
     "load_document",
     "read_bytes",
     "retrieve",
+    "run_corpus",
     "use_reader_settings",
 ]
 
 
-class _Package(types.ModuleType):
-    """``claimtrace.conclude`` stays the API function after the ``claimtrace.conclude`` subpackage is imported
-    (the import system would otherwise rebind the name to the subpackage; it still lives in sys.modules)."""
-
-    @property
-    def conclude(self) -> object:
-        """The public ``conclude`` function."""
-        from claimtrace.api import conclude as fn
-
-        return fn
-
-    @conclude.setter
-    def conclude(self, value: object) -> None:
-        """Ignore the import system's binding of the subpackage (it stays in ``sys.modules``)."""
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'claimtrace' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-del conclude
-sys.modules[__name__].__class__ = _Package
+def __dir__() -> list[str]:
+    """The module's names, the lazy public ones included."""
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from claimtrace.api import (
+        Paper,
+        analyze_statistics,
+        analyze_text,
+        build_graph,
+        conclude_study,
+        evaluate_evidence,
+        evaluate_graphs,
+        evaluate_hypotheses,
+        evaluate_retrieval,
+        extract_numbers,
+        extract_traces,
+        retrieve,
+        run_corpus,
+    )
+    from claimtrace.documents import (
+        Document,
+        Paragraph,
+        ReaderSettings,
+        Sentence,
+        Span,
+        load_document,
+        read_bytes,
+        use_reader_settings,
+    )
+    from claimtrace.version import __version__

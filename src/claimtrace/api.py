@@ -1,33 +1,114 @@
-"""The public Python API: one typed function per job, the same defaults as the CLI (offline unless an LLM
-is passed). ``import claimtrace`` re-exports these; heavy layers load on first use.
+r"""The public Python API: one typed function per job, the same defaults as the CLI (offline unless an LLM
+is passed). ``import claimtrace`` re-exports these; heavy layers load on first use (this module sits at the
+top of the layer order, beside the CLI, and its function-local imports are that lazy loading).
 
-Papers are given as a path or an already loaded :class:`~claimtrace.documents.Document`.
+Each function is the code its CLI command runs (``claimtrace stats`` calls :func:`analyze_text` and
+:func:`analyze_statistics`, ``claimtrace numbers`` :func:`extract_numbers`, ``claimtrace run`` the same
+``claimtrace.corpus.runner.run_corpus``), so the two cannot disagree.
+
+Papers are given as a path, an already loaded :class:`~claimtrace.documents.Document`, or a :class:`Paper`
+(a document kept parsed and indexed for repeated calls). Options are typed (``Literal``\ s); a value outside
+them is a :class:`~claimtrace.errors.ClaimtraceError`, as on the command line.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from claimtrace.documents import Document, load_document
+from claimtrace.errors import ClaimtraceError
 
 if TYPE_CHECKING:
-    from claimtrace.conclude.model import ConcludeResult
+    from claimtrace.conclude.model import ConcludeResult, Method
+    from claimtrace.corpus.runner import RunSummary
     from claimtrace.evaluate.evidence import EvidenceScore
-    from claimtrace.evaluate.metrics import PRF
     from claimtrace.extract.model import ClaimTrace
     from claimtrace.graph.model import EmpiricalGraph
     from claimtrace.graph.scores import GraphEvaluation
-    from claimtrace.llm import LLMClient
+    from claimtrace.llm import LLMClient, LLMSettings
+    from claimtrace.metrics import PRF
+    from claimtrace.numbers.model import NumbersResult
+    from claimtrace.retrieval.pipeline import RetrievalPipeline
     from claimtrace.retrieval.units import Hit
     from claimtrace.stats.model import DocumentStat
 
-PaperLike = str | Path | Document
+#: a retriever by name (``claimtrace retrieve --retriever``); spec strings ``finetuned:DIR`` and
+#: ``hybrid-finetuned:DIR`` name a fine-tuned model folder
+Retriever = Literal["default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained"] | str
+#: a reranker by name; ``cross-encoder:PATH``, ``finetuned:DIR`` and ``rescore:SPEC`` are spec strings
+Reranker = Literal["none", "cross-encoder", "llm"] | str
+Units = Literal["paragraph", "sentence", "table-row"]
+Task = Literal["evidence", "hypothesis"]
+GraphMethod = Literal["offline", "staged", "direct"]
+Extractor = Literal["embedded", "llm"]
+Engine = Literal["local", "ray"]
+Step = Literal["parse", "stats", "traces", "graphs", "conclusions"]
+
+
+class Paper:
+    """A paper parsed once and kept, with its statistics and retrieval indexes, for repeated calls."""
+
+    def __init__(self, source: str | Path | Document) -> None:
+        self.document: Document = source if isinstance(source, Document) else load_document(source)
+        self._stats: dict[float, list[DocumentStat]] = {}
+        self._pipes: dict[tuple[Any, ...], RetrievalPipeline] = {}
+
+    def __repr__(self) -> str:
+        return f"Paper({self.document.source.path!r})"
+
+    @property
+    def title(self) -> str:
+        """The paper's title."""
+        return self.document.title or ""
+
+    def statistics(self, *, alpha: float = 0.05) -> list[DocumentStat]:
+        """Every statistical result, parsed and checked (computed once per ``alpha``)."""
+        if alpha not in self._stats:
+            self._stats[alpha] = analyze_statistics(self.document, alpha=alpha)
+        return self._stats[alpha]
+
+    def retrieve(self, query: str, *, k: int = 5, retriever: Retriever = "default", reranker: Reranker = "none",
+                 units: Units = "paragraph", include_abstract: bool = False, task: Task = "evidence") -> list[Hit]:
+        """The ``k`` most relevant units (the index of each retriever setting is built once)."""
+        key = (retriever, reranker, units, include_abstract, task)
+        if key not in self._pipes:
+            from claimtrace.retrieval.pipeline import RetrievalPipeline
+
+            self._pipes[key] = RetrievalPipeline(retriever, reranker=reranker, unit=units,
+                                                 include_abstract=include_abstract, task=task)
+        return self._pipes[key].retrieve(self.document, query, k)
+
+    def traces(self, findings: Sequence[str] | None = None, *, llm: LLMClient | None = None,
+               config: str | None = None) -> list[ClaimTrace]:
+        """Claim traces of this paper (see :func:`extract_traces`)."""
+        return extract_traces(self.document, findings, llm=llm, config=config)
+
+    def graph(self, *, method: GraphMethod = "offline", llm: LLMClient | None = None) -> EmpiricalGraph:
+        """The empirical relation graph of the abstract (see :func:`build_graph`)."""
+        return build_graph(self.document, method=method, llm=llm)
+
+    def numbers(self, *, intervention: str, comparator: str, outcome: str,
+                llm: LLMClient | None = None) -> NumbersResult:
+        """Per-arm numbers and effect sizes for one ICO (see :func:`extract_numbers`)."""
+        return extract_numbers(self.document, intervention=intervention, comparator=comparator, outcome=outcome,
+                               llm=llm)
+
+
+PaperLike = str | Path | Document | Paper
 
 
 def _doc(paper: PaperLike) -> Document:
+    if isinstance(paper, Paper):
+        return paper.document
     return paper if isinstance(paper, Document) else load_document(paper)
+
+
+def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ClaimtraceError(f"unknown {name} {value!r} (choose {', '.join(allowed)})")
 
 
 def _is_file(value: str) -> bool:
@@ -39,31 +120,40 @@ def _is_file(value: str) -> bool:
         return False
 
 
+def _alpha(alpha: float) -> None:
+    if not 0 < alpha < 1:
+        raise ClaimtraceError(f"alpha must be between 0 and 1, got {alpha}")
+
+
 def analyze_statistics(paper: PaperLike, *, alpha: float = 0.05) -> list[DocumentStat]:
     """Every statistical result of a paper, parsed and checked (recomputed p, consistency, decision errors)."""
     from claimtrace.stats import analyze_document
 
+    _alpha(alpha)
+    if isinstance(paper, Paper):
+        return paper.statistics(alpha=alpha)
     return analyze_document(_doc(paper), alpha=alpha)
 
 
 def analyze_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
-    """The statistical results of a piece of text, parsed and checked (offsets index ``text``)."""
-    from claimtrace.stats import check, mentions_one_tailed, parse
+    """The statistical results of a piece of text, parsed and checked (offsets index ``text``): what
+    ``claimtrace stats -`` reports for the same text."""
+    from claimtrace.stats import analyze
     from claimtrace.stats.model import DocumentStat
 
-    ctx = mentions_one_tailed(text)
-    return [DocumentStat(**check(r, alpha=alpha, one_tailed_context=ctx).model_dump(), scope="text")
-            for r in parse(text)]
+    _alpha(alpha)
+    # analyze scopes "one-tailed" to each result's sentence (or a scope the text states), and gives an r
+    # without df the N its sentence or the text states
+    return [DocumentStat(**r.model_dump(), scope="text") for r in analyze(text, alpha=alpha)]
 
 
-def retrieve(paper: PaperLike, query: str, *, k: int = 5, retriever: str = "default", reranker: str = "none",
-             units: str = "paragraph", include_abstract: bool = False, task: str = "evidence") -> list[Hit]:
+def retrieve(paper: PaperLike, query: str, *, k: int = 5, retriever: Retriever = "default",
+             reranker: Reranker = "none", units: Units = "paragraph", include_abstract: bool = False,
+             task: Task = "evidence") -> list[Hit]:
     """The ``k`` units of a paper most relevant to a query, with ``claimtrace retrieve``'s defaults."""
-    from claimtrace.retrieval.pipeline import RetrievalPipeline
-
-    pipe = RetrievalPipeline(retriever, reranker=reranker, unit=units,  # type: ignore[arg-type]
-                             include_abstract=include_abstract, task=task)
-    return pipe.retrieve(_doc(paper), query, k)
+    p = paper if isinstance(paper, Paper) else Paper(_doc(paper))
+    return p.retrieve(query, k=k, retriever=retriever, reranker=reranker, units=units,
+                      include_abstract=include_abstract, task=task)
 
 
 def extract_traces(paper: PaperLike, findings: Sequence[str] | None = None, *, llm: LLMClient | None = None,
@@ -80,11 +170,11 @@ def extract_traces(paper: PaperLike, findings: Sequence[str] | None = None, *, l
     return run(_doc(paper), list(findings) if findings else None, extractor=extractor, config=config)
 
 
-def build_graph(paper_or_text: PaperLike, *, method: str = "offline", llm: LLMClient | None = None,
+def build_graph(paper_or_text: PaperLike, *, method: GraphMethod = "offline", llm: LLMClient | None = None,
                 doc_id: str = "") -> EmpiricalGraph:
     """A paper's empirical relation graph from its abstract (or from a text given as ``str`` that is not a
     path): variables and typed relations. ``method``: offline, staged or direct (the last two need ``llm``)."""
-    if isinstance(paper_or_text, Document | Path) or _is_file(paper_or_text):
+    if isinstance(paper_or_text, Document | Path | Paper) or _is_file(paper_or_text):
         doc = _doc(paper_or_text)
         text = doc.abstract_text.strip() or doc.body_text.strip()
         doc_id = doc_id or Path(doc.source.path).stem
@@ -94,8 +184,6 @@ def build_graph(paper_or_text: PaperLike, *, method: str = "offline", llm: LLMCl
         from claimtrace.graph.offline import extract_offline
 
         return extract_offline(text, doc_id)
-    from claimtrace.errors import ClaimtraceError
-
     if llm is None:
         raise ClaimtraceError(f"method {method!r} needs an LLM client (llm=...), or use method='offline'")
     from claimtrace.graph.pipeline import run_direct, run_staged
@@ -107,14 +195,60 @@ def build_graph(paper_or_text: PaperLike, *, method: str = "offline", llm: LLMCl
     raise ClaimtraceError(f"unknown method {method!r} (choose offline, staged or direct)")
 
 
-def conclude(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,
-             method: str = "offline", llm: LLMClient | None = None,
-             higher_is_better: bool | None = None) -> ConcludeResult:
+def conclude_study(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,
+                   method: Method = "offline", llm: LLMClient | None = None,
+                   higher_is_better: bool | None = None) -> ConcludeResult:
     """What one study (one or more papers) found for an intervention vs a comparator on an outcome."""
     from claimtrace.conclude.pipeline import conclude as run
 
     question = {"intervention": intervention, "comparator": comparator, "outcome": outcome}
     return run(question, [_doc(p) for p in papers], method=method, client=llm, higher_is_better=higher_is_better)
+
+
+def conclude(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,
+             method: Method = "offline", llm: LLMClient | None = None,
+             higher_is_better: bool | None = None) -> ConcludeResult:
+    """Deprecated name of :func:`conclude_study` (``claimtrace.conclude`` is the subpackage)."""
+    warnings.warn("claimtrace.api.conclude is deprecated; use claimtrace.conclude_study", DeprecationWarning,
+                  stacklevel=2)
+    return conclude_study(papers, intervention=intervention, comparator=comparator, outcome=outcome,
+                          method=method, llm=llm, higher_is_better=higher_is_better)
+
+
+def extract_numbers(paper: PaperLike, *, intervention: str, comparator: str, outcome: str,
+                    llm: LLMClient | None = None) -> NumbersResult:
+    """Per-arm numbers (events/group sizes or means/SDs), effect sizes and flags for one ICO in a paper:
+    offline rules, or checked LLM numbers when an ``LLMClient`` is given (``claimtrace numbers``)."""
+    doc = _doc(paper)
+    if llm is not None:
+        from claimtrace.numbers.llm import extract_numbers_llm
+
+        return extract_numbers_llm(doc, intervention, comparator, outcome, client=llm)
+    from claimtrace.numbers.extract import extract_numbers as run
+
+    return run(doc, intervention, comparator, outcome)
+
+
+def run_corpus(corpus: str | Path, out: str | Path, *, steps: Sequence[Step] = ("parse", "stats", "traces"),
+               config: str | None = None, extractor: Extractor = "embedded", graph_method: GraphMethod = "offline",
+               conclude_method: Method = "offline", llm: LLMSettings | None = None, workers: int | None = None,
+               engine: Engine = "local", batch_size: int = 32) -> RunSummary:
+    """Run steps over a corpus (a folder, a glob or a list file) into a results folder of Parquet tables,
+    resuming what an earlier run left (``claimtrace run``)."""
+    from claimtrace.corpus.runner import ENGINES, discover
+    from claimtrace.corpus.runner import run_corpus as run
+    from claimtrace.corpus.work import RunSettings, all_steps_valid
+
+    _choice("extractor", extractor, ("embedded", "llm"))
+    _choice("graph_method", graph_method, ("offline", "staged", "direct"))
+    _choice("engine", engine, ENGINES)
+    step_list = all_steps_valid(list(steps))
+    items = discover(str(corpus))
+    model = llm.for_task("extraction").model if llm is not None else None
+    rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
+                     conclude_method=conclude_method, llm=llm.model_dump(mode="json") if llm else None, llm_model=model)
+    Path(out).mkdir(parents=True, exist_ok=True)
+    return run(items, out, rs, workers=workers, engine=engine, batch_size=batch_size, corpus_name=str(corpus))
 
 
 def evaluate_hypotheses(pairs: Sequence[tuple[str | None, str | None]], *, tau: float | None = None) -> PRF:
@@ -135,7 +269,7 @@ def evaluate_evidence(pairs: Sequence[tuple[str | None, str | None]]) -> Evidenc
 def evaluate_retrieval(hits: Sequence[Sequence[Hit]], gold_units: Sequence[Sequence[str]],
                        ks: Sequence[int] = (1, 3, 5, 10)) -> dict[str, float]:
     """recall@k, hit@k, MRR and nDCG@k averaged over queries: each query's hits against its gold unit ids."""
-    from claimtrace.retrieval.metrics import aggregate, scores_for
+    from claimtrace.metrics import aggregate, scores_for
 
     rows = [scores_for([h.model_dump() for h in hs], list(g), (), ks) for hs, g in zip(hits, gold_units, strict=True)]
     return aggregate(rows)

@@ -5,7 +5,8 @@ Input: one JSON object with an ``id`` per line; every command reads the same man
 command's own fields (``query``, ``findings``, ``intervention``...). Output: one JSON line per item —
 the single-item object plus ``id`` and ``error`` — to stdout or a file. With an output file the job
 resumes (``claimtrace.resume``): items already written without error are skipped, failed ones are
-retried and their old lines dropped. Progress and errors go to stderr through ``logging``.
+retried and their old lines dropped. Errors go to stderr through ``logging``; progress goes to a callback
+(the CLI passes a progress bar, ``claimtrace.cli.common.batch_progress``), so this module knows no console.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ if TYPE_CHECKING:
     from claimtrace.documents import Document
 
 log = logging.getLogger(__name__)
+
+#: ``progress(done, total)``: called before the first item (done = 0) and after each one (failed ones count)
+ProgressFn = Callable[[int, int], None]
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -116,7 +120,7 @@ def run_batch(
     *,
     out: str | Path | None = None,
     desc: str = "items",
-    progress: bool = True,
+    progress: ProgressFn | None = None,
 ) -> dict[str, int]:
     """Run ``fn`` on each item, writing ``{**result, "id", "error"}`` lines; returns counts."""
     counts = {"done": 0, "skipped": 0, "failed": 0}
@@ -126,8 +130,10 @@ def run_batch(
     counts["skipped"] = len(items) - len(todo)
     if sink:
         sink.open()
+    if progress and todo:
+        progress(0, len(todo))
     try:
-        for item in _progress(todo, desc, progress and bool(todo)):
+        for n, item in enumerate(todo, 1):
             try:
                 row = fn(item)
                 row = {"id": item["id"], **row, "error": None}
@@ -146,26 +152,13 @@ def run_batch(
                 sys.stdout.flush()
             if row["error"]:
                 log.error("%s: %s", item["id"], row["error"])
+            if progress:
+                progress(n, len(todo))
     finally:
         if sink:
             sink.close()
     log.info("%s: %d done, %d failed, %d already done", desc, counts["done"], counts["failed"], counts["skipped"])
     return counts
-
-
-def _progress(items: list[dict[str, Any]], desc: str, show: bool) -> Iterator[dict[str, Any]]:
-    if not show:
-        yield from items
-        return
-    from rich.progress import Progress
-
-    from claimtrace.cli.common import stderr_console
-
-    with Progress(console=stderr_console(), transient=False) as prog:
-        task = prog.add_task(desc, total=len(items))
-        for it in items:
-            yield it
-            prog.advance(task)
 
 
 def iter_nonempty(values: Iterable[str]) -> Iterator[str]:

@@ -6,13 +6,15 @@ import inspect
 import json
 import logging
 import sys
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
-from pydantic import BaseModel
-from rich.console import Console
+
+if TYPE_CHECKING:  # rich and pydantic load on first use (claimtrace --help needs no pydantic)
+    from rich.console import Console
 
 BAD_INPUT_EXIT = 2
 
@@ -38,17 +40,42 @@ def set_signature(command: Any, sig: inspect.Signature, params: list[inspect.Par
 @lru_cache(maxsize=1)
 def stderr_console() -> Console:
     """A rich console on stderr (progress, logs)."""
+    from rich.console import Console
+
     return Console(stderr=True)
+
+
+def batch_progress(desc: str) -> Callable[[int, int], None]:
+    """A progress bar on stderr for ``claimtrace.batch.run_batch`` (``progress=``): shown from the first call,
+    closed when ``done`` reaches ``total``."""
+    from rich.progress import Progress
+
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        if "prog" not in state:
+            state["prog"] = Progress(console=stderr_console(), transient=False)
+            state["prog"].start()
+            state["task"] = state["prog"].add_task(desc, total=total)
+        state["prog"].update(state["task"], completed=done)
+        if done >= total:
+            state.pop("prog").stop()
+
+    return update
 
 
 @lru_cache(maxsize=1)
 def stdout_console() -> Console:
     """A rich console on stdout (human-readable reports)."""
+    from rich.console import Console
+
     return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 
 def print_json(obj: Any) -> None:
     """Print a pydantic model, list or dict as JSON on stdout."""
+    from pydantic import BaseModel
+
     if isinstance(obj, BaseModel):
         text = obj.model_dump_json(indent=2)
     elif isinstance(obj, list) and obj and isinstance(obj[0], BaseModel):
@@ -76,6 +103,7 @@ def setup_logging(level: str | None = None) -> None:
         return
     import os
 
+    from rich.console import Console
     from rich.logging import RichHandler
 
     name = (level or os.environ.get(LOG_LEVEL_ENV) or "INFO").upper()

@@ -10,7 +10,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, JsonResult, batch_progress, fail, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
 from claimtrace.errors import InputError
@@ -43,9 +43,9 @@ def conclude(
     llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Conclude what a study (one or more papers) found for an intervention vs comparator on an outcome."""
-    from claimtrace.conclude.forest import forest_plot as draw
     from claimtrace.conclude.pipeline import add_numbers, announce_method, forest_rows, parse_polarity
     from claimtrace.conclude.pipeline import conclude as run
+    from claimtrace.plots import forest_plot as draw
 
     if method is not None and method not in METHODS:
         fail(f"unknown --method {method!r}; choose one of: {', '.join(METHODS)}")
@@ -94,7 +94,7 @@ def conclude(
             results.append((item["id"], res))
             return res.record()
 
-        counts = run_batch(items, one, out=out, desc="concluding")
+        counts = run_batch(items, one, out=out, desc="concluding", progress=batch_progress("concluding"))
         if forest_plot is not None:
             rows = forest_rows(results)
             if rows:

@@ -66,7 +66,7 @@ def hypothesis_cmd(
 ) -> None:
     """Hypothesis P/R/F1: predicted sentences match at cosine ≥ τ to the gold hypothesis/sentences."""
     from claimtrace.evaluate.hypothesis import DEFAULT_TAU, hypothesis_sims
-    from claimtrace.evaluate.metrics import micro
+    from claimtrace.metrics import micro
     from claimtrace.retrieval.embeddings import default_embedder
 
     tau = DEFAULT_TAU if threshold is None else threshold

@@ -31,7 +31,7 @@ def evaluate_retrieval(
     """Score retrieval: recall@k, hit@k, MRR and nDCG@k; gold as unit ids or text spans matched by overlap."""
     from claimtrace.batch import read_jsonl
     from claimtrace.errors import ClaimtraceError, InputError
-    from claimtrace.retrieval.metrics import aggregate, scores_for
+    from claimtrace.metrics import aggregate, scores_for
 
     run_opts = {"--retriever": retriever, "--task": task, "--reranker": rerank, "--units": unit,
                 "--include-abstract": include_abstract or None}

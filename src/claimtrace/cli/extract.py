@@ -9,7 +9,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import BatchOut, fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, batch_progress, fail, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
@@ -105,7 +105,7 @@ def extract(
             return {"schema_version": SCHEMA_VERSION, "doc": paper if isinstance(paper, str) else None,
                     "traces": [t.model_dump(mode="json") for t in traces]}
 
-        counts = run_batch(items, one, out=out, desc="extracting")
+        counts = run_batch(items, one, out=out, desc="extracting", progress=batch_progress("extracting"))
         if counts["failed"]:
             raise SystemExit(1)
         return

@@ -12,7 +12,15 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import BatchOut, JsonScores, fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import (
+    BatchOut,
+    JsonScores,
+    batch_progress,
+    fail,
+    only_with,
+    print_json,
+    stdout_console,
+)
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import InputError
@@ -129,7 +137,7 @@ def graph_cmd(
             g = build_graph(text, item["id"], method, settings, client=client)
             return g.model_dump(mode="json", exclude={"id"})
 
-        counts = run_batch(read_jsonl(batch), one, out=out, desc="graphs")
+        counts = run_batch(read_jsonl(batch), one, out=out, desc="graphs", progress=batch_progress("graphs"))
         if counts["failed"]:
             raise SystemExit(1)
         return

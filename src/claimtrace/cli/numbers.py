@@ -7,28 +7,23 @@ from typing import Any
 
 import typer
 
+from claimtrace.api import extract_numbers
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import BatchOut, JsonResult, fail, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, JsonResult, batch_progress, fail, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document
 from claimtrace.errors import InputError
+from claimtrace.llm import LLMClient
 from claimtrace.numbers.model import NumbersResult
 
 EXTRACTORS = ("offline", "llm")
 
 
 def _run(doc_path: str | Document, intervention: str, comparator: str, outcome: str,
-         client: object | None) -> NumbersResult:
-    from claimtrace.documents import load_document
-    from claimtrace.numbers.extract import extract_numbers
-
-    doc = doc_path if isinstance(doc_path, Document) else load_document(doc_path)
-    if client is not None:
-        from claimtrace.numbers.llm import extract_numbers_llm
-
-        return extract_numbers_llm(doc, intervention, comparator, outcome, client=client)
-    return extract_numbers(doc, intervention, comparator, outcome)
+         client: LLMClient | None) -> NumbersResult:
+    """The API's ``extract_numbers``, the one code path of this command."""
+    return extract_numbers(doc_path, intervention=intervention, comparator=comparator, outcome=outcome, llm=client)
 
 
 @app.command()
@@ -77,7 +72,7 @@ def numbers(
                 raise InputError(batch, f"item {item['id']}: missing {', '.join(missing)}")
             return _run(doc, str(q["intervention"]), str(q["comparator"]), str(q["outcome"]), client).model_dump(mode="json")
 
-        counts = run_batch(items, one, out=out, desc="numbers")
+        counts = run_batch(items, one, out=out, desc="numbers", progress=batch_progress("numbers"))
         if counts["failed"]:
             raise SystemExit(1)
         return

@@ -9,7 +9,7 @@ import typer
 
 from claimtrace.cli import app
 from claimtrace.cli import llm_options as lo
-from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, batch_progress, fail, only_with, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
@@ -89,7 +89,7 @@ def retrieve(
                 raise ClaimtraceError(f"item {item['id']}: needs a 'query'")
             return one(item_paper(item, batch), str(item["query"]))
 
-        counts = run_batch(items, fn, out=out, desc="retrieve")
+        counts = run_batch(items, fn, out=out, desc="retrieve", progress=batch_progress("retrieve"))
         if counts["failed"]:
             raise SystemExit(1)
         return

@@ -8,8 +8,9 @@ from typing import Any
 
 import typer
 
+from claimtrace.api import analyze_statistics, analyze_text
 from claimtrace.cli import app
-from claimtrace.cli.common import BatchOut, fail, only_with, print_json, stdout_console
+from claimtrace.cli.common import BatchOut, batch_progress, fail, only_with, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import InputError
 from claimtrace.stats.model import SCHEMA_VERSION, DocumentStat
@@ -22,30 +23,18 @@ RECORD_FIELDS = (
 )
 
 
-def stats_for_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
-    """Results of plain text (stdin): offsets index the text as given, scope ``text``."""
-    from claimtrace.stats import analyze
-
-    # analyze scopes "one-tailed" to each result's sentence (or a scope the text states)
-    return [DocumentStat(**r.model_dump(), scope="text") for r in analyze(text, alpha=alpha)]
-
-
-def stats_for_file(path: str, *, alpha: float = 0.05) -> list[DocumentStat]:
-    """Results of a paper in any format the project reads."""
-    from claimtrace.documents import load_document
-    from claimtrace.stats import analyze_document
-
-    return analyze_document(load_document(path), alpha=alpha)
+# the API functions are the code this command runs: ``claimtrace stats`` and the API cannot disagree
+stats_for_text = analyze_text
+stats_for_file = analyze_statistics
 
 
 def file_results(path: str, *, alpha: float = 0.05) -> tuple[list[DocumentStat], list[dict[str, Any]]]:
     """Prose results and table results (``source: "table"``, cells named) of a paper, parsed once."""
     from claimtrace.documents import load_document
-    from claimtrace.stats import analyze_document
     from claimtrace.stats.tables import document_table_statistics
 
     doc = load_document(path)
-    return analyze_document(doc, alpha=alpha), [t.model_dump(mode="json") for t in document_table_statistics(doc)]
+    return analyze_statistics(doc, alpha=alpha), [t.model_dump(mode="json") for t in document_table_statistics(doc)]
 
 
 def table_summary(rows: list[dict[str, Any]]) -> dict[str, int]:
@@ -191,7 +180,7 @@ def stats(
             return {"schema_version": SCHEMA_VERSION, "doc": doc, "summary": summary(res),
                     "results": records(res), "table_summary": table_summary(tab), "table_results": tab}
 
-        counts = run_batch(items, one, out=out, desc="stats")
+        counts = run_batch(items, one, out=out, desc="stats", progress=batch_progress("stats"))
         if counts["failed"]:
             raise SystemExit(1)
         return

@@ -13,7 +13,6 @@ Public API (see docs/conclude.md):
 """
 
 from claimtrace.conclude.cluster import choose_method, cluster_vectors
-from claimtrace.conclude.forest import ForestRow, forest_plot
 from claimtrace.conclude.model import (
     EI_LABELS,
     INSUFFICIENT,
@@ -29,6 +28,7 @@ from claimtrace.conclude.model import (
 )
 from claimtrace.conclude.papers import Paper, load_papers, per_paper_quota, pooled_retrieve, uniform_retrieve
 from claimtrace.conclude.pipeline import conclude, forest_rows, parse_polarity
+from claimtrace.plots import ForestRow, forest_plot
 
 __all__ = [
     "EI_LABELS",

@@ -42,6 +42,7 @@ from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.locate import locate_quote
 from claimtrace.llm import LLMClient
 from claimtrace.retrieval.base import Retriever, rank
+from claimtrace.retrieval.embeddings import get_embedder
 from claimtrace.retrieval.units import Unit
 
 TASK = "conclusion"
@@ -100,8 +101,6 @@ def locate_quotes(quotes: Sequence[str], papers: Sequence[Paper]) -> tuple[list[
 
 
 def _embed(texts: Sequence[str]) -> np.ndarray:
-    from claimtrace.retrieval.embeddings import get_embedder
-
     return np.asarray(get_embedder().encode(list(texts)))
 
 

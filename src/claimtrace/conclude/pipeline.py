@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claimtrace.conclude.forest import ForestRow
 from claimtrace.conclude.model import (
     INSUFFICIENT,
     LLM_METHODS,
@@ -27,9 +26,12 @@ from claimtrace.conclude.papers import (
     uniform_retrieve,
     units_per_paper,
 )
-from claimtrace.documents import Document
+from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError
+from claimtrace.numbers.extract import extract_numbers
+from claimtrace.plots import ForestRow
 from claimtrace.retrieval.base import Retriever
+from claimtrace.retrieval.pipeline import get_retriever as _get
 
 if TYPE_CHECKING:
     from claimtrace.llm import LLMClient
@@ -43,7 +45,6 @@ def get_retriever(spec: str | Retriever = "bm25") -> Retriever:
     """A retriever by name (bm25, dense, hybrid) from the retrieval module, or the one given."""
     if not isinstance(spec, str):
         return spec
-    from claimtrace.retrieval.pipeline import get_retriever as _get
 
     return _get(spec)
 
@@ -146,8 +147,6 @@ def announce_method(method: str | None, llm_ready: bool) -> str:
 def add_numbers(res: ConcludeResult, papers: Sequence[str]) -> None:
     """``--with-numbers``: the per-arm numbers and effect sizes for the question (offline), from the first
     paper of the study that gives an effect (else the first paper's result, with its abstentions)."""
-    from claimtrace.documents import load_document
-    from claimtrace.numbers.extract import extract_numbers
 
     q = res.question
     for path in papers:

@@ -13,6 +13,8 @@ import time
 from collections import deque
 from typing import Any
 
+from claimtrace.llm import LLMClient
+
 LIMITER_NAME = "claimtrace-llm-limiter"
 
 
@@ -127,7 +129,6 @@ class LimitedBackend:
 
 def limited_client(settings: Any, limiter: Any) -> Any:
     """An LLMClient whose backends go through the limiter."""
-    from claimtrace.llm import LLMClient
 
     class _LimitedClient(LLMClient):
         def backend(self, task: str = "default") -> Any:

@@ -90,9 +90,7 @@ def run_ray(tasks: list[PaperTask], settings: RunSettings, workers: int | None, 
     """
     ray = _ray()
     started = time.time() - 300  # node clocks may differ a little: take a margin (a merge never loses or duplicates)
-    import claimtrace
-
-    src = str(Path(claimtrace.__file__).resolve().parents[1])  # workers import this claimtrace
+    src = str(Path(__file__).resolve().parents[2])  # workers import this claimtrace
     init: dict[str, Any] = {"runtime_env": {"env_vars": {"PYTHONPATH": src}}, "include_dashboard": False,
                             "log_to_driver": False, "logging_level": "ERROR"}
     if address:

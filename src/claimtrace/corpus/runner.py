@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from claimtrace.corpus.schema import STEP_TABLE, STORE_SCHEMA_VERSION
+from claimtrace.corpus.schema import STEP_TABLE, STEPS, STORE_SCHEMA_VERSION
 from claimtrace.corpus.store import Store
 from claimtrace.corpus.work import (
     MAX_CHUNK,
@@ -39,6 +39,7 @@ from claimtrace.corpus.work import (
     step_keys,
 )
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.version import __version__
 
 log = logging.getLogger("claimtrace.corpus")
 
@@ -287,7 +288,6 @@ def _paper_row(res: PaperResult, task: PaperTask, old: dict[str, Any] | None, ba
         row[f"{s}_key"] = task.keys[s] if s in res.done_steps else None
         if s in STEP_TABLE:
             row[f"n_{STEP_TABLE[s]}"] = res.row_counts.get(STEP_TABLE[s], 0) if s in res.done_steps else None
-    from claimtrace.corpus.schema import STEPS
 
     row["steps"] = [s for s in STEPS if row.get(f"{s}_key")]
     row["status"] = "failed" if res.errors else "ok"
@@ -298,7 +298,6 @@ def manifest(settings: RunSettings, items_source: str, engine: str, workers: int
     """The settings, versions and model hashes of a run."""
     import pyarrow
 
-    from claimtrace import __version__
 
     versions = {"claimtrace": __version__, "python": platform.python_version(), "pyarrow": pyarrow.__version__}
     for mod in ("duckdb", "onnxruntime", "ray"):

@@ -18,8 +18,16 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from claimtrace.conclude.pipeline import conclude
 from claimtrace.corpus.schema import STEP_TABLE, STEPS, statistics_row
+from claimtrace.documents import ReaderSettings, load_document
+from claimtrace.documents.builder import content_hash
 from claimtrace.errors import ClaimtraceError
+from claimtrace.extract.context import ContextSelector
+from claimtrace.extract.embedded import EmbeddedExtractor
+from claimtrace.extract.pipeline import extract_traces
+from claimtrace.stats import analyze_document
+from claimtrace.version import __version__
 
 #: bump when a step's output changes meaning, so existing results are recomputed
 STEP_VERSIONS = {"parse": "1", "stats": "1", "traces": "1", "graphs": "1", "conclusions": "1"}
@@ -92,7 +100,6 @@ def _h(*parts: object) -> str:
 
 def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str, str]:
     """The key of each step: its version plus the settings it (and the steps it builds on) depends on."""
-    from claimtrace import __version__
 
     parse = _h("parse", STEP_VERSIONS["parse"], __version__, settings.max_bytes,
                *([settings.reader] if settings.reader else []))  # runs without a reader keep their keys
@@ -156,8 +163,6 @@ class Worker:
         return self._client
 
     def _make_extractor(self) -> Any:
-        from claimtrace.extract.context import ContextSelector
-
         s = self.settings
         if s.extractor == "llm":
             from claimtrace.extract.llm_extractor import LLMExtractor
@@ -166,7 +171,6 @@ class Worker:
             selector = ContextSelector(retriever_spec="hybrid", reranker_spec="llm")
             selector.llm_client = client
             return LLMExtractor(client, selector=selector, max_evidence_sentences=s.max_evidence_sentences)
-        from claimtrace.extract.embedded import EmbeddedExtractor
 
         return EmbeddedExtractor(similarity=s.similarity, max_evidence_sentences=s.max_evidence_sentences,
                                  selector=ContextSelector(retriever_spec="hybrid"))
@@ -218,22 +222,16 @@ class Worker:
                 "error_type": type(exc).__name__, "message": one_line(exc)}
 
     def _parse(self, path: str) -> Any:
-        from claimtrace.documents import ReaderSettings, load_document
-
         reader = ReaderSettings.model_validate(self.settings.reader) if self.settings.reader else ReaderSettings()
         if self.settings.max_bytes is not None:
             return load_document(path, max_bytes=self.settings.max_bytes, settings=reader)
         return load_document(path, settings=reader)
 
     def _stats(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
-        from claimtrace.stats import analyze_document
-
         return [statistics_row(i, r.model_dump(mode="json"))
                 for i, r in enumerate(analyze_document(doc, alpha=self.settings.alpha))]
 
     def _traces(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
-        from claimtrace.extract.pipeline import extract_traces
-
         traces = extract_traces(doc, extractor=self._extractor, config=self.settings.config,
                                 max_evidence_sentences=self.settings.max_evidence_sentences)
         out = []
@@ -288,7 +286,6 @@ class Worker:
         q = task.item.question()
         if q is None:
             return []  # no question for this paper in the manifest: nothing to conclude
-        from claimtrace.conclude.pipeline import conclude
 
         method = self.settings.conclude_method
         client = self._llm_client() if method != "offline" else None
@@ -323,6 +320,5 @@ def all_steps_valid(steps: list[str]) -> list[str]:
 
 def sha256_of(path: str | Path) -> str:
     """A paper's identity: the Document id of its bytes (sha256), without parsing it."""
-    from claimtrace.documents.builder import content_hash
 
     return content_hash(Path(path).read_bytes())

@@ -29,7 +29,7 @@ from claimtrace.evaluate.hypothesis import (
     score_hypothesis,
     tau_grid,
 )
-from claimtrace.evaluate.metrics import PRF, micro, prf
+from claimtrace.metrics import PRF, micro, prf
 from claimtrace.retrieval.embeddings import CachedEmbedder, Embedder, default_embedder
 
 __all__ = [

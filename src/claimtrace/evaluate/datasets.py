@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from claimtrace.batch import read_jsonl
+from claimtrace.documents import load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.jsonl import json_lines
 from claimtrace.textmatch import norm, same_statement
@@ -140,7 +141,6 @@ def convert_evidence_inference(split_dir: str | Path, *, body_only: bool = True,
 
 def _load(path: Path) -> Any:
     """The article as a Document, or None (with a warning) when it cannot be read; a bug still raises."""
-    from claimtrace.documents import load_document
 
     try:
         return load_document(path)

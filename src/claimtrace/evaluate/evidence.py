@@ -14,7 +14,7 @@ from typing import Literal, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz
 
-from claimtrace.evaluate.metrics import PRF, micro, prf
+from claimtrace.metrics import PRF, micro, prf
 
 Direction = Literal["increase", "decrease", "none"]
 COMPONENTS = ("variables", "relationships", "intervals", "test_family", "sample_size")

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.errors import InputError
-from claimtrace.evaluate.metrics import PRF, micro, prf
 from claimtrace.jsonl import json_lines
+from claimtrace.metrics import PRF, micro, prf
 from claimtrace.retrieval.embeddings import Embedder
 
 #: Default τ for the local MiniLM embedder (see docs/evaluation.md, "Choosing τ").

@@ -11,12 +11,15 @@ from pydantic import BaseModel, ConfigDict
 from claimtrace.errors import ClaimtraceError
 from claimtrace.evaluate.components import DeterministicParser
 from claimtrace.evaluate.evidence import (
+    BINARY_COMPONENTS,
     ComponentParser,
     EvidenceComponents,
     Interval,
     Relationship,
     compare_components,
+    micro_evidence,
 )
+from claimtrace.llm import LLMClient, load_settings
 
 COMPONENT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -134,7 +137,6 @@ PROMPT_NAME = "evaluate_evidence_components"
 def llm_json_call(**settings: Any) -> JsonCall:
     """A JSON call over the project's LLM layer (``LLMClient.structured`` with the packaged prompt
     ``evaluate_evidence_components``); settings as ``claimtrace.llm.load_settings`` takes them."""
-    from claimtrace.llm import LLMClient, load_settings
 
     client = LLMClient(load_settings(**settings))  # raises LLMNotConfiguredError without an LLM
 
@@ -174,7 +176,6 @@ class AgreementReport(BaseModel):
 
 def agreement(texts: Sequence[str], a: ComponentParser, b: ComponentParser) -> AgreementReport:
     """Compare two parsers on the same texts (B is treated as the reference)."""
-    from claimtrace.evaluate.evidence import BINARY_COMPONENTS, micro_evidence
 
     scores = []
     same = dict.fromkeys(BINARY_COMPONENTS, 0)

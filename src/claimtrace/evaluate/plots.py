@@ -4,28 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from claimtrace.evaluate.hypothesis import CurvePoint
-
-
-def _plt() -> Any:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(plt: Any, fig: Any, path: str | Path) -> Path:
-    """Lay out, write the PNG (creating its folder) and close the figure."""
-    fig.tight_layout()
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return out
+from claimtrace.plots import pyplot as _plt
+from claimtrace.plots import save as _save
 
 
 def plot_tau_curve(points: Sequence[CurvePoint], path: str | Path, *, best_tau: float | None = None,

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from claimtrace.documents import split_sentences
 from claimtrace.errors import InputError
 from claimtrace.graph.model import EmpiricalGraph, Mention, RelationType, Status
 
@@ -154,7 +155,6 @@ def _sentence_around(text: str, graph: EmpiricalGraph, a: str, b: str) -> list[s
     """The sentence(s) holding mentions of both endpoints, as evidence (empty when none)."""
     if not text:
         return []
-    from claimtrace.documents import split_sentences
 
     sents = split_sentences(text)
     ma, mb = graph.variable(a).mentions, graph.variable(b).mentions

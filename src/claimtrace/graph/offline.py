@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from claimtrace.cues import NS_ABBREV, RELATION_NEGATION, p_significance
 from claimtrace.documents import split_sentences
-from claimtrace.graph.model import EmpiricalGraph, RelationType, Status, find_mention
+from claimtrace.graph.model import EmpiricalGraph, RelationType, Status, find_mention, name_key
+from claimtrace.stats import parse
 
 # ---- status cues ----------------------------------------------------------------------------
 _HYPO = re.compile(
@@ -33,7 +34,6 @@ _VALID = re.compile(
 
 def p_values(text: str) -> list[tuple[str, float]]:
     """(comparator, p) pairs the statistics engine reads in a piece of text ("ns" as p = 1)."""
-    from claimtrace.stats import parse
 
     found: list[tuple[str, float]] = []
     for st in parse(text):
@@ -353,7 +353,6 @@ def extract_offline(text: str, doc_id: str = "") -> EmpiricalGraph:
 def _merge_short_names(graph: EmpiricalGraph) -> None:
     """Merge a shortened later mention ("microaggressions") into the one longer name it ends
     ("workplace microaggressions"), moving its mentions and edges."""
-    from claimtrace.graph.model import name_key
 
     keys = {v.id: name_key(v.name) for v in graph.variables}
     for v in list(graph.variables):

@@ -31,6 +31,7 @@ from claimtrace.graph.model import (
     name_key,
     normalise_name,
 )
+from claimtrace.llm import LLMClient, TaskOverride
 
 STAGES = ("variables", "normalise", "evidence", "relations", "verify")
 EdgeType = Literal["directional", "correlational", "moderation"]
@@ -132,7 +133,6 @@ class DirectOut(BaseModel):
 def _client(client: Any | None, settings: Any | None) -> Any:
     if client is not None:
         return client
-    from claimtrace.llm import LLMClient
 
     return LLMClient(settings)
 
@@ -147,7 +147,6 @@ def stage_task(settings: Any, stage: str) -> str:
 
 def with_stage_models(settings: Any, models: Mapping[str, str]) -> Any:
     """A copy of LLM settings with a model override per stage (``{"variables": "m1", ...}``)."""
-    from claimtrace.llm import TaskOverride
 
     tasks = dict(settings.tasks)
     for stage, model in models.items():

@@ -1,7 +1,7 @@
 """Graph scores: edges aligned under the structure-first node alignment (``claimtrace.graph.align``).
 
 Per document, precision = aligned / predicted edges and recall = aligned / gold edges, overall and per
-relation type (``claimtrace.evaluate.metrics``: two empty graphs agree perfectly); a corpus pools the
+relation type (``claimtrace.metrics``: two empty graphs agree perfectly); a corpus pools the
 counts (micro) and averages the relation types (macro) and the documents (``doc_macro_f1``).
 """
 
@@ -14,9 +14,9 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from claimtrace.errors import InputError
-from claimtrace.evaluate.metrics import PRF, micro, prf_from_sizes
 from claimtrace.graph.align import align_graphs
 from claimtrace.graph.model import GRAPH_SCHEMA_VERSION, RELATION_TYPES, EmpiricalGraph
+from claimtrace.metrics import PRF, micro, prf_from_sizes
 
 
 class PairScore(BaseModel):

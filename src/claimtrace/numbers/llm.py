@@ -16,8 +16,10 @@ from typing import Literal
 from pydantic import BaseModel
 
 from claimtrace.documents.model import Document
+from claimtrace.llm import LLMClient
 from claimtrace.numbers.extract import extract_numbers, finish
 from claimtrace.numbers.model import NumbersResult, Value
+from claimtrace.retrieval import BM25Retriever, document_units, search
 
 MAX_CONTEXT_CHARS = 1500
 LLMPolicy = Literal["fill", "alone"]
@@ -39,7 +41,6 @@ class _Answer(BaseModel):
 def select_context(doc: Document, intervention: str, comparator: str, outcome: str) -> list[tuple[str, str]]:
     """The sentences and table rows (id, text) that hold numbers, ranked by BM25 for the outcome and the arms
     (the project's retriever over sentence and table-row units), best first, within a size budget."""
-    from claimtrace.retrieval import BM25Retriever, document_units, search
 
     units = [u for u in document_units(doc, ["sentence", "table-row"], include_abstract=True)
              if re.search(r"\d", u.text)]
@@ -74,7 +75,6 @@ def extract_numbers_llm(doc: Document, intervention: str, comparator: str, outco
                         client: object, policy: LLMPolicy = "fill") -> NumbersResult:
     """The offline numbers, completed (``fill``) or replaced (``alone``) by the LLM's answer from the selected
     context; only numbers the context contains are kept."""
-    from claimtrace.llm import LLMClient
 
     assert isinstance(client, LLMClient)
     base = extract_numbers(doc, intervention, comparator, outcome)

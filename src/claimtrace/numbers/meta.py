@@ -15,6 +15,7 @@ from pathlib import Path
 
 from claimtrace.errors import ClaimtraceError
 from claimtrace.numbers.model import MetaResult, PooledEstimate, Study
+from claimtrace.plots import ForestRow, forest_plot
 
 RATIO_MEASURES = frozenset({"OR", "RR", "HR", "logOR", "logRR", "logHR"})
 
@@ -91,7 +92,6 @@ def reml_tau2(y: object, v: object) -> float:
 
 def forest(result: MetaResult, path: str | Path) -> list[Path]:
     """A forest plot of the studies and pooled estimates as PNG and SVG (``path`` without or with a suffix)."""
-    from claimtrace.conclude.forest import ForestRow, forest_plot
 
     def tr(x: float) -> float:
         return math.exp(x) if result.ratio else x

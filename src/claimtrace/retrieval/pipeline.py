@@ -10,6 +10,7 @@ from typing import Any
 from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.base import Retriever, search
+from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
 from claimtrace.retrieval.two_stage import TwoStageSettings
 from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, parse_units
@@ -39,7 +40,6 @@ def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: st
                   weights: tuple[float, float] = (1.0, 1.0)) -> Retriever:
     """A retriever from a spec: default, two-stage (hybrid-trained, then the shipped cross-encoder), bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
     retriever), hybrid-trained (bm25 + trained), finetuned:DIR, hybrid-finetuned:DIR."""
-    from claimtrace.retrieval.bm25 import BM25Retriever
 
     if spec == "default":
         spec = DEFAULT_RETRIEVER_BY_TASK.get(task, DEFAULT_RETRIEVER)

@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 from pydantic import BaseModel, Field
 
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder
 from claimtrace.retrieval.embeddings import _sentence_transformers
 from claimtrace.retrieval.units import Hit
 
@@ -65,8 +66,6 @@ class CrossEncoderReranker:
     name = "cross-encoder"
 
     def __init__(self, path: str | Path | None = None, *, batch_size: int = 16, max_length: int | None = None) -> None:
-        from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder
-
         p = Path(path) if path is not None else None
         if p is not None and not p.exists():
             raise InputError(p, "no such cross-encoder model folder")

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from claimtrace.corpus.query import connect
 from claimtrace.corpus.store import Store
 
 #: flag code -> (label, SQL condition on the index row)
@@ -117,8 +118,6 @@ class CorpusIndex:
         self._con: sqlite3.Connection | None = None
 
     def _build(self) -> sqlite3.Connection:
-        from claimtrace.corpus.query import connect
-
         duck = connect(self.root)
         try:
             rows = duck.execute(_SUMMARY_SQL).fetchall()

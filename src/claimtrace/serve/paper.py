@@ -16,8 +16,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from claimtrace.corpus.query import connect
+from claimtrace.corpus.schema import TABLE_NAMES
 from claimtrace.corpus.store import Store
+from claimtrace.corpus.work import sha256_of
+from claimtrace.documents import load_document
 from claimtrace.documents.model import Document
+from claimtrace.serve.pdfpages import find_text_boxes, page_sizes
 
 log = logging.getLogger("claimtrace.serve")
 
@@ -36,9 +41,6 @@ class StoreReader:
         self._sig: tuple[str, ...] | None = None
 
     def _connection(self) -> Any:
-        from claimtrace.corpus.query import connect
-        from claimtrace.corpus.schema import TABLE_NAMES
-
         store = Store(self.root, create=False)
         sig = tuple(str(p) for t in TABLE_NAMES for p in store.parts(t))
         if self._con is None or sig != self._sig:
@@ -72,7 +74,6 @@ def resolve_source(root: Path, path: str) -> Path:
 
 def load_paper_document(root: Path, paper: dict[str, Any], cache: Path) -> tuple[Document | None, Path | None, str]:
     """The paper's Document (cached) and source path, or None and the reason it cannot be shown."""
-    from claimtrace.corpus.work import sha256_of
 
     cached = cache / "docs" / f"{paper['paper_id']}-{paper.get('parse_key') or 'none'}.json"
     src = resolve_source(root, paper.get("path") or "")
@@ -86,7 +87,6 @@ def load_paper_document(root: Path, paper: dict[str, Any], cache: Path) -> tuple
     if sha256_of(src) != paper["paper_id"]:
         return None, None, (f"the source file {paper.get('path')} has changed since the run: "
                             "showing the stored rows only")
-    from claimtrace.documents import load_document
 
     try:
         doc = load_document(src)
@@ -170,7 +170,6 @@ def text_blocks(doc: Document, spans: dict[str, list[tuple[int, int, str, str]]]
 def pdf_pages(doc: Document, src: Path, traces: list[dict[str, Any]], stats: list[dict[str, Any]],
               cache: Path, paper_id: str) -> list[dict[str, Any]]:
     """Every page's size and highlight boxes (percent of the page) for the trace elements and statistics."""
-    from claimtrace.serve.pdfpages import find_text_boxes, page_sizes
 
     box_file = cache / "boxes" / f"{paper_id}.json"
     sizes = page_sizes(src)

@@ -14,6 +14,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from claimtrace.corpus.runner import run_corpus
+from claimtrace.corpus.work import CorpusItem, RunSettings, Worker, sha256_of
+from claimtrace.documents.builder import content_hash
+from claimtrace.documents.readers import read_bytes, sniff_format
 from claimtrace.errors import InputError
 
 #: file name suffix -> the formats its content may have
@@ -25,7 +29,6 @@ _NAMES = {"pdf": "a PDF", "jats": "JATS XML", "tei": "TEI XML"}
 
 def check_upload(name: str, data: bytes, max_bytes: int) -> Any:
     """The Document of an upload, or an InputError (size, type, content); writes nothing."""
-    from claimtrace.documents.readers import read_bytes, sniff_format
 
     safe = Path(name or "upload").name
     suffix = Path(safe).suffix.lower()
@@ -52,8 +55,6 @@ class QuickCheck:
         self._worker: Any = None
 
     def _get_worker(self) -> Any:
-        from claimtrace.corpus.work import RunSettings, Worker
-
         if self._worker is None:
             self._worker = Worker(RunSettings())
         return self._worker
@@ -65,11 +66,8 @@ class QuickCheck:
 
     def run(self, name: str, data: bytes, max_bytes: int) -> str:
         """Check, save and run an upload; returns its paper_id."""
-        from claimtrace.corpus.runner import run_corpus
-        from claimtrace.corpus.work import CorpusItem, RunSettings, sha256_of
 
         check_upload(name, data, max_bytes)
-        from claimtrace.documents.builder import content_hash
 
         pid = content_hash(data)
         out = self.root / pid

@@ -12,6 +12,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
+from claimtrace.extract.config import PRESETS
+from claimtrace.extract.context import ContextSelector
 
 if TYPE_CHECKING:
     from claimtrace.extract.context import ContextSelector
@@ -91,7 +93,6 @@ def reranker_for(cfg: ExperimentConfig, extractor: str) -> str | None:
 
 def context_selector(cfg: ExperimentConfig, extractor: str) -> ContextSelector:
     """The context selector an extractor's rows use (the runner builds it; the summary names what it resolves)."""
-    from claimtrace.extract.context import ContextSelector
 
     o = cfg.extractor_options
     return ContextSelector(retriever_spec=o.retriever, reranker_spec=reranker_for(cfg, extractor),
@@ -114,7 +115,6 @@ def load_config(path: str | Path) -> ExperimentConfig:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise InputError(p, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
-    from claimtrace.extract.config import PRESETS
 
     for name in [*cfg.presets, *(cfg.llm.presets or [])]:
         if name not in PRESETS:

@@ -10,14 +10,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from claimtrace.evaluate import plots
+from claimtrace.evaluate.diagnostics import PaperOutcome, transitions
+from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
 from claimtrace.evaluate.experiment.config import (
     ALL_STAGES,
     ExperimentConfig,
     context_selector,
     portable_dump,
 )
-from claimtrace.evaluate.hypothesis import HypothesisSims, f1_curve, tau_grid
-from claimtrace.evaluate.metrics import micro, prf
+from claimtrace.evaluate.hypothesis import CurvePoint, HypothesisSims, f1_curve, tau_grid
+from claimtrace.extract.config import get_preset
+from claimtrace.metrics import micro, prf
 from claimtrace.schema_version import SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -63,7 +67,6 @@ def _stage_context(selector: ContextSelector, c: ContextConfig, task: str) -> st
 def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> str:
     """What a configuration reads, in words, from the retriever and reranker the run resolves for it
     (``context_selector``): retriever, M -> reranker -> k, per stage where the stages differ."""
-    from claimtrace.extract.config import get_preset
 
     c = get_preset(preset)
     if c.mode != "rag":
@@ -78,7 +81,6 @@ def context_description(cfg: ExperimentConfig, preset: str, extractor: str) -> s
 
 def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> dict[str, Any]:
     """Per (configuration, extractor): P/R/F1 per stage, evidence hit rate, RSP, gold-in-context rate."""
-    from claimtrace.evaluate.evidence import EvidenceScore, micro_evidence
 
     table = []
     for (preset, ex), rows in all_rows.items():
@@ -126,7 +128,6 @@ def summarise(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: Experi
 
 def transition_reports(all_rows: dict[tuple[str, str], list[dict[str, Any]]], cfg: ExperimentConfig) -> list[dict[str, Any]]:
     """Transitions from the base configuration to every other one (per extractor), on evidence F1."""
-    from claimtrace.evaluate.diagnostics import PaperOutcome, transitions
 
     out = []
     for (preset, ex), rows in all_rows.items():
@@ -165,8 +166,6 @@ COLUMNS = ["config", "extractor", "context", "items", "errors", "hypothesis_prec
 def write_reports(summary: dict[str, Any], all_rows: dict[tuple[str, str], list[dict[str, Any]]],
                   cfg: ExperimentConfig) -> None:
     """summary.json / .csv / .md, and PNG plots (F1 against k, RSP against F1, transition buckets)."""
-    from claimtrace.evaluate import plots
-    from claimtrace.evaluate.hypothesis import CurvePoint
 
     out = Path(cfg.output)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")

@@ -11,8 +11,11 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
+from claimtrace.documents import load_document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.evaluate.datasets import EvalItem, read_dataset, same_statement
+from claimtrace.evaluate.diagnostics import relevant_sentence_proportion
+from claimtrace.evaluate.evidence import score_evidence
 from claimtrace.evaluate.experiment.config import (
     ExperimentConfig,
     config_fingerprint,
@@ -23,7 +26,11 @@ from claimtrace.evaluate.experiment.config import (
 )
 from claimtrace.evaluate.experiment.reports import summarise, write_reports
 from claimtrace.evaluate.hypothesis import hypothesis_sims
+from claimtrace.evaluate.parsers import get_parser
+from claimtrace.extract.config import get_preset
+from claimtrace.extract.pipeline import FindingInput, extract_traces
 from claimtrace.resume import FINGERPRINT_FIELD, ResumableOutput, read_rows
+from claimtrace.retrieval.embeddings import default_embedder
 
 logger = logging.getLogger(__name__)
 
@@ -37,10 +44,6 @@ class _Runner:
     """Holds the extractor and scorers for one (configuration, extractor) in one process."""
 
     def __init__(self, cfg: ExperimentConfig, preset: str, extractor: str) -> None:
-        from claimtrace.evaluate.parsers import get_parser
-        from claimtrace.extract.config import get_preset
-        from claimtrace.retrieval.embeddings import default_embedder
-
         self.cfg = cfg
         self.preset = get_preset(preset)
         self.extractor_name = extractor
@@ -67,8 +70,6 @@ class _Runner:
         self._doc: Any = None
 
     def _document(self, path: str) -> Any:
-        from claimtrace.documents import load_document
-
         if self._doc is None or self._doc[0] != path:
             self._doc = (path, load_document(path))
         return self._doc[1]
@@ -90,9 +91,6 @@ class _Runner:
 
     def run(self, item: EvalItem) -> dict[str, Any]:
         """Extract, then score every stage that has gold; diagnostics for the evidence context."""
-        from claimtrace.evaluate.diagnostics import relevant_sentence_proportion
-        from claimtrace.evaluate.evidence import score_evidence
-        from claimtrace.extract.pipeline import FindingInput, extract_traces
 
         t0 = time.perf_counter()
         doc = self._document(item.doc)

@@ -1,14 +1,37 @@
-"""A forest-plot-style PNG across studies: one row per parsed effect estimate with its confidence interval."""
+"""Plotting, the neutral home (matplotlib, headless, imported on first use): the figure helpers every layer
+draws with, and the forest plot (one row per effect estimate with its confidence interval) that both study
+conclusions (``claimtrace.conclude``) and meta-analyses (``claimtrace.numbers.meta``) draw."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel
 
 from claimtrace.errors import ClaimtraceError
+
+
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the headless Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(plt: Any, fig: Any, path: str | Path) -> Path:
+    """Lay out, write the PNG (creating its folder) and close the figure."""
+    fig.tight_layout()
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return out
 
 
 class ForestRow(BaseModel):
@@ -25,11 +48,7 @@ def forest_plot(rows: Sequence[ForestRow], path: str | Path, *, title: str | Non
     """Draw the rows (ratios on a log axis with the null at 1, differences with the null at 0) to a PNG."""
     if not rows:
         raise ClaimtraceError("forest plot: no effect estimates with confidence intervals were parsed")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     ratio = all(r.ratio for r in rows)
     usable = [r for r in rows if not ratio or min(r.value, r.ci_low, r.ci_high) > 0]
     if not usable:
