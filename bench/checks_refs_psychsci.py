@@ -125,16 +125,16 @@ def main() -> int:
     judged = json.loads(JUDGED.read_text()) if JUDGED.is_file() else {}
     out_checks: dict[str, Any] = {}
     for chk in checks:
-        rows = [f for f in flags if f["check"] == chk.id]
+        chk_rows = [f for f in flags if f["check"] == chk.id]
         entry: dict[str, Any] = {"title": chk.title}
         if chk.id in NOT_RUN:
             entry["not_run"] = NOT_RUN[chk.id]
         for split in ("all", "development", "untouched"):
-            sel = [f for f in rows if split == "all" or f["split"] == split]
+            sel = [f for f in chk_rows if split == "all" or f["split"] == split]
             entry[f"papers_flagged_{split}"] = len({f["paper"] for f in sel})
             entry[f"flags_{split}"] = len(sel)
         entry["papers_untouched"] = sum(1 for s in papers.values() if s == "untouched")
-        pool = [f for f in rows if f["split"] == "untouched"]
+        pool = [f for f in chk_rows if f["split"] == "untouched"]
         if len(pool) >= 20:
             sample = random.Random(27).sample(pool, 20)
             verdicts = []

@@ -24,6 +24,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from lxml import etree
 
@@ -74,7 +75,7 @@ def main() -> int:
     if not JATS.is_dir() or not TEI.is_dir():
         print("references_xml: ../shared/data is absent", file=sys.stderr)
         return 2
-    papers = []
+    papers: list[dict[str, Any]] = []
     for fmt, folder, pattern in (("jats", JATS, "*.nxml"), ("tei", TEI, "*.xml")):
         for path in sorted(folder.glob(pattern))[:10]:
             row = {"paper": path.name, "format": fmt, **xml_counts(path, fmt), **doc_counts(path)}
