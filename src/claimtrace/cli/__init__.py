@@ -40,6 +40,7 @@ COMMAND_MODULES = [
     "run", "query",  # corpus runs: claimtrace run / query / export
     "serve",  # review in the browser: claimtrace serve / review-export
     "check",  # the screening report: claimtrace check
+    "report",  # the corpus screening report: claimtrace report
 ]
 
 
