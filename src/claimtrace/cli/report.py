@@ -14,7 +14,7 @@ from claimtrace.cli.common import print_json
 @app.command("report")
 def report_cmd(
     results: Path = typer.Argument(..., help="A results folder written by claimtrace run --steps stats,checks."),
-    out: Path | None = typer.Option(None, "--out", help="Folder for report.md (or report.json) and the PNGs "
+    out: Path | None = typer.Option(None, "--out", help="A folder for report.md (or report.json) and the PNGs "
                                     "(default: RESULTS/report)."),
     json_out: bool = typer.Option(False, "--json", help="Write report.json and print it, instead of Markdown."),
 ) -> None:
