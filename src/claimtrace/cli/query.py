@@ -14,7 +14,7 @@ from claimtrace.cli.common import print_json, stdout_console
 @app.command("query")
 def query_cmd(
     results: Path = typer.Argument(..., help="A results folder written by claimtrace run."),
-    sql: str = typer.Argument(..., help="SQL over the tables papers, traces, statistics, graph_edges, conclusions, errors."),
+    sql: str = typer.Argument(..., help="SQL over the tables papers, traces, statistics, graph_edges, conclusions, checks, errors."),
     json_out: bool = typer.Option(False, "--json", help="Print the rows as a JSON array."),
     limit: int = typer.Option(50, "--limit", min=1, help="Rows shown in the table view (JSON prints all)."),
 ) -> None:

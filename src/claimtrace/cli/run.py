@@ -23,7 +23,7 @@ from claimtrace.documents.readers.options import ReaderSettings, current_setting
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
     out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
-    steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions."),
+    steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions,checks."),
     config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step."),
     extractor: str = typer.Option("embedded", "--extractor", help="Traces extractor: embedded (offline) or llm."),
     graph_method: str = typer.Option("offline", "--graph-method", help="graphs step: offline, staged or direct."),

@@ -34,7 +34,7 @@ def connect(root: str | Path) -> Any:
 
 
 def query(root: str | Path, sql: str) -> pa.Table:
-    """Run SQL over the tables (papers, traces, statistics, graph_edges, conclusions, errors)."""
+    """Run SQL over the tables (papers, traces, statistics, graph_edges, conclusions, checks, errors)."""
     import duckdb
 
     con = connect(root)

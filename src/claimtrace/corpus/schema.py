@@ -22,11 +22,12 @@ import pyarrow as pa
 STORE_SCHEMA_VERSION = "1.0"
 
 #: the steps a corpus run can take, in order; ``parse`` is always done (every step reuses its Document)
-STEPS = ("parse", "stats", "traces", "graphs", "conclusions")
+STEPS = ("parse", "stats", "traces", "graphs", "conclusions", "checks")
 DEFAULT_STEPS = ("parse", "stats", "traces")
 
 #: which table each step writes (parse writes the paper's own row)
-STEP_TABLE = {"stats": "statistics", "traces": "traces", "graphs": "graph_edges", "conclusions": "conclusions"}
+STEP_TABLE = {"stats": "statistics", "traces": "traces", "graphs": "graph_edges", "conclusions": "conclusions",
+              "checks": "checks"}
 
 LIST_SEPARATOR = " | "
 
@@ -87,6 +88,7 @@ TABLES: dict[str, list[Column]] = {
         Column("n_traces", _I, "Rows of this paper in the traces table (empty when traces did not run)."),
         Column("n_graph_edges", _I, "Rows of this paper in graph_edges (empty when graphs did not run)."),
         Column("n_conclusions", _I, "Rows of this paper in conclusions (empty when conclusions did not run)."),
+        Column("n_checks", _I, "Rows of this paper in checks (empty when checks did not run)."),
         Column("llm_calls", _I, "LLM requests sent for this paper in its last attempt (0 without an LLM step)."),
         Column("llm_cache_hits", _I, "LLM answers taken from the cache for this paper in its last attempt."),
         Column("llm_failures", _I, "Of the LLM requests and answers, those that failed (timeout, invalid answer...)."),
@@ -99,6 +101,7 @@ TABLES: dict[str, list[Column]] = {
         Column("traces_key", _S, "Settings key of the traces step (empty when not done or failed)."),
         Column("graphs_key", _S, "Settings key of the graphs step (empty when not done or failed)."),
         Column("conclusions_key", _S, "Settings key of the conclusions step (empty when not done or failed)."),
+        Column("checks_key", _S, "Settings key of the checks step (empty when not done or failed)."),
         Column("seconds", _F, "Wall-clock seconds the worker spent on this paper in its last attempt."),
         Column("worker", _S, "The worker that processed the paper last (host:pid)."),
         Column("finished_at", _TS, "When the last attempt finished (UTC)."),
@@ -189,10 +192,27 @@ TABLES: dict[str, list[Column]] = {
         Column("result_json", _S, "The full conclusion result (quotes with provenance) as JSON."),
         *_ROW_TAIL,
     ],
+    "checks": [
+        *_PAPER_KEY,
+        Column("check_index", _I, "Index of the row within the paper's check rows (0-based, in the checks' order)."),
+        Column("check_id", _S, "Check id (see docs/checks.md), e.g. consistency, imprecise_p, marginal."),
+        Column("severity", _S, "ok, info, warn or error (warn and error are flags)."),
+        Column("message", _S, "One-line message."),
+        Column("guidance", _S, "Guidance for the author."),
+        Column("scope", _S, "body or abstract: which text start/end index (empty when the row has no location)."),
+        Column("unit_id", _S, "Sentence (or paragraph) id the row points to."),
+        Column("start", _I, "Start offset in the Document's body_text/abstract_text."),
+        Column("end", _I, "End offset (exclusive)."),
+        Column("page", _I, "PDF page (1-based); empty for non-PDF sources."),
+        Column("section", _S, "Section heading of the location."),
+        Column("text", _S, "The sentence or snippet the row is about, as read."),
+        Column("data_json", _S, "The check's own fields for this row, as a JSON object."),
+        *_ROW_TAIL,
+    ],
     "errors": [
         Column("paper_id", _S, "The paper's sha256 (or 'path:<sha256 of the path>' when the file could not be read)."),
         Column("path", _S, "The file."),
-        Column("step", _S, "The step that failed (read, parse, stats, traces, graphs, conclusions)."),
+        Column("step", _S, "The step that failed (read, parse, stats, traces, graphs, conclusions, checks)."),
         Column("error_type", _S, "Exception class (InputError = bad input, anything else = a bug or crash)."),
         Column("message", _S, "One-line reason."),
         Column("batch_id", _S, "The attempt (batch) that recorded the error."),
@@ -205,6 +225,15 @@ TABLE_NAMES = tuple(TABLES)
 _STAT_FIELD_OF = {"effects_json": "effects", "check_flags": "flags"}
 _STAT_COLUMNS = tuple(c.name for c in TABLES["statistics"]
                       if c.name not in {k.name for k in (*_PAPER_KEY, *_ROW_TAIL)} | {"stat_index"})
+
+
+def checks_row(index: int, row: dict[str, Any]) -> dict[str, Any]:
+    """The checks-table row of one ``CheckRow.model_dump(mode="json")``, without the key and tail."""
+    loc = row.get("location") or {}
+    return {"check_index": index, "check_id": row["check"], "severity": row["severity"], "message": row["message"],
+            "guidance": row.get("guidance", ""), **{k: loc.get(k) for k in ("scope", "unit_id", "start", "end",
+                                                                              "page", "section")},
+            "text": row.get("text"), "data_json": json.dumps(row.get("data") or {}, ensure_ascii=False, default=str)}
 
 
 def statistics_row(index: int, stat: dict[str, Any]) -> dict[str, Any]:
@@ -220,6 +249,7 @@ DESCRIPTIONS = {
     "statistics": "One row per statistical result found in a paper, with its consistency checks.",
     "graph_edges": "One row per relation of a paper's empirical graph (variables are named on the row).",
     "conclusions": "One row per paper and question (intervention, comparator, outcome) of the manifest.",
+    "checks": "One row per screening-check row of a paper (claimtrace check): severity, message, guidance, location.",
     "errors": "One row per failed step of a paper's last attempt: a one-line reason.",
 }
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from claimtrace.checks import CheckContext, CheckOptions, run_checks
 from claimtrace.conclude.pipeline import conclude
-from claimtrace.corpus.schema import STEP_TABLE, STEPS, statistics_row
+from claimtrace.corpus.schema import STEP_TABLE, STEPS, checks_row, statistics_row
 from claimtrace.documents import ReaderSettings, load_document
 from claimtrace.documents.builder import content_hash
 from claimtrace.errors import ClaimtraceError
@@ -30,7 +31,7 @@ from claimtrace.stats import analyze_document
 from claimtrace.version import __version__
 
 #: bump when a step's output changes meaning, so existing results are recomputed
-STEP_VERSIONS = {"parse": "1", "stats": "1", "traces": "1", "graphs": "1", "conclusions": "1"}
+STEP_VERSIONS = {"parse": "1", "stats": "1", "traces": "1", "graphs": "1", "conclusions": "1", "checks": "1"}
 
 
 class RunSettings(BaseModel):
@@ -112,8 +113,16 @@ def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str
                          settings.llm_model if settings.graph_method != "offline" else None),
             "conclusions": _h("conclusions", STEP_VERSIONS["conclusions"], parse, settings.conclude_method,
                               item.question() if item else None,
-                              settings.llm_model if settings.conclude_method != "offline" else None)}
+                              settings.llm_model if settings.conclude_method != "offline" else None),
+            "checks": _h("checks", STEP_VERSIONS["checks"], parse, settings.alpha, _check_ids())}
     return {s: keys[s] for s in settings.steps}
+
+
+def _check_ids() -> list[str]:
+    """The ids of the registered checks (a check added or removed changes the checks step's key)."""
+    from claimtrace.checks import registered_checks
+
+    return sorted(c.id for c in registered_checks())
 
 
 def peak_rss_mb() -> float:
@@ -143,6 +152,7 @@ class Worker:
         self.name = f"{socket.gethostname()}:{os.getpid()}"
         self._client: Any = None
         self._extractor: Any = None
+        self._stats_of: tuple[str, list[Any]] | None = None
         if "traces" in settings.steps:
             self._extractor = self._make_extractor()
 
@@ -228,8 +238,17 @@ class Worker:
         return load_document(path, settings=reader)
 
     def _stats(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
-        return [statistics_row(i, r.model_dump(mode="json"))
-                for i, r in enumerate(analyze_document(doc, alpha=self.settings.alpha))]
+        return [statistics_row(i, r.model_dump(mode="json")) for i, r in enumerate(self._analyzed(doc))]
+
+    def _analyzed(self, doc: Any) -> list[Any]:
+        """The paper's statistics, computed once for the stats and checks steps."""
+        if self._stats_of is None or self._stats_of[0] != doc.id:
+            self._stats_of = (doc.id, list(analyze_document(doc, alpha=self.settings.alpha)))
+        return self._stats_of[1]
+
+    def _checks(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
+        ctx = CheckContext(document=doc, stats=self._analyzed(doc), options=CheckOptions(alpha=self.settings.alpha))
+        return [checks_row(i, r.model_dump(mode="json")) for i, r in enumerate(run_checks(ctx))]
 
     def _traces(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
         traces = extract_traces(doc, extractor=self._extractor, config=self.settings.config,

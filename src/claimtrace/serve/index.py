@@ -157,7 +157,7 @@ class CorpusIndex:
             SELECT p.*, coalesce(r.reviewed, 0) AS reviewed, 3 * p.n_traces AS reviewable
             FROM papers p LEFT JOIN (
                 SELECT paper_id, count(DISTINCT item_id) AS reviewed FROM rv.decisions
-                WHERE element != 'statistic' GROUP BY paper_id) r USING (paper_id)"""
+                WHERE element NOT IN ('statistic', 'check') GROUP BY paper_id) r USING (paper_id)"""
         order = f"{SORTS[q.sort]} {'DESC' if q.order == 'desc' else 'ASC'}, paper_id"
         cond = " AND ".join(where)
         with self._lock:

@@ -233,7 +233,13 @@ def _pages(sizes: list[tuple[float, float]], boxes: list[dict[str, Any]]) -> lis
 # ---------------------------------------------------------------------- machine values of the items
 def machine_value(element: str, trace: dict[str, Any] | None, stat: dict[str, Any] | None,
                   doc: Document | None) -> dict[str, Any]:
-    """The machine's value of an item, as stored with each decision (text and offsets, or numbers)."""
+    """The machine's value of an item, as stored with each decision (text and offsets, or numbers).
+
+    For a check row (``element == "check"``) ``stat`` holds the row of the checks table."""
+    if element == "check":
+        assert stat is not None
+        return {k: stat.get(k) for k in ("check_id", "severity", "message", "text", "scope", "unit_id", "start",
+                                         "end", "page")}
     if element == "statistic":
         assert stat is not None
         return {k: stat.get(k) for k in ("text", "scope", "start", "end", "test", "df1", "df2", "value",

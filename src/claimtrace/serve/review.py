@@ -6,7 +6,8 @@ and the machine output in the Parquet tables is never touched. Each row keeps a 
 value it judged, so an export stays meaningful after the store is re-run.
 
 Items: ``<trace_id>:finding``, ``<trace_id>:hypothesis``, ``<trace_id>:evidence`` (trace elements) and
-``<paper_id[:16]>-s<stat_index>`` (a statistic).
+``<paper_id[:16]>-s<stat_index>`` (a statistic), ``<paper_id[:16]>-c<check_index>`` (a screening-check row,
+accepted or dismissed).
 """
 
 from __future__ import annotations
@@ -26,19 +27,21 @@ from claimtrace.errors import ClaimtraceError
 
 REVIEW_DB = "review.sqlite"
 REVIEW_SCHEMA_VERSION = "1.0"
-ELEMENTS = ("finding", "hypothesis", "evidence", "statistic")
-ACTIONS = ("accept", "reject", "correct", "not_reported")
-Element = Literal["finding", "hypothesis", "evidence", "statistic"]
-Action = Literal["accept", "reject", "correct", "not_reported"]
+ELEMENTS = ("finding", "hypothesis", "evidence", "statistic", "check")
+ACTIONS = ("accept", "reject", "correct", "not_reported", "dismiss")
+#: the actions a screening-check row takes: the reviewer agrees with the flag, or dismisses it
+CHECK_ACTIONS = ("accept", "dismiss")
+Element = Literal["finding", "hypothesis", "evidence", "statistic", "check"]
+Action = Literal["accept", "reject", "correct", "not_reported", "dismiss"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     paper_id TEXT NOT NULL,
     item_id TEXT NOT NULL,
-    element TEXT NOT NULL CHECK (element IN ('finding', 'hypothesis', 'evidence', 'statistic')),
+    element TEXT NOT NULL CHECK (element IN ('finding', 'hypothesis', 'evidence', 'statistic', 'check')),
     trace_id TEXT,
-    action TEXT NOT NULL CHECK (action IN ('accept', 'reject', 'correct', 'not_reported')),
+    action TEXT NOT NULL CHECK (action IN ('accept', 'reject', 'correct', 'not_reported', 'dismiss')),
     value_json TEXT,
     machine_json TEXT NOT NULL,
     reviewer TEXT NOT NULL,
@@ -70,6 +73,24 @@ class Decision(BaseModel):
     settings_key: str | None = None
 
 
+def _upgrade(con: sqlite3.Connection) -> None:
+    """Rebuild a decisions table of the first schema (no check element, no dismiss action), keeping every row."""
+    row = con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'decisions'").fetchone()
+    if row is None or "'dismiss'" in row[0]:
+        return
+    con.executescript("""
+        BEGIN;
+        DROP VIEW IF EXISTS current_decisions;
+        DROP INDEX IF EXISTS decisions_paper;
+        DROP INDEX IF EXISTS decisions_item;
+        ALTER TABLE decisions RENAME TO decisions_v1;
+        """ + _SCHEMA + """
+        INSERT INTO decisions SELECT * FROM decisions_v1;
+        DROP TABLE decisions_v1;
+        COMMIT;
+        """)
+
+
 def _now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -84,6 +105,7 @@ class ReviewDB:
         try:
             con = sqlite3.connect(self.path, timeout=30, check_same_thread=False)
             con.execute("PRAGMA journal_mode=WAL")
+            _upgrade(con)
             con.executescript(_SCHEMA)
             con.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (REVIEW_SCHEMA_VERSION,))
             con.commit()

@@ -82,6 +82,7 @@ def paper_context(state: ServeState, root: Path, paper_id: str, reviewer: str) -
     edges = [clean(e) for e in reader.rows("graph_edges", paper_id, "edge_index")]
     conclusions = [clean(c) for c in reader.rows("conclusions", paper_id, "intervention, comparator, outcome")]
     errors = [clean(e) for e in reader.rows("errors", paper_id, "step")]
+    checks = [clean(c) for c in reader.rows("checks", paper_id, "check_index") if c["severity"] != "ok"]
     cache = state.settings.cache
     doc, src, problem = load_paper_document(root, paper, cache)
     current = state.review.current(paper_id)
@@ -97,6 +98,10 @@ def paper_context(state: ServeState, root: Path, paper_id: str, reviewer: str) -
         s["flag_labels"] = stat_flags(s)
         s["decision"] = mine.get(s["item_id"])
         s["others"] = others.get(s["item_id"], 0)
+    for c in checks:  # the screening checks' flags and records (ok rows are left out)
+        c["item_id"] = f"{prefix}-c{c['check_index']}"
+        c["decision"] = mine.get(c["item_id"])
+        c["others"] = others.get(c["item_id"], 0)
     for t in traces:
         t["elements"] = []
         for el in TRACE_ELEMENTS:
@@ -132,5 +137,6 @@ def paper_context(state: ServeState, root: Path, paper_id: str, reviewer: str) -
             pass
     return {"paper": paper, "traces": traces, "stats": stats, "blocks": blocks, "pages": pages,
             "graph_svg": graph_svg(edges), "edges": edges, "conclusions": conclusions, "errors": errors,
+            "checks": checks,
             "problem": problem, "quick": root != state.settings.root, "actions": ACTIONS,
             "history": [d for d in state.review.history(paper_id) if d.reviewer == reviewer][-20:]}

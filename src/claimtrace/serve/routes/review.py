@@ -15,7 +15,7 @@ from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.serve import security as sec
 from claimtrace.serve.deps import REVIEWER, ServeState, State, clean, fmt_num
 from claimtrace.serve.paper import load_paper_document, machine_value
-from claimtrace.serve.review import ACTIONS, Decision
+from claimtrace.serve.review import ACTIONS, CHECK_ACTIONS, Decision
 
 router = APIRouter()
 STAT_FIELDS = ("test", "df1", "df2", "value", "p_comparison", "p_value")
@@ -90,6 +90,19 @@ def _decision(state: ServeState, root: Path, paper_id: str, reviewer: str, body:
     reader = state.reader(root)
     paper = clean(reader.rows("papers", paper_id, "paper_id")[0])
     prefix = paper_id[:16]
+    cm = re.fullmatch(rf"{prefix}-c(\d+)", item)
+    if cm:
+        if action not in CHECK_ACTIONS:
+            raise ClaimtraceError(f"a check row is accepted or dismissed, not {action!r}")
+        row = next((clean(c) for c in reader.rows("checks", paper_id, "check_index")
+                    if c["check_index"] == int(cm.group(1))), None)
+        if row is None:
+            raise ClaimtraceError(f"no check row {item} in this paper")
+        return Decision(paper_id=paper_id, item_id=item, element="check", action=action,
+                        machine=machine_value("check", None, row, None), reviewer=reviewer,
+                        settings_key=row.get("settings_key"))
+    if action == "dismiss":
+        raise ClaimtraceError("only a check row can be dismissed")
     m = re.fullmatch(rf"{prefix}-s(\d+)", item)
     trace = stat = None
     if m:
