@@ -43,7 +43,7 @@ def forest_png(state: State, paper_id: str, i: int) -> Response:
         rows = state.reader(root).rows("conclusions", paper_id, "intervention, comparator, outcome")
         if not 0 <= i < len(rows):
             raise StarletteHTTPException(404, "no such conclusion")
-        from claimtrace.conclude.forest import forest_plot
+        from claimtrace.plots import forest_plot
         from claimtrace.conclude.model import ConcludeResult
         from claimtrace.conclude.pipeline import forest_rows
 
