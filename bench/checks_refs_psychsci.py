@@ -41,6 +41,7 @@ from claimtrace.checks.openscience import CHECKS as OS_CHECKS  # noqa: E402
 from claimtrace.checks.references import CHECKS as REF_CHECKS  # noqa: E402
 from claimtrace.documents.readers import load_document  # noqa: E402
 from claimtrace.schema_version import SCHEMA_VERSION  # noqa: E402
+from provenance import Run  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "data" / "documents" / "psychsci"
 OUT = ROOT / "bench" / "results" / "checks_refs_psychsci.json"
@@ -89,6 +90,7 @@ def wilson(k: int, n: int) -> list[float]:
 
 
 def main() -> int:
+    run = Run(data=[DATA, JUDGED])
     """Run the checks on every paper, count flags, draw and score the judged samples."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--show", choices=["dev", "untouched"], help="print the flags of one split (development work)")
@@ -151,7 +153,8 @@ def main() -> int:
     out = {"schema_version": SCHEMA_VERSION, "papers": len(papers), "split_rule": "sha256('claimtrace-i27-refs:'+id)"
            "[:8] % 2 == 0 -> untouched", "flag_rule": "see bench/checks_refs_psychsci.py docstring",
            "seconds": round(elapsed, 1), "seconds_reading": round(load_s, 2),
-           "seconds_checks": round(checks_s, 2), "loadavg": os.getloadavg(), "checks": out_checks}
+           "seconds_checks": round(checks_s, 2), "loadavg": os.getloadavg(), "checks": out_checks,
+           "provenance": run.finish()}
     OUT.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     for cid, e in out_checks.items():
         j = e.get("judged")

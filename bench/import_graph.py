@@ -36,6 +36,8 @@ from typing import Any
 
 import networkx as nx
 
+from provenance import Run
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "results" / "import_graph.json"
 
@@ -206,6 +208,7 @@ def main() -> None:
     layers = layer_order(ROOT / "pyproject.toml")
     if not layers:
         raise SystemExit("pyproject.toml has no [tool.importlinter] layers contract")
+    run = Run()
     figures = measure(args.src.resolve(), layers)
     try:
         commit = subprocess.run(["git", "-C", str(args.src), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -215,6 +218,7 @@ def main() -> None:
     result: dict[str, Any] = json.loads(args.out.read_text()) if args.out.exists() else {}
     result["layers_top_first"] = [[n for n, _ in layer] for layer in layers]
     result[args.label] = {"src": str(args.src), "commit": commit, **figures}
+    result["provenance"] = run.finish()
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     keys = ("upward_edges", "upward_imports", "lateral_edges", "cycles", "nodes_in_cycles",
             "function_local_claimtrace_imports", "function_local_imports")

@@ -69,6 +69,7 @@ from claimtrace.documents import load_document  # noqa: E402
 from claimtrace.documents.model import Document  # noqa: E402
 from claimtrace.stats.document import analyze_document  # noqa: E402
 from claimtrace.stats.model import DocumentStat  # noqa: E402
+from provenance import Run  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "data"
 TWINS = SHARED / "documents" / "pdf-twins"
@@ -360,8 +361,10 @@ def main() -> None:
         _parse_all(pdfs[:1])
         print(_parse_all(pdfs))
         return
+    run = Run(data=[TWINS])
     if args.speed_ab:
         res = speed_ab(args.speed_ab, args.repeats)
+        res["provenance"] = run.finish()
         OUT.mkdir(parents=True, exist_ok=True)
         (OUT / "pdf_twins_speed_ab.json").write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
         print(json.dumps(res), file=sys.stderr)
@@ -378,6 +381,7 @@ def main() -> None:
         "summary": {"twins": summary(tw), "grobid": summary(oth["grobid"]), "statcheck": summary(oth["statcheck"])},
         "speed": speed(args.repeats) if args.repeats else None,
         "twins": tw, **oth,
+        "provenance": run.finish(),
     }
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / f"pdf_twins_{args.label}.json"

@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from claimtrace.documents.readers import load_document  # noqa: E402
 from claimtrace.documents.readers._xml import local, safe_parser  # noqa: E402
 from claimtrace.schema_version import SCHEMA_VERSION  # noqa: E402
+from provenance import Run  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 JATS = SHARED / "evidence-inference" / "validation" / "articles"
@@ -72,6 +73,7 @@ def doc_counts(path: Path) -> dict[str, int]:
 
 def main() -> int:
     """Count the first 10 JATS and 10 TEI papers and write the JSON."""
+    run = Run(data=[JATS, TEI])
     if not JATS.is_dir() or not TEI.is_dir():
         print("references_xml: ../shared/data is absent", file=sys.stderr)
         return 2
@@ -92,6 +94,7 @@ def main() -> int:
         summary[fmt]["papers"] = len(rows)
     out = {"schema_version": SCHEMA_VERSION, "selection": "first 10 by sorted file name, per format",
            "loadavg": os.getloadavg(), "summary": summary, "papers": papers}
+    out["provenance"] = run.finish()
     OUT.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0

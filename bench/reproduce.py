@@ -83,6 +83,7 @@ STEPS: list[Step] = [
     Step("checks-refs-psychsci", ["bench/checks_refs_psychsci.py"], ["checks_refs_psychsci.json"]),
     Step("numbers-split", ["bench/numbers_split.py", "--label", "issue 29"], ["numbers_split.json"]),
     Step("numbers-agreement", ["bench/numbers_agreement.py"], ["numbers_agreement.json"]),
+    Step("pdf-twins", ["bench/pdf_twins.py", "--label", "after"], ["pdf_twins_after.json"]),
     # slow steps: kept as committed unless --slow
     Step("parse", ["bench/parse.py"], ["parse.json"], slow="a timing run (every JATS and PDF file of ../shared/data)"),
     Step("pdf-vs-grobid", ["bench/pdf_vs_grobid.py"], ["pdf_vs_grobid.json"],

@@ -32,6 +32,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from provenance import Run
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "bench" / "data" / "startup_page.txt"
 TARGETS = {"help": 0.3, "stats_one_page": 0.6, "import": 0.3}
@@ -68,6 +70,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "startup.json")
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ folder to time (another tree's)")
     args = ap.parse_args()
+    run = Run()
     env = {**os.environ, "PYTHONPATH": str(args.src.resolve())}
     cores = os.cpu_count() or 1
     load_before = os.getloadavg()
@@ -102,6 +105,7 @@ def main() -> None:
         "note": ("LOADED machine (1-min load average above the core count): not a headline; re-run quietly"
                  if loaded else "quiet machine"),
         "results": rows,
+        "provenance": run.finish(),
     }
     args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     print(f"load average {load_before[0]:.2f} -> {load_after[0]:.2f} on {cores} cores"
