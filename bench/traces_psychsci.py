@@ -67,6 +67,8 @@ def score_rows(ev: Any, gold: list[dict[str, Any]], traces: dict[str, Any], dete
     """One scored row per gold paper, with the scorer's definitions (same_statement, stat_keys)."""
     out = []
     for i, g in enumerate(gold):
+        if g["paper"] is None:  # an untouched paper left out of a development run
+            continue
         d = traces.get(str(i))
         row: dict[str, Any] = {"paper": g["paper"], "split": split_of(g["paper"]), "finding_hit": False,
                                "hypothesis_hit": False, "evidence_hit": False, "evidence_checked": False}
@@ -111,13 +113,18 @@ def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
     return out
 
 
-def run_once(config: str | None, detect: bool, workdir: Path) -> dict[str, Any]:
-    """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts."""
+def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False) -> dict[str, Any]:
+    """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
+    with ``dev_only``: development runs never touch the untouched papers)."""
     ev = _scorer()
     gold = ev.load_gold(str(GOLD))
+    if dev_only:
+        gold = [g if split_of(g["paper"]) == "dev" else {**g, "paper": None} for g in gold]
     man = workdir / "manifest.jsonl"
     with man.open("w") as fh:
         for i, g in enumerate(gold):
+            if g["paper"] is None:
+                continue
             item: dict[str, Any] = {"id": str(i), "doc": str(DOCS / g["paper"])}
             if not detect:
                 item["findings"] = [g["finding"]]
@@ -149,6 +156,7 @@ def main() -> None:
     ap.add_argument("--config", default=None, help="a context preset (default: the extractor's default)")
     ap.add_argument("--presets", action="store_true", help="every context preset, finding given")
     ap.add_argument("--label", default="this branch")
+    ap.add_argument("--dev-only", action="store_true", help="development run: the untouched papers are not run")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     if not GOLD.is_file() or not EVAL.is_file():
@@ -166,14 +174,14 @@ def main() -> None:
 
             result["presets"] = {}
             for name in sorted(PRESETS):
-                r = run_once(name, False, Path(tmp))
+                r = run_once(name, False, Path(tmp), args.dev_only)
                 r.pop("dev_rows")
                 result["presets"][name] = r
                 print(name, json.dumps({k: {m: v[m]["share"] for m in ("hypothesis_hit", "evidence_hit")}
                                         for k, v in r.items()}), file=sys.stderr)
             default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
         else:
-            r = run_once(args.config, args.detect, Path(tmp))
+            r = run_once(args.config, args.detect, Path(tmp), args.dev_only)
             result.update(detect=args.detect, config=args.config, **r)
             print(json.dumps({"dev": r["dev"], "untouched": r["untouched"]}), file=sys.stderr)
             default = args.out or str(REPO / "bench" / "results" /
