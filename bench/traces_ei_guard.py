@@ -47,7 +47,7 @@ def hypothesis_items() -> dict[str, bool]:
         if not line.strip():
             continue
         it = json.loads(line)
-        doc = load_document((REPO / it["doc"]).resolve())
+        doc = load_document((HYP.parent / it["doc"]).resolve())
         tr = extract_traces(doc, [it["finding"]])[0]
         got = set(tr.hypothesis.sentence_ids) if tr.hypothesis else set()
         gold = set(it.get("hypothesis_units") or [])

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -111,7 +112,7 @@ def _later(study: str | None, ref: str | None, order: list[str]) -> bool:
     return idx.get(study, 0) > min((i for s, i in idx.items() if _same(s, ref)), default=0)
 
 
-def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: list[str], studies_: list[str | None],
+def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                       ref: str | None, order: list[str], finding: str) -> np.ndarray:
     """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``)."""
     fw = content_words(finding)
@@ -134,7 +135,7 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: lis
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(HYP_FEATURES))
 
 
-def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: list[str], studies_: list[str | None],
+def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                     pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str) -> np.ndarray:
     """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``)."""
     about_interaction = bool(INTERACTION.search(finding))
