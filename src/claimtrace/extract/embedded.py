@@ -66,6 +66,10 @@ MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
 W_QUERY_FINDING = 0.7  # weight of the finding vs the hypothesis in the stage-2 similarity
 W_CHECKED = 0.4  # bonus for a sentence whose result the engine can check, times the paper's checked share squared
+HYP_MAX_SENTENCES = 3
+#: how close (in ranker logit) a neighbour must score to join the hypothesis span; dev part, hypothesis hits for
+#: margins 0 / 0.5 / 1 / 2 / 4 / unlimited: 27 / 28 / 28 / 28 / 29 / 29 of 40: the smallest margin that reaches 28
+HYP_EXTEND_MARGIN = 1.0
 WIDEN_DISTANCE = 2  # how far (in sentences of the same paragraph) the span may widen to reach a checkable test
 
 
@@ -253,6 +257,7 @@ class EmbeddedExtractor:
         ref = finding_study(finding, ix.studies)
         how = f"hand-set score {float(score[best]):.2f} (similarity, classifier, cues, section)"
         w = weight_vector("hypothesis", HYP_FEATURES)
+        learned: np.ndarray | None = None
         if self.record_features:
             self.last_features["hypothesis"] = (self.hypothesis_features(ix, finding, sim, prior, base), allowed)
         if w is not None:
@@ -263,10 +268,21 @@ class EmbeddedExtractor:
             how = (f"learned ranker {float(learned[best]):.2f} (study {ref or 'none'}): "
                    f"{explain(HYP_FEATURES, x[best], w)}")
         lo = hi = best
-        # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
-        nxt = best + 1
-        if nxt < len(ix.sents) and ix.pid[nxt] == ix.pid[best] and ix.hyp[nxt] >= 0.5 and score[nxt] >= 0.8 * score[best]:
-            hi = nxt
+        if learned is None:
+            # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
+            nxt = best + 1
+            if nxt < len(ix.sents) and ix.pid[nxt] == ix.pid[best] and ix.hyp[nxt] >= 0.5 and score[nxt] >= 0.8 * score[best]:
+                hi = nxt
+        else:
+            # a prediction stated over neighbouring sentences ("First, ... Second, ... Third, ..."): neighbours of
+            # the same paragraph whose ranker score is within HYP_EXTEND_MARGIN of the best, up to 3 sentences
+            while hi - lo + 1 < HYP_MAX_SENTENCES:
+                opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best]
+                        and learned[j] >= learned[best] - HYP_EXTEND_MARGIN]
+                if not opts:
+                    break
+                j = max(opts, key=lambda t: learned[t])
+                lo, hi = min(lo, j), max(hi, j)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(score[best]), 4))
         span.study, span.how_chosen = ix.study[best], how

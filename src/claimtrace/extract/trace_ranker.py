@@ -76,12 +76,18 @@ KEY_CUE = re.compile(r"\b(most importantly|importantly|critically|crucially|key|
 BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
                      r"randomi[sz]ation|demographic)\b", re.I)
 
+NULL_RESULT = re.compile(r"\b(no (significant|reliable|clear)|not (significant|significantly|reliabl\w+)|did not (differ|"
+                         r"predict|affect|change|increase|decrease)|n\.s\.|comparable|similar|were unaffected|"
+                         r"failed to)\b", re.I)
+NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|unaffected|comparable|similar|"
+                     r"abolished|absence)\b", re.I)
+
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
                 "method_words", "citations", "question", "pre_method", "intro_position")
 EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_study", "general",
                "first_results", "results_order", "descriptive", "follow_up", "manipulation", "exploratory",
-               "interaction", "table", "discussion", "key_cue", "balance", "overlap")
+               "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch")
 
 
 def content_words(text: str) -> set[str]:
@@ -140,6 +146,7 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
     """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``)."""
     about_interaction = bool(INTERACTION.search(finding))
     fw = content_words(finding)
+    finding_null = bool(NEGATED.search(finding))
     # order of the result paragraphs (with a parsed statistic) inside each study's Results
     rank: dict[str, int] = {}
     seen: dict[str | None, list[str]] = {}
@@ -161,7 +168,8 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
             float(about_interaction and bool(re.search(r"\binteraction\b", t, re.I))), float(is_table[i]),
             float(kinds[i] in ("discussion", "conclusion")), float(bool(KEY_CUE.search(t))),
-            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1)])
+            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1),
+            float(not finding_null and bool(NULL_RESULT.search(t)))])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 
 
