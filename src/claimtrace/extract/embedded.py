@@ -50,6 +50,8 @@ from claimtrace.extract.trace_ranker import (
     explain,
     finding_study,
     hypothesis_matrix,
+    same_study,
+    social_science,
     weight_vector,
 )
 
@@ -108,7 +110,10 @@ class DocIndex:
         par_study = {p.id: p.study for p in doc.paragraphs}
         self.study: list[str | None] = [par_study.get(p) for p in self.pid]
         self.studies = studies(doc)
-        boxes = box_paragraphs(doc)
+        #: a behavioural/social-science paper: the learned rankers, journal boxes, study masks and the table-row rule
+        #: apply (a clinical trial keeps the hand-set scoring the Evidence-Inference figures were measured with)
+        self.social = social_science(doc.body_text)
+        boxes = box_paragraphs(doc) if self.social else set()
         self.box = np.array([p in boxes for p in self.pid], dtype=bool)
         last = last_intro_paragraph(doc)
         self.intro_last = np.array([last is not None and p == last for p in self.pid], dtype=bool)
@@ -256,7 +261,7 @@ class EmbeddedExtractor:
                                                    f"< {_HYP_MIN_SCORE})")])
         ref = finding_study(finding, ix.studies)
         how = f"hand-set score {float(score[best]):.2f} (similarity, classifier, cues, section)"
-        w = weight_vector("hypothesis", HYP_FEATURES)
+        w = weight_vector("hypothesis", HYP_FEATURES) if ix.social else None
         learned: np.ndarray | None = None
         if self.record_features:
             self.last_features["hypothesis"] = (self.hypothesis_features(ix, finding, sim, prior, base), allowed)
@@ -326,13 +331,18 @@ class EmbeddedExtractor:
         score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
-        w = weight_vector("evidence", EV_FEATURES)
+        w = weight_vector("evidence", EV_FEATURES) if ix.social else None
         x: np.ndarray | None = None
         if w is not None or self.record_features:
             x = self.evidence_features(ix, finding, sim, stat, prior, score)
         cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
-        if (cand & ~ix.is_table & (eng >= 2)).any():
+        if ix.social and (cand & ~ix.is_table & (eng >= 2)).any():
             cand &= ~ix.is_table  # a table row only when the prose reports no test
+        ref = finding_study(finding, ix.studies)
+        if ix.social and ref is not None:  # (dev part: 23/40 evidence hits with or without this mask; kept as the design asks)
+            own = np.array([same_study(st, ref) and k == "results" for st, k in zip(ix.study, ix.kind, strict=True)])
+            if (cand & own & (eng >= 2)).any():
+                cand &= own  # the finding's study's Results, when they report a checkable test
         if self.record_features and x is not None:
             self.last_features["evidence"] = (x, cand)
         if w is not None and x is not None:

@@ -90,6 +90,27 @@ EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_s
                "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch")
 
 
+#: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
+BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
+                         r"tasks?)\b", re.I)
+CLINICAL = re.compile(r"\b(patients?|placebo|randomi[sz]ed|trials?|doses?|mg|clinical|treatment|therapy|adverse|"
+                      r"hospital)\b", re.I)
+#: the learned rankers apply when at least this share of the domain words are behavioural ones (dev part of the
+#: psychsci gold: 38 of 40 papers at or above 0.5; Evidence Inference validation articles: 60 of 75 below it)
+MIN_BEHAVIOURAL_SHARE = 0.5
+
+
+def behavioural_share(text: str) -> float:
+    """Share of behavioural-study words among behavioural and clinical-trial words in a text."""
+    b, c = len(BEHAVIOURAL.findall(text)), len(CLINICAL.findall(text))
+    return b / (b + c + 1)
+
+
+def social_science(text: str) -> bool:
+    """Whether the learned (social-science) rankers apply to a paper's body text."""
+    return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
+
+
 def content_words(text: str) -> set[str]:
     """The content words of a text (lower-case, four letters or more, no stop words)."""
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
@@ -98,12 +119,12 @@ def content_words(text: str) -> set[str]:
 def finding_study(finding: str, paper_studies: list[str]) -> str | None:
     """The study a finding names, else the paper's first study (None in a paper without studies)."""
     named = study_named(finding)
-    if named and any(_same(named, s) for s in paper_studies):
+    if named and any(same_study(named, s) for s in paper_studies):
         return named
     return paper_studies[0] if paper_studies else None
 
 
-def _same(a: str | None, b: str | None) -> bool:
+def same_study(a: str | None, b: str | None) -> bool:
     """Studies "1" and "1a" are the same study (a sub-experiment of it)."""
     if a is None or b is None:
         return False
@@ -112,10 +133,10 @@ def _same(a: str | None, b: str | None) -> bool:
 
 
 def _later(study: str | None, ref: str | None, order: list[str]) -> bool:
-    if study in (None, "general") or ref is None or _same(study, ref):
+    if study in (None, "general") or ref is None or same_study(study, ref):
         return False
     idx = {s: i for i, s in enumerate(order)}
-    return idx.get(study, 0) > min((i for s, i in idx.items() if _same(s, ref)), default=0)
+    return idx.get(study, 0) > min((i for s, i in idx.items() if same_study(s, ref)), default=0)
 
 
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
@@ -162,7 +183,7 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
         tested = parts["engine"][i] >= 2
         rows.append([
             parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
-            float(ref is not None and _same(studies_[i], ref)), float(_later(studies_[i], ref, order)),
+            float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
             float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
             float(bool(DESCRIPTIVE.search(t)) and not tested), float(bool(FOLLOW_UP.search(t))),
             float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
