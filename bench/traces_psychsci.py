@@ -102,6 +102,55 @@ def score_rows(ev: Any, gold: list[dict[str, Any]], traces: dict[str, Any], dete
     return out
 
 
+def _where(doc: Any, text: str) -> tuple[str | None, list[str]]:
+    """The first paragraph and sentence ids of a gold string in the Document (None when it is not there)."""
+    from claimtrace.extract.locate import locate_quote
+
+    sp = locate_quote(doc, text)
+    return (sp.paragraph_ids[0] if sp and sp.paragraph_ids else None), (sp.sentence_ids if sp else [])
+
+
+def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
+    """One mechanical reason for a development miss (from the Document, the gold strings and the trace)."""
+    from claimtrace.documents import load_document
+    from claimtrace.documents.studies import box_paragraphs
+    from claimtrace.extract.statistics import sentence_statistics
+    from claimtrace.extract.trace_ranker import BALANCE, DESCRIPTIVE, FOLLOW_UP, MANIPULATION, PREDICTION
+
+    doc = load_document(DOCS / g["paper"])
+    pred = row.get(stage) or ""
+    pred_pids = row.get(f"{stage}_paragraphs") or []
+    if not pred:
+        return f"no {stage} extracted"
+    found = [_where(doc, x) for x in g[stage]]
+    found = [f for f in found if f[0] is not None]
+    if not found:
+        return "the gold string is not in the Document's body (a table, or the reader splits it otherwise)"
+    gpid, gsids = str(found[0][0]), found[0][1]
+    par = {p.id: p for p in doc.paragraphs}
+    if gpid in pred_pids:
+        return "right paragraph, another sentence"
+    gstudy, pstudy = par[gpid].study, par[pred_pids[0]].study if pred_pids and pred_pids[0] in par else None
+    if gstudy != pstudy and pstudy not in (None, "general"):
+        return f"a sentence of study {pstudy} (the gold is in {gstudy or 'the introduction'})"
+    if stage == "hypothesis":
+        if gpid in box_paragraphs(doc):
+            return "the gold sits in a paragraph filed under a journal box (excluded from the candidates)"
+        if not PREDICTION.search(g[stage][0]):
+            return "the gold is an aim or background sentence (no explicit prediction); a prediction was chosen"
+        if not PREDICTION.search(pred):
+            return "an aim or background sentence was chosen over the prediction"
+        return "another prediction of the paper (a different one of its hypotheses)"
+    levels = sentence_statistics(doc)
+    if not any(levels.get(sid, 0) for sid in gsids):
+        return "the gold states the result without a test statistic; a sentence with one was chosen"
+    for rx, what in ((BALANCE, "a balance/baseline check"), (MANIPULATION, "a manipulation check"),
+                     (FOLLOW_UP, "a follow-up test"), (DESCRIPTIVE, "descriptives")):
+        if rx.search(pred):
+            return f"{what} was chosen over the test of the finding"
+    return "another test in the Results (a different contrast)"
+
+
 def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
     """Counts, shares and Wilson intervals of one part."""
     n = len(rows)
@@ -144,6 +193,12 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
             traces[d["id"]] = d
     rows = score_rows(ev, gold, traces, detect)
     dev = [r for r in rows if r["split"] == "dev"]
+    if not config:  # the failure table of the development misses (default settings)
+        by_paper = {g["paper"]: g for g in gold if g["paper"] is not None}
+        for r in dev:
+            for stage in ("hypothesis", "evidence"):
+                if r["finding_hit"] and not r[f"{stage}_hit"]:
+                    r[f"{stage}_miss"] = miss_reason(stage, by_paper[r["paper"]], r)
     unt = [r for r in rows if r["split"] == "untouched"]
     return {"dev": summarise(dev, detect), "untouched": summarise(unt, detect),
             "dev_rows": dev}
