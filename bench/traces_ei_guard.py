@@ -14,7 +14,6 @@ McNemar test, per measure.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from provenance import Run
+from traces_psychsci import load_tool
 
 REPO = Path(__file__).resolve().parents[1]
 TOOL = REPO.parent / "shared" / "tools" / "ei_eval.py"
@@ -30,11 +30,7 @@ HYP = REPO / "bench" / "data" / "ei-hypotheses.jsonl"
 
 
 def _ei() -> Any:
-    spec = importlib.util.spec_from_file_location("ei_eval", TOOL)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool(TOOL)
 
 
 def hypothesis_items() -> dict[str, bool]:
@@ -84,7 +80,7 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         x = [int(a[key][i]) for i in ids]
         y = [int(b[key][i]) for i in ids]
         out[key] = {"n": len(ids), "before_hit1": round(sum(x) / len(ids), 4), "after_hit1": round(sum(y) / len(ids), 4),
-                    "diff_ci95": paired_bootstrap_diff(y, x).model_dump(), "mcnemar": mcnemar_exact(x, y).model_dump()}
+                    "diff_ci95": paired_bootstrap_diff(y, x).model_dump(), "mcnemar": mcnemar_exact([bool(v) for v in x], [bool(v) for v in y]).model_dump()}
     return out
 
 

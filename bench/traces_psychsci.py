@@ -55,12 +55,18 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
     return [round(max(0.0, c - h), 3), round(min(1.0, c + h), 3)]
 
 
-def _scorer() -> Any:
-    spec = importlib.util.spec_from_file_location("traces_eval", EVAL)
+def load_tool(path: Path) -> Any:
+    """A shared scorer script (``shared/tools/*.py``) imported as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def scorer() -> Any:
+    """The shared traces scorer (``shared/tools/traces_eval.py``)."""
+    return load_tool(EVAL)
 
 
 def score_rows(ev: Any, gold: list[dict[str, Any]], traces: dict[str, Any], detect: bool) -> list[dict[str, Any]]:
@@ -147,7 +153,7 @@ def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
     for rx, what in ((BALANCE, "a balance/baseline check"), (MANIPULATION, "a manipulation check"),
                      (FOLLOW_UP, "a follow-up test"), (DESCRIPTIVE, "descriptives")):
         if rx.search(pred):
-            return f"{what} was chosen over the test of the finding"
+            return f"{what} chosen over the test of the finding"
     return "another test in the Results (a different contrast)"
 
 
@@ -165,7 +171,7 @@ def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
 def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False) -> dict[str, Any]:
     """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
     with ``dev_only``: development runs never touch the untouched papers)."""
-    ev = _scorer()
+    ev = scorer()
     gold = ev.load_gold(str(GOLD))
     if dev_only:
         gold = [g if split_of(g["paper"]) == "dev" else {**g, "paper": None} for g in gold]
@@ -204,16 +210,112 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
             "dev_rows": dev}
 
 
+RESULTS = REPO / "bench" / "results"
+
+
+def _fig(part: dict[str, Any], key: str) -> str:
+    m = part[key]
+    lo, hi = m["ci95"]
+    return f"{m['share']:.3f} ({m['hits']}/{part['n']}; {lo:.3f}-{hi:.3f})"
+
+
+def report_lines() -> list[str]:
+    """The Markdown page docs/results/traces-psychsci.md, from the committed result files."""
+    def load(name: str) -> dict[str, Any]:
+        return dict(json.loads((RESULTS / name).read_text()))
+
+    base, now = load("traces_psychsci_baseline.json"), load("traces_psychsci.json")
+    dbase, dnow = load("traces_psychsci_detect_baseline.json"), load("traces_psychsci_detect.json")
+    lines = ["# Claim traces on Psychological Science papers (gold traces, two parts)", "",
+             "Written by `bench/traces_psychsci.py --report` from the result files named below. Gold: "
+             "`shared/data/traces/psychsci-dev.jsonl` (60 papers; annotator: " + now["annotator"] + "), scored with "
+             "the definitions of `shared/tools/traces_eval.py`. Split fixed before any tuning: " + now["split_rule"]
+             + ". The dev part was used to write the rules and train the rankers (its figures are in-sample); the "
+             "untouched part was never read while developing and is the headline. Intervals: 95% Wilson.", "",
+             "## Finding given, offline, default settings", "",
+             "| code | part | hypothesis hit | evidence hit | evidence checked | result file |", "|---|---|---|---|---|---|"]
+    for d, f in ((base, "traces_psychsci_baseline.json"), (now, "traces_psychsci.json")):
+        for part in ("untouched", "dev"):
+            lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'hypothesis_hit')} | {_fig(d[part], 'evidence_hit')} | "
+                         f"{_fig(d[part], 'evidence_checked')} | `bench/results/{f}` |")
+    lines += ["", "## Findings detected (`--detect`), offline", "",
+              "| code | part | finding hit | hypothesis hit | evidence hit | result file |", "|---|---|---|---|---|---|"]
+    for d, f in ((dbase, "traces_psychsci_detect_baseline.json"), (dnow, "traces_psychsci_detect.json")):
+        for part in ("untouched", "dev"):
+            lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'finding_hit')} | {_fig(d[part], 'hypothesis_hit')} | "
+                         f"{_fig(d[part], 'evidence_hit')} | `bench/results/{f}` |")
+    if (RESULTS / "traces_psychsci_presets.json").is_file():
+        pr = load("traces_psychsci_presets.json")["presets"]
+        lines += ["", "## Every context preset, finding given, offline", "",
+                  "Ratio: the preset's hits over the default configuration's hits (this branch, same part).", "",
+                  "| preset | part | hypothesis hit | evidence hit | hypothesis ratio | evidence ratio |",
+                  "|---|---|---|---|---|---|"]
+        for name, r in pr.items():
+            for part in ("untouched", "dev"):
+                if not r[part]["n"]:  # a development run of the presets: the untouched part was not run
+                    continue
+                ratios = []
+                for key in ("hypothesis_hit", "evidence_hit"):
+                    ref = now[part][key]["hits"]
+                    ratios.append(f"{r[part][key]['hits'] / ref:.2f}" if ref else "n/a")
+                lines.append(f"| {name} | {part} | {_fig(r[part], 'hypothesis_hit')} | {_fig(r[part], 'evidence_hit')} | "
+                             f"{ratios[0]} | {ratios[1]} |")
+        lines.append("")
+        lines.append("Result file: `bench/results/traces_psychsci_presets.json`.")
+    if (RESULTS / "traces_ei_guard.json").is_file():
+        g = load("traces_ei_guard.json")
+        lines += ["", "## Evidence Inference does not get worse", "",
+                  "`bench/traces_ei_guard.py`: stage-1 hypothesis hit@1 on `bench/data/ei-hypotheses.jsonl` and stage-2 "
+                  "evidence hit@1 on EI validation (body-only prompts), offline, default settings; paired bootstrap "
+                  "interval of after minus before and exact McNemar.", "",
+                  "| measure | n | before | after | difference (95% CI) | McNemar p |", "|---|---|---|---|---|---|"]
+        for key in ("hypothesis", "evidence"):
+            m = g[key]
+            ci = m["diff_ci95"]
+            lines.append(f"| {key} hit@1 | {m['n']} | {m['before_hit1']:.3f} | {m['after_hit1']:.3f} | "
+                         f"{ci['estimate']:+.3f} ({ci['low']:+.3f} to {ci['high']:+.3f}) | {m['mcnemar']['p_value']:.3f} |")
+        lines.append("")
+        lines.append("Result files: `bench/results/traces_ei_guard_before.json`, `traces_ei_guard_after.json`, "
+                     "`traces_ei_guard.json`.")
+    if (RESULTS / "traces_speed.json").is_file():
+        sp = load("traces_speed.json")
+        lines += ["", "## Speed", "",
+                  f"`{sp['command']}` over {sp['computed']} papers: {sp['seconds_per_paper']:.3f} s per paper (wall, "
+                  f"start-up included), load average before {sp['loadavg_before'][0]:.2f}, other processes "
+                  f"{sp['others_cores']:.2f} cores" + (" (LOADED: an upper bound, to be re-run quietly)" if sp["loaded"]
+                                                       else "") + ". Result file: `bench/results/traces_speed.json`."]
+    lines += ["", "## Development misses after the work (finding given), one reason each", "",
+              "Reasons are mechanical (`miss_reason`): the gold string located in the Document and compared with the "
+              "trace. Untouched papers are not listed.", "", "| paper | hypothesis | evidence |", "|---|---|---|"]
+    for r in now["dev_rows"]:
+        if r.get("hypothesis_miss") or r.get("evidence_miss"):
+            lines.append(f"| `{r['paper']}` | {r.get('hypothesis_miss', 'hit')} | {r.get('evidence_miss', 'hit')} |")
+    return lines
+
+
+def report() -> None:
+    """Write docs/results/traces-psychsci.md (through bench/results_pages.py)."""
+    from results_pages import write_pages
+
+    for path in write_pages(["traces-psychsci"]):
+        print(f"wrote {path}", file=sys.stderr)
+
+
 def main() -> None:
     """Run the measurement and write the result file."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--detect", action="store_true", help="findings detected, not given")
     ap.add_argument("--config", default=None, help="a context preset (default: the extractor's default)")
-    ap.add_argument("--presets", action="store_true", help="every context preset, finding given")
+    ap.add_argument("--presets", nargs="*", default=None, metavar="NAME",
+                    help="context presets, finding given (no names: every preset)")
     ap.add_argument("--label", default="this branch")
     ap.add_argument("--dev-only", action="store_true", help="development run: the untouched papers are not run")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--report", action="store_true", help="only write docs/results/traces-psychsci.md")
     args = ap.parse_args()
+    if args.report:
+        report()
+        return
     if not GOLD.is_file() or not EVAL.is_file():
         print(f"error: {GOLD} or {EVAL} is absent", file=sys.stderr)
         raise SystemExit(2)
@@ -224,11 +326,11 @@ def main() -> None:
                               "annotator": "LLM agent (Claude, 2026-12-01), not checked by a person",
                               "split_rule": f"untouched when int(sha256('{SALT}' + paper)[:8], 16) % 3 == 0"}
     with tempfile.TemporaryDirectory() as tmp:
-        if args.presets:
+        if args.presets is not None:
             from claimtrace.extract.config import PRESETS
 
             result["presets"] = {}
-            for name in sorted(PRESETS):
+            for name in args.presets or sorted(PRESETS):
                 r = run_once(name, False, Path(tmp), args.dev_only)
                 r.pop("dev_rows")
                 result["presets"][name] = r

@@ -15,7 +15,6 @@ cross-validation over dev papers (top-1 hit); stage 2 is trained with the gold h
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import pickle
 import sys
@@ -28,18 +27,10 @@ from scipy.optimize import minimize
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from traces_psychsci import DOCS, EVAL, GOLD, split_of  # noqa: E402
+from traces_psychsci import DOCS, GOLD, scorer, split_of  # noqa: E402
 
 LAMBDAS = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 MIN_CHARS = 40
-
-
-def _scorer() -> Any:
-    spec = importlib.util.spec_from_file_location("traces_eval", EVAL)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def collect() -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]], list[str]]:
@@ -48,7 +39,7 @@ def collect() -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarra
     from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
     from claimtrace.extract.embedded import EmbeddedExtractor
 
-    ev = _scorer()
+    ev = scorer()
     hyp, evi, papers = [], [], []
     for g in ev.load_gold(str(GOLD)):
         if split_of(g["paper"]) != "dev":
