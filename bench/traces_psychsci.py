@@ -168,13 +168,19 @@ def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
     return out
 
 
-def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False) -> dict[str, Any]:
+def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False, *, limit: int = 0,
+             llm_base_url: str | None = None, keep: Path | None = None) -> dict[str, Any]:
     """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
-    with ``dev_only``: development runs never touch the untouched papers)."""
+    with ``dev_only``: development runs never touch the untouched papers). ``limit``: the first N dev papers only;
+    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one; ``keep``: the traces file
+    (an existing one is resumed: the slow local LLM)."""
     ev = scorer()
     gold = ev.load_gold(str(GOLD))
-    if dev_only:
+    if dev_only or limit:
         gold = [g if split_of(g["paper"]) == "dev" else {**g, "paper": None} for g in gold]
+    if limit:
+        dev_ids = [i for i, g in enumerate(gold) if g["paper"] is not None][:limit]
+        gold = [g if i in dev_ids else {**g, "paper": None} for i, g in enumerate(gold)]
     man = workdir / "manifest.jsonl"
     with man.open("w") as fh:
         for i, g in enumerate(gold):
@@ -186,11 +192,12 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
             if config:
                 item["config"] = config
             fh.write(json.dumps(item) + "\n")
-    out = workdir / "traces.jsonl"
-    if out.exists():
+    out = keep or workdir / "traces.jsonl"
+    if out.exists() and keep is None:
         out.unlink()
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), "--offline"],
+    how = ["--extractor", "llm", "--llm-base-url", llm_base_url] if llm_base_url else ["--offline"]
+    subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), *how],
                    check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     traces = {}
     for line in out.read_text().splitlines():
@@ -311,6 +318,9 @@ def main() -> None:
     ap.add_argument("--label", default="this branch")
     ap.add_argument("--dev-only", action="store_true", help="development run: the untouched papers are not run")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--limit", type=int, default=0, help="the first N dev papers only (the LLM rows)")
+    ap.add_argument("--llm-base-url", help="run the LLM extractor at this endpoint (e.g. http://127.0.0.1:8090/v1)")
+    ap.add_argument("--keep", help="the traces file to write and resume (the slow local LLM)")
     ap.add_argument("--report", action="store_true", help="only write docs/results/traces-psychsci.md")
     args = ap.parse_args()
     if args.report:
@@ -338,11 +348,14 @@ def main() -> None:
                                         for k, v in r.items()}), file=sys.stderr)
             default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
         else:
-            r = run_once(args.config, args.detect, Path(tmp), args.dev_only)
-            result.update(detect=args.detect, config=args.config, **r)
+            r = run_once(args.config, args.detect, Path(tmp), args.dev_only, limit=args.limit,
+                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None)
+            result.update(detect=args.detect, config=args.config, limit=args.limit,
+                          extractor="llm" if args.llm_base_url else "embedded", **r)
             print(json.dumps({"dev": r["dev"], "untouched": r["untouched"]}), file=sys.stderr)
-            default = args.out or str(REPO / "bench" / "results" /
-                                      f"traces_psychsci{'_detect' if args.detect else ''}.json")
+            suffix = ("_detect" if args.detect else "") + ("_llm" if args.llm_base_url else "") + \
+                (f"_{args.limit}" if args.limit else "")
+            default = args.out or str(REPO / "bench" / "results" / f"traces_psychsci{suffix}.json")
     result["provenance"] = run.finish()
     Path(default).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
     print(f"-> {default}", file=sys.stderr)
