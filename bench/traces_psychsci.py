@@ -344,6 +344,8 @@ def main() -> None:
                 r = run_once(name, False, Path(tmp), args.dev_only)
                 r.pop("dev_rows")
                 result["presets"][name] = r
+                out_file = Path(args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json"))
+                out_file.write_text(json.dumps({**result, "provenance": run.finish()}, indent=1, ensure_ascii=False) + "\n")
                 print(name, json.dumps({k: {m: v[m]["share"] for m in ("hypothesis_hit", "evidence_hit")}
                                         for k, v in r.items()}), file=sys.stderr)
             default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
