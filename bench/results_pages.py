@@ -582,6 +582,13 @@ def page_psychsci() -> Page:
     return page_from_script("psychsci", "docs/results/psychsci.md", psychsci_traces.report_lines)
 
 
+def page_traces_psychsci() -> Page:
+    """docs/results/traces-psychsci.md (bench/traces_psychsci.py --report)."""
+    import traces_psychsci
+
+    return page_from_script("traces-psychsci", "docs/results/traces-psychsci.md", traces_psychsci.report_lines)
+
+
 def page_serve() -> Page:
     """docs/results/serve.md (bench/serve.py --part report)."""
     import serve
@@ -613,6 +620,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "retrieval": page_retrieval,
     "tables": page_tables,
     "psychsci": page_psychsci,
+    "traces-psychsci": page_traces_psychsci,
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,

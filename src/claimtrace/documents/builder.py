@@ -21,6 +21,7 @@ from claimtrace.documents.model import (
 )
 from claimtrace.documents.sections import section_kind
 from claimtrace.documents.sentences import split_sentences
+from claimtrace.documents.studies import assign_studies
 from claimtrace.documents.tables import RawTable, build_table
 
 PARAGRAPH_SEPARATOR = "\n\n"
@@ -165,7 +166,7 @@ class DocumentBuilder:
             t = build_table(raw, i, pos)
             tables.append(t)
             pos = t.end
-        return Document(
+        doc = Document(
             id=content_hash(self.source_bytes),
             source=Source(path=self.source_path, format=self.source_format, size=len(self.source_bytes),
                           encoding=self.encoding),
@@ -181,6 +182,7 @@ class DocumentBuilder:
             tables_text=PARAGRAPH_SEPARATOR.join(t.text for t in tables),
             warnings=self.warnings,
         )
+        return assign_studies(doc)
 
 
 def _sentences(text: str, offset: int, parent: str, scope: str, page: int | None) -> list[Sentence]:

@@ -82,6 +82,7 @@ class Paragraph(_Model):
     bbox: BBox | None = None
     source_start: int | None = None
     source_end: int | None = None
+    study: str | None = Field(None, description="the study or experiment it belongs to ('1', '2a', 'pilot', 'general')")
 
 
 class AbstractSection(_Model):

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from claimtrace.documents.model import Document, Sentence
+from claimtrace.documents.studies import assign_studies, box_paragraphs, studies
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.hypothesis_classifier import (
@@ -42,6 +43,17 @@ from claimtrace.extract.statistics import (
     sentence_statistics,
     stat_strength,
 )
+from claimtrace.extract.trace_ranker import (
+    EV_FEATURES,
+    HYP_FEATURES,
+    evidence_matrix,
+    explain,
+    finding_study,
+    hypothesis_matrix,
+    same_study,
+    social_science,
+    weight_vector,
+)
 
 EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
                     "introduction": -0.5, "other": 0.0}
@@ -56,6 +68,10 @@ MIN_EVIDENCE_STRENGTH = 0.3
 EXTEND_RATIO = 0.85
 W_QUERY_FINDING = 0.7  # weight of the finding vs the hypothesis in the stage-2 similarity
 W_CHECKED = 0.4  # bonus for a sentence whose result the engine can check, times the paper's checked share squared
+HYP_MAX_SENTENCES = 3
+#: how close (in ranker logit) a neighbour must score to join the hypothesis span; dev part, hypothesis hits for
+#: margins 0 / 0.5 / 1 / 2 / 4 / unlimited: 27 / 28 / 28 / 28 / 29 / 29 of 40: the smallest margin that reaches 28
+HYP_EXTEND_MARGIN = 1.0
 WIDEN_DISTANCE = 2  # how far (in sentences of the same paragraph) the span may widen to reach a checkable test
 
 
@@ -89,6 +105,16 @@ class DocIndex:
         self.kind = [u.section_kind for u in self.units]
         self.section = [u.section or "" for u in self.units]
         self.pos = {s.id: i for i, s in enumerate(self.sents)}
+        if doc.paragraphs and all(p.study is None for p in doc.paragraphs):
+            assign_studies(doc)  # a Document built before studies were assigned (a cache)
+        par_study = {p.id: p.study for p in doc.paragraphs}
+        self.study: list[str | None] = [par_study.get(p) for p in self.pid]
+        self.studies = studies(doc)
+        #: a behavioural/social-science paper: the learned rankers, journal boxes, study masks and the table-row rule
+        #: apply (a clinical trial keeps the hand-set scoring the Evidence-Inference figures were measured with)
+        self.social = social_science(doc.body_text)
+        boxes = box_paragraphs(doc) if self.social else set()
+        self.box = np.array([p in boxes for p in self.pid], dtype=bool)
         last = last_intro_paragraph(doc)
         self.intro_last = np.array([last is not None and p == last for p in self.pid], dtype=bool)
         self.similarity = similarity
@@ -190,6 +216,9 @@ class EmbeddedExtractor:
         self.max_evidence_sentences = max(1, max_evidence_sentences)
         self.selector = selector or ContextSelector()
         self._index: DocIndex | None = None
+        #: keep each stage's feature matrix and candidate mask in ``last_features`` (the ranker's training)
+        self.record_features = False
+        self.last_features: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
@@ -222,21 +251,62 @@ class EmbeddedExtractor:
         sim = ix.sim(finding)
         prior = np.array([position_prior(k, sec, bool(last))
                           for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
-        score = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        score = np.where(self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table, score, -np.inf)
+        base = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
+        allowed = self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table & ~ix.box
+        score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis",
                                            message=f"no sentence scored as a hypothesis (best {float(score[best]):.2f} "
                                                    f"< {_HYP_MIN_SCORE})")])
+        ref = finding_study(finding, ix.studies)
+        how = f"hand-set score {float(score[best]):.2f} (similarity, classifier, cues, section)"
+        w = weight_vector("hypothesis", HYP_FEATURES) if ix.social else None
+        learned: np.ndarray | None = None
+        if self.record_features:
+            self.last_features["hypothesis"] = (self.hypothesis_features(ix, finding, sim, prior, base), allowed)
+        if w is not None:
+            x = self.hypothesis_features(ix, finding, sim, prior, base)
+            learned = np.where(allowed, x @ w, -np.inf)
+            best = int(np.argmax(learned))
+            score = np.where(allowed, learned - learned[best] + base[best], -np.inf)  # on the hand-set scale
+            how = (f"learned ranker {float(learned[best]):.2f} (study {ref or 'none'}): "
+                   f"{explain(HYP_FEATURES, x[best], w)}")
         lo = hi = best
-        # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
-        nxt = best + 1
-        if nxt < len(ix.sents) and ix.pid[nxt] == ix.pid[best] and ix.hyp[nxt] >= 0.5 and score[nxt] >= 0.8 * score[best]:
-            hi = nxt
+        if learned is None:
+            # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
+            nxt = best + 1
+            if nxt < len(ix.sents) and ix.pid[nxt] == ix.pid[best] and ix.hyp[nxt] >= 0.5 and score[nxt] >= 0.8 * score[best]:
+                hi = nxt
+        else:
+            # a prediction stated over neighbouring sentences ("First, ... Second, ... Third, ..."): neighbours of
+            # the same paragraph whose ranker score is within HYP_EXTEND_MARGIN of the best, up to 3 sentences
+            while hi - lo + 1 < HYP_MAX_SENTENCES:
+                opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best]
+                        and learned[j] >= learned[best] - HYP_EXTEND_MARGIN]
+                if not opts:
+                    break
+                j = max(opts, key=lambda t: learned[t])
+                lo, hi = min(lo, j), max(hi, j)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(score[best]), 4))
+        span.study, span.how_chosen = ix.study[best], how
         return StageOutput(span)
+
+    def hypothesis_features(self, ix: DocIndex, finding: str, sim: np.ndarray, prior: np.ndarray,
+                            base: np.ndarray) -> np.ndarray:
+        """Stage 1's feature matrix over the index's units (``trace_ranker.HYP_FEATURES``)."""
+        parts = {"base": base, "sim": sim, "cls": ix.hyp, "cue": ix.cue, "prior": prior,
+                 "stat": (ix.engine >= 1).astype(float)}
+        return hypothesis_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study,
+                                 finding_study(finding, ix.studies), ix.studies, finding)
+
+    def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
+                          base: np.ndarray) -> np.ndarray:
+        """Stage 2's feature matrix over the index's units (``trace_ranker.EV_FEATURES``)."""
+        parts = {"base": base, "sim": sim, "stat": stat, "prior": prior, "engine": ix.engine}
+        return evidence_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study, ix.pid, ix.is_table,
+                               finding_study(finding, ix.studies), ix.studies, finding)
 
     def evidence(self, doc: Document, query: str, config: ContextConfig,
                  gold: Sequence[str] | None = None, max_sentences: int | None = None) -> StageOutput:
@@ -259,8 +329,24 @@ class EmbeddedExtractor:
         share = float((eng >= 2).sum()) / parsed if parsed else 0.0  # how often this paper reports checkable tests
         relevance = W_SIM_EV * sim + W_STAT * stat + prior
         score = relevance + W_CHECKED * share * share * (eng >= 2)
-        allowed = self._allowed(ix, query, config, gold)
+        allowed = self._allowed(ix, query, config, gold) & ~ix.box
+        how = "hand-set score (similarity, statistic strength, section, checkable test)"
+        w = weight_vector("evidence", EV_FEATURES) if ix.social else None
+        x: np.ndarray | None = None
+        if w is not None or self.record_features:
+            x = self.evidence_features(ix, finding, sim, stat, prior, score)
         cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
+        if ix.social and (cand & ~ix.is_table & (eng >= 2)).any():
+            cand &= ~ix.is_table  # a table row only when the prose reports no test
+        ref = finding_study(finding, ix.studies)
+        if ix.social and ref is not None:  # (dev part: 23/40 evidence hits with or without this mask; kept as the design asks)
+            own = np.array([same_study(st, ref) and k == "results" for st, k in zip(ix.study, ix.kind, strict=True)])
+            if (cand & own & (eng >= 2)).any():
+                cand &= own  # the finding's study's Results, when they report a checkable test
+        if self.record_features and x is not None:
+            self.last_features["evidence"] = (x, cand)
+        if w is not None and x is not None:
+            score = x @ w
         if not cand.any():
             flags.append(Flag(code="no_statistics", stage="evidence",
                               message="no sentence in the context reports a statistical result; chose the most relevant sentence"))
@@ -269,8 +355,13 @@ class EmbeddedExtractor:
             return StageOutput(None, [Flag(code="no_evidence", stage="evidence", message="the context is empty")])
         masked = np.where(cand, score, -np.inf)
         best = int(np.argmax(masked))
+        if x is not None and w is not None:
+            how = (f"learned ranker {float(masked[best]):.2f} (study {finding_study(finding, ix.studies) or 'none'}): "
+                   f"{explain(EV_FEATURES, x[best], w)}")
         if ix.is_table[best]:
-            return StageOutput(span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4)), flags)
+            row = span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4))
+            row.how_chosen = how + "; a table row: the prose of the context reports no checkable test"
+            return StageOutput(row, flags)
         lo = hi = best
         near = np.where(cand, relevance, -np.inf)  # extension compares relevance alone (the bonus chose the core)
         while hi - lo + 1 < limit:
@@ -286,6 +377,7 @@ class EmbeddedExtractor:
         lo, hi = _widen_to_check(ix, allowed, eng, lo, hi, limit)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(masked[best]), 4))
+        span.study, span.how_chosen = ix.study[best], how
         return StageOutput(span, flags)
 
 

@@ -17,7 +17,11 @@ removed before scoring, and a sentence cut off by it (or otherwise a fragment) i
 "abstract" (of a TEI, PDF or text document; publisher-tagged JATS/HTML abstracts are trusted) that starts
 or ends mid-sentence is the opening of the introduction that GROBID took for the
 abstract (articles without one, such as Psychological Science short reports): it holds no finding of the
-paper, so findings are then detected among the Discussion/Conclusion sentences of the body instead.
+paper, so findings are then detected among the Discussion/Conclusion sentences of the body instead. The same
+holds for an abstract block that cites like an introduction, is far longer than an abstract, states no result, or
+is also the first body paragraph (``abstract_problem``): the findings then come from the first paragraph of the
+General Discussion (or of the first Discussion), scored with a restated-result cue (``discussion_scores``), and the
+candidate says so (``source="discussion"``, carried to ``Finding.source`` of the trace).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -101,6 +105,9 @@ class FindingCandidate(BaseModel):
     score: float
     chosen: bool
     reason: str
+    #: where the sentence comes from: the abstract, the (General) Discussion (the abstract block was not the
+    #: paper's abstract), or other body text (no abstract at all)
+    source: Literal["abstract", "discussion", "body"] = "abstract"
 
 
 def finding_features(text: str, ctx: dict[str, Any]) -> dict[str, float]:
@@ -177,6 +184,39 @@ def not_an_abstract(sentences: list[str]) -> bool:
             or last.count("(") > last.count(")") or bool(_OPEN_END.search(last)))
 
 
+#: an author-year citation ("(Smith & Lee, 2010)", "Smith et al., 2010"): abstracts rarely cite, introductions do
+CITATION = re.compile(r"\([A-Z][^()]{0,80}?(19|20)\d\d[a-z]?\)|\bet al\.,? \(?(19|20)\d\d")
+#: an abstract longer than this (characters) is not one (Psychological Science abstracts: about 150-250 words)
+MAX_ABSTRACT_CHARS = 2600
+
+
+def abstract_problem(doc: Document) -> str | None:
+    """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
+    like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
+    is far longer than an abstract, states no result, or is also the first body paragraph."""
+    sents = [x.text for x in doc.sentences("abstract")]
+    if not sents or doc.source.format in TAGGED_ABSTRACTS:
+        return None
+    text = " ".join(sents)
+    if not_an_abstract(sents):
+        return "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
+    if len(CITATION.findall(text)) >= 2:
+        return "the abstract cites prior work like an introduction (two citations or more)"
+    if len(text) > MAX_ABSTRACT_CHARS:
+        return f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
+    if not any(RESULT_REPORT.search(t) or RESULT_CUES.search(t) for t in sents):
+        return "the abstract states no result"
+    first = normalise_space(doc.paragraphs[0].text) if doc.paragraphs else ""
+    if first and (normalise_space(text)[:200] in first or first[:200] in normalise_space(text)):
+        return "the abstract is also the first body paragraph"
+    return None
+
+
+def normalise_space(text: str) -> str:
+    """Lower-cased text with runs of whitespace as one space."""
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
 def detect_findings(doc: Document, *, threshold: float | None = None, max_findings: int = 5) -> list[FindingCandidate]:
     """The finding sentences of a Document's abstract (the chosen ones first, in abstract order)."""
     sents = doc.sentences("abstract")
@@ -184,25 +224,31 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     for sec in doc.abstract:
         labels.extend(sec.label for _ in sec.sentences)
     fallback = ""
-    if sents and doc.source.format not in TAGGED_ABSTRACTS and not_an_abstract([x.text for x in sents]):
+    source: Literal["abstract", "discussion", "body"] = "abstract"
+    problem = abstract_problem(doc) if sents else None
+    if problem:
         pool = _discussion_pool(doc)
         if pool:
             sents, labels = pool, [None] * len(pool)
-            fallback = ("the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract): "
-                        "detected among the Discussion/Conclusion sentences; ")
+            fallback = f"{problem}: detected among the first (General) Discussion sentences; "
             max_findings = min(max_findings, 3)
+            source = "discussion"
     if not sents:
         sents, fallback = _body_pool(doc)
         labels = [None] * len(sents)
         max_findings = min(max_findings, 3)
+        source = "body"
     if not sents:
         raise InputError(doc.source.path, "the document has no abstract or body sentences to detect findings in; give --finding TEXT")
     texts = [strip_page_stamps(s.text) for s in sents]
     scored = score_sentences(texts, labels)
+    if source == "discussion":
+        scored = discussion_scores(texts, scored)
     broken = [cut_off(s.text) for s in sents]
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
-    chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
+    # from the Discussion: the best max_findings sentences (the model's threshold was set on abstracts)
+    chosen = {j for j in order[:max_findings] if scored[j][0] >= thr or source == "discussion"}
     block: set[int] = set()
     if not fallback and not any(labels):  # an unstructured abstract: its results block
         block = {j for j in results_block(texts) if not broken[j]} - chosen
@@ -221,8 +267,35 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
         cands.append(FindingCandidate(sentence_id=s.id, text=s.text, score=round(p, 4), chosen=j in chosen,
-                                      reason=fallback + why))
+                                      reason=fallback + why, source=source))
     return cands
+
+
+#: a Discussion sentence that restates the paper's own result ("Overall, the results of the present experiments
+#: indicate that ...", "We showed here ...", "Our results showed ...")
+RESTATED_RESULT = re.compile(
+    r"\b((we|I) (have )?(found|find|observed|showed|show|demonstrated|report(ed)?|provided? evidence)|"
+    r"(results|findings|data|experiments|studies|analyses)\b[^.;]{0,60}\b(show(ed|n)?|indicated?|revealed?|"
+    r"demonstrated?|suggested?|provided?|supported?|confirmed?)|as (predicted|hypothesi[sz]ed|expected))\b", re.I)
+#: a Discussion sentence that is not a result: a limitation, future work, speculation, prior work
+NOT_RESTATED = re.compile(r"\b(limitations?|future (work|research|studies)|should|could|might|may|speculate|"
+                          r"prior (studies|work|research)|previous(ly)?|literature|we (suggest|propose|speculate|believe|"
+                          r"encourage|urge))\b", re.I)
+W_DISCUSSION_MODEL, W_RESTATED, W_NOT_RESTATED, W_DISCUSSION_POSITION = 0.5, 0.5, 0.4, 0.3
+
+
+def discussion_scores(texts: list[str], scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
+    """Scores of Discussion sentences as findings: the model's probability (trained on abstracts, it favours
+    hedged conclusions) plus a restated-result cue, minus limitation/future-work/speculation words, plus a prior for
+    the opening sentences (a General Discussion opens with the main result)."""
+    n = max(len(texts), 1)
+    out = []
+    for i, (t, (p, why)) in enumerate(zip(texts, scored, strict=True)):
+        r, neg = bool(RESTATED_RESULT.search(t)), bool(NOT_RESTATED.search(t))
+        z = W_DISCUSSION_MODEL * p + W_RESTATED * r - W_NOT_RESTATED * neg + W_DISCUSSION_POSITION * (1 - i / n)
+        extra = ("; restates a result" if r else "") + ("; limitation/speculation words" if neg else "")
+        out.append((z, f"discussion score {z:.2f} from model {p:.2f}{extra}; " + why))
+    return out
 
 
 def results_block(sentences: list[str]) -> list[int]:
@@ -236,10 +309,27 @@ def results_block(sentences: list[str]) -> list[int]:
             and (not NOT_A_RESULT.search(t) or (OWN_RESULT.search(t) and not t.rstrip().endswith("?")))]
 
 
+#: the first paragraph of the (General) Discussion, where a paper restates its main result (dev part, --detect
+#: finding hit: 25/40 with one paragraph, 24/40 with two)
+DISCUSSION_PARAGRAPHS = 1 # the first paragraphs of the (General) Discussion, where a paper restates its main result
+
+
 def _discussion_pool(doc: Document, limit: int = 60) -> list[Sentence]:
-    """The sentences of the Discussion/Conclusion paragraphs (where a paper without an abstract states its findings)."""
-    pars = [p for p in doc.paragraphs if p.section_kind in ("discussion", "conclusion")]
-    return [s for p in pars for s in p.sentences if not cut_off(s.text)][:limit]
+    """The sentences of the first paragraphs of the General Discussion (else of the first Discussion, else of the
+    Conclusion): where a paper without an abstract states its main result."""
+    general = [p for p in doc.paragraphs if p.study == "general" and p.section_kind == "discussion"]
+    pars = general or [p for p in doc.paragraphs if p.section_kind == "discussion"] or \
+        [p for p in doc.paragraphs if p.section_kind == "conclusion"]
+    out: list[Sentence] = []
+    used = 0
+    for p in pars:  # the first paragraphs that hold a whole sentence (figure text and fragments do not count)
+        whole = [s for s in p.sentences if not cut_off(s.text)]
+        if whole:
+            out.extend(whole)
+            used += 1
+        if used >= DISCUSSION_PARAGRAPHS:
+            break
+    return out[:limit]
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.schema_version import SCHEMA_VERSION
 
-FindingSource = Literal["user", "detected", "manifest"]
+FindingSource = Literal["user", "detected", "manifest", "discussion"]
 LocateMethod = Literal["exact", "normalised", "fuzzy", "extracted", "user"]
 FlagCode = Literal[
     "quote_not_found",
@@ -64,6 +64,8 @@ class TraceSpan(_Model):
     table_id: str | None = Field(None, description="the table, when the span is a table row (scope 'table')")
     row_id: str | None = Field(None, description="the table row (t2.r5), when the span is one")
     cell_ids: list[str] = Field(default_factory=list, description="the cells the table row's text renders")
+    study: str | None = Field(None, description="the study or experiment the span sits in ('1', '2a', 'general')")
+    how_chosen: str = Field("", description="why this span was chosen (the features that decided, or 'given')")
 
 
 class StatisticsSummary(_Model):

@@ -205,7 +205,8 @@ def extract_traces(doc: Document, findings: Sequence[FindingInput | str] | None 
     detected = [c for c in detect_findings(doc, max_findings=max_findings) if c.chosen]
     dt = round(time.perf_counter() - t0, 4)
     for c in detected:
-        fnd = Finding(text=c.text, sentence_id=c.sentence_id, source="detected", how_chosen=c.reason, score=c.score)
+        fnd = Finding(text=c.text, sentence_id=c.sentence_id, source="discussion" if c.source == "discussion" else "detected",
+                      how_chosen=c.reason, score=c.score)
         tr = trace_finding(doc, fnd, ex, cfg, max_evidence_sentences=max_evidence_sentences)
         tr.timings["findings_s"] = dt
         traces.append(tr)

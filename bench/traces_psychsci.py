@@ -1,0 +1,367 @@
+"""Claim traces on the 60 gold Psychological Science traces (``../shared/data/traces/psychsci-dev.jsonl``), scored
+with the shared scorer's definitions (``../shared/tools/traces_eval.py``: hypothesis hit, evidence hit, evidence
+checked; with ``--detect`` also finding hit), on two fixed parts of the papers.
+
+    .venv/bin/python bench/traces_psychsci.py [--detect] [--config NAME] [--label L] [--out FILE]
+    .venv/bin/python bench/traces_psychsci.py --presets   # every context preset, finding given
+
+Split (fixed before any tuning, never changed): a paper is UNTOUCHED when
+``int(sha256("claimtrace-i25-traces:" + paper).hexdigest()[:8], 16) % 3 == 0`` (about a third), else DEV.
+Untouched papers, their gold and their per-paper output were never read while writing rules or choosing
+settings; this script writes per-paper rows for the dev part only, and only counts for the untouched part.
+
+The run goes through the command line exactly as the scorer expects (``traces_eval.py manifest`` ->
+``claimtrace extract --batch --offline`` -> scoring). Each share has a 95% Wilson interval over papers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from provenance import Run
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+GOLD = SHARED / "data" / "traces" / "psychsci-dev.jsonl"
+DOCS = SHARED / "data" / "documents" / "psychsci"
+EVAL = SHARED / "tools" / "traces_eval.py"
+SALT = "claimtrace-i25-traces:"
+
+
+def split_of(paper: str) -> str:
+    """``untouched`` or ``dev``: the fixed split of a gold paper (see the module docstring)."""
+    h = int(hashlib.sha256((SALT + paper).encode("utf-8")).hexdigest()[:8], 16)
+    return "untouched" if h % 3 == 0 else "dev"
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
+    """The 95% Wilson score interval of k successes in n."""
+    if n == 0:
+        return None
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return [round(max(0.0, c - h), 3), round(min(1.0, c + h), 3)]
+
+
+def load_tool(path: Path) -> Any:
+    """A shared scorer script (``shared/tools/*.py``) imported as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def scorer() -> Any:
+    """The shared traces scorer (``shared/tools/traces_eval.py``)."""
+    return load_tool(EVAL)
+
+
+def score_rows(ev: Any, gold: list[dict[str, Any]], traces: dict[str, Any], detect: bool) -> list[dict[str, Any]]:
+    """One scored row per gold paper, with the scorer's definitions (same_statement, stat_keys)."""
+    out = []
+    for i, g in enumerate(gold):
+        if g["paper"] is None:  # an untouched paper left out of a development run
+            continue
+        d = traces.get(str(i))
+        row: dict[str, Any] = {"paper": g["paper"], "split": split_of(g["paper"]), "finding_hit": False,
+                               "hypothesis_hit": False, "evidence_hit": False, "evidence_checked": False}
+        if not d or d.get("error") or not d.get("traces"):
+            row["error"] = (d or {}).get("error") or "no traces"
+            out.append(row)
+            continue
+        t = d["traces"][0]
+        if detect:
+            hits = [x for x in d["traces"] if ev.same_statement(g["finding"], (x.get("finding") or {}).get("text") or "")]
+            if not hits:
+                row["finding"] = [x["finding"]["text"] for x in d["traces"]][:3]
+                out.append(row)
+                continue
+            t = hits[0]
+        row["finding_hit"] = True
+        h = (t.get("hypothesis") or {}).get("text") or ""
+        e = t.get("evidence") or {}
+        stats = e.get("statistics") or []
+        gk = set().union(set(), *[ev.stat_keys(s) for s in g["statistics"]])
+        ek = set().union(set(), *[ev.stat_keys(s.get("text", "")) for s in stats])
+        row["hypothesis_hit"] = any(ev.same_statement(x, h) for x in g["hypothesis"])
+        row["evidence_hit"] = any(ev.same_statement(x, e.get("text") or "") for x in g["evidence"]) or bool(gk & ek)
+        row["evidence_checked"] = any(s.get("computed_p") is not None or s.get("consistent") is not None for s in stats)
+        row["hypothesis"] = h
+        row["hypothesis_paragraphs"] = (t.get("hypothesis") or {}).get("paragraph_ids")
+        row["evidence"] = e.get("text")
+        row["evidence_paragraphs"] = e.get("paragraph_ids")
+        row["finding_source"] = (t.get("finding") or {}).get("source")
+        out.append(row)
+    return out
+
+
+def _where(doc: Any, text: str) -> tuple[str | None, list[str]]:
+    """The first paragraph and sentence ids of a gold string in the Document (None when it is not there)."""
+    from claimtrace.extract.locate import locate_quote
+
+    sp = locate_quote(doc, text)
+    return (sp.paragraph_ids[0] if sp and sp.paragraph_ids else None), (sp.sentence_ids if sp else [])
+
+
+def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
+    """One mechanical reason for a development miss (from the Document, the gold strings and the trace)."""
+    from claimtrace.documents import load_document
+    from claimtrace.documents.studies import box_paragraphs
+    from claimtrace.extract.statistics import sentence_statistics
+    from claimtrace.extract.trace_ranker import BALANCE, DESCRIPTIVE, FOLLOW_UP, MANIPULATION, PREDICTION
+
+    doc = load_document(DOCS / g["paper"])
+    pred = row.get(stage) or ""
+    pred_pids = row.get(f"{stage}_paragraphs") or []
+    if not pred:
+        return f"no {stage} extracted"
+    found = [_where(doc, x) for x in g[stage]]
+    found = [f for f in found if f[0] is not None]
+    if not found:
+        return "the gold string is not in the Document's body (a table, or the reader splits it otherwise)"
+    gpid, gsids = str(found[0][0]), found[0][1]
+    par = {p.id: p for p in doc.paragraphs}
+    if gpid in pred_pids:
+        return "right paragraph, another sentence"
+    gstudy, pstudy = par[gpid].study, par[pred_pids[0]].study if pred_pids and pred_pids[0] in par else None
+    if gstudy != pstudy and pstudy not in (None, "general"):
+        return f"a sentence of study {pstudy} (the gold is in {gstudy or 'the introduction'})"
+    if stage == "hypothesis":
+        if gpid in box_paragraphs(doc):
+            return "the gold sits in a paragraph filed under a journal box (excluded from the candidates)"
+        if not PREDICTION.search(g[stage][0]):
+            return "the gold is an aim or background sentence (no explicit prediction); a prediction was chosen"
+        if not PREDICTION.search(pred):
+            return "an aim or background sentence was chosen over the prediction"
+        return "another prediction of the paper (a different one of its hypotheses)"
+    levels = sentence_statistics(doc)
+    if not any(levels.get(sid, 0) for sid in gsids):
+        return "the gold states the result without a test statistic; a sentence with one was chosen"
+    for rx, what in ((BALANCE, "a balance/baseline check"), (MANIPULATION, "a manipulation check"),
+                     (FOLLOW_UP, "a follow-up test"), (DESCRIPTIVE, "descriptives")):
+        if rx.search(pred):
+            return f"{what} chosen over the test of the finding"
+    return "another test in the Results (a different contrast)"
+
+
+def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
+    """Counts, shares and Wilson intervals of one part."""
+    n = len(rows)
+    out: dict[str, Any] = {"n": n}
+    keys = ["hypothesis_hit", "evidence_hit", "evidence_checked"] + (["finding_hit"] if detect else [])
+    for k in keys:
+        c = sum(bool(r[k]) for r in rows)
+        out[k] = {"hits": c, "share": round(c / n, 3) if n else None, "ci95": wilson(c, n)}
+    return out
+
+
+def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False, *, limit: int = 0,
+             llm_base_url: str | None = None, keep: Path | None = None) -> dict[str, Any]:
+    """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
+    with ``dev_only``: development runs never touch the untouched papers). ``limit``: the first N dev papers only;
+    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one; ``keep``: the traces file
+    (an existing one is resumed: the slow local LLM)."""
+    ev = scorer()
+    gold = ev.load_gold(str(GOLD))
+    if dev_only or limit:
+        gold = [g if split_of(g["paper"]) == "dev" else {**g, "paper": None} for g in gold]
+    if limit:
+        dev_ids = [i for i, g in enumerate(gold) if g["paper"] is not None][:limit]
+        gold = [g if i in dev_ids else {**g, "paper": None} for i, g in enumerate(gold)]
+    man = workdir / "manifest.jsonl"
+    with man.open("w") as fh:
+        for i, g in enumerate(gold):
+            if g["paper"] is None:
+                continue
+            item: dict[str, Any] = {"id": str(i), "doc": str(DOCS / g["paper"])}
+            if not detect:
+                item["findings"] = [g["finding"]]
+            if config:
+                item["config"] = config
+            fh.write(json.dumps(item) + "\n")
+    out = keep or workdir / "traces.jsonl"
+    if out.exists() and keep is None:
+        out.unlink()
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    how = ["--extractor", "llm", "--llm-base-url", llm_base_url] if llm_base_url else ["--offline"]
+    subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), *how],
+                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    traces = {}
+    for line in out.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            traces[d["id"]] = d
+    rows = score_rows(ev, gold, traces, detect)
+    dev = [r for r in rows if r["split"] == "dev"]
+    if not config:  # the failure table of the development misses (default settings)
+        by_paper = {g["paper"]: g for g in gold if g["paper"] is not None}
+        for r in dev:
+            for stage in ("hypothesis", "evidence"):
+                if r["finding_hit"] and not r[f"{stage}_hit"]:
+                    r[f"{stage}_miss"] = miss_reason(stage, by_paper[r["paper"]], r)
+    unt = [r for r in rows if r["split"] == "untouched"]
+    return {"dev": summarise(dev, detect), "untouched": summarise(unt, detect),
+            "dev_rows": dev}
+
+
+RESULTS = REPO / "bench" / "results"
+
+
+def _fig(part: dict[str, Any], key: str) -> str:
+    m = part[key]
+    lo, hi = m["ci95"]
+    return f"{m['share']:.3f} ({m['hits']}/{part['n']}; {lo:.3f}-{hi:.3f})"
+
+
+def report_lines() -> list[str]:
+    """The Markdown page docs/results/traces-psychsci.md, from the committed result files."""
+    def load(name: str) -> dict[str, Any]:
+        return dict(json.loads((RESULTS / name).read_text()))
+
+    base, now = load("traces_psychsci_baseline.json"), load("traces_psychsci.json")
+    dbase, dnow = load("traces_psychsci_detect_baseline.json"), load("traces_psychsci_detect.json")
+    lines = ["# Claim traces on Psychological Science papers (gold traces, two parts)", "",
+             "Written by `bench/traces_psychsci.py --report` from the result files named below. Gold: "
+             "`shared/data/traces/psychsci-dev.jsonl` (60 papers; annotator: " + now["annotator"] + "), scored with "
+             "the definitions of `shared/tools/traces_eval.py`. Split fixed before any tuning: " + now["split_rule"]
+             + ". The dev part was used to write the rules and train the rankers (its figures are in-sample); the "
+             "untouched part was never read while developing and is the headline. Intervals: 95% Wilson.", "",
+             "## Finding given, offline, default settings", "",
+             "| code | part | hypothesis hit | evidence hit | evidence checked | result file |", "|---|---|---|---|---|---|"]
+    for d, f in ((base, "traces_psychsci_baseline.json"), (now, "traces_psychsci.json")):
+        for part in ("untouched", "dev"):
+            lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'hypothesis_hit')} | {_fig(d[part], 'evidence_hit')} | "
+                         f"{_fig(d[part], 'evidence_checked')} | `bench/results/{f}` |")
+    lines += ["", "## Findings detected (`--detect`), offline", "",
+              "| code | part | finding hit | hypothesis hit | evidence hit | result file |", "|---|---|---|---|---|---|"]
+    for d, f in ((dbase, "traces_psychsci_detect_baseline.json"), (dnow, "traces_psychsci_detect.json")):
+        for part in ("untouched", "dev"):
+            lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'finding_hit')} | {_fig(d[part], 'hypothesis_hit')} | "
+                         f"{_fig(d[part], 'evidence_hit')} | `bench/results/{f}` |")
+    if (RESULTS / "traces_psychsci_presets.json").is_file():
+        pr = load("traces_psychsci_presets.json")["presets"]
+        lines += ["", "## Every context preset, finding given, offline", "",
+                  "Ratio: the preset's hits over the default configuration's hits (this branch, same part).", "",
+                  "| preset | part | hypothesis hit | evidence hit | hypothesis ratio | evidence ratio |",
+                  "|---|---|---|---|---|---|"]
+        for name, r in pr.items():
+            for part in ("untouched", "dev"):
+                if not r[part]["n"]:  # a development run of the presets: the untouched part was not run
+                    continue
+                ratios = []
+                for key in ("hypothesis_hit", "evidence_hit"):
+                    ref = now[part][key]["hits"]
+                    ratios.append(f"{r[part][key]['hits'] / ref:.2f}" if ref else "n/a")
+                lines.append(f"| {name} | {part} | {_fig(r[part], 'hypothesis_hit')} | {_fig(r[part], 'evidence_hit')} | "
+                             f"{ratios[0]} | {ratios[1]} |")
+        lines.append("")
+        lines.append("Result file: `bench/results/traces_psychsci_presets.json`.")
+    if (RESULTS / "traces_ei_guard.json").is_file():
+        g = load("traces_ei_guard.json")
+        lines += ["", "## Evidence Inference does not get worse", "",
+                  "`bench/traces_ei_guard.py`: stage-1 hypothesis hit@1 on `bench/data/ei-hypotheses.jsonl` and stage-2 "
+                  "evidence hit@1 on EI validation (body-only prompts), offline, default settings; paired bootstrap "
+                  "interval of after minus before and exact McNemar.", "",
+                  "| measure | n | before | after | difference (95% CI) | McNemar p |", "|---|---|---|---|---|---|"]
+        for key in ("hypothesis", "evidence"):
+            m = g[key]
+            ci = m["diff_ci95"]
+            lines.append(f"| {key} hit@1 | {m['n']} | {m['before_hit1']:.3f} | {m['after_hit1']:.3f} | "
+                         f"{ci['estimate']:+.3f} ({ci['low']:+.3f} to {ci['high']:+.3f}) | {m['mcnemar']['p_value']:.3f} |")
+        lines.append("")
+        lines.append("Result files: `bench/results/traces_ei_guard_before.json`, `traces_ei_guard_after.json`, "
+                     "`traces_ei_guard.json`.")
+    if (RESULTS / "traces_speed.json").is_file():
+        sp = load("traces_speed.json")
+        lines += ["", "## Speed", "",
+                  f"`{sp['command']}` over {sp['computed']} papers: {sp['seconds_per_paper']:.3f} s per paper (wall, "
+                  f"start-up included), load average before {sp['loadavg_before'][0]:.2f}, other processes "
+                  f"{sp['others_cores']:.2f} cores" + (" (LOADED: an upper bound, to be re-run quietly)" if sp["loaded"]
+                                                       else "") + ". Result file: `bench/results/traces_speed.json`."]
+    lines += ["", "## Development misses after the work (finding given), one reason each", "",
+              "Reasons are mechanical (`miss_reason`): the gold string located in the Document and compared with the "
+              "trace. Untouched papers are not listed.", "", "| paper | hypothesis | evidence |", "|---|---|---|"]
+    for r in now["dev_rows"]:
+        if r.get("hypothesis_miss") or r.get("evidence_miss"):
+            lines.append(f"| `{r['paper']}` | {r.get('hypothesis_miss', 'hit')} | {r.get('evidence_miss', 'hit')} |")
+    return lines
+
+
+def report() -> None:
+    """Write docs/results/traces-psychsci.md (through bench/results_pages.py)."""
+    from results_pages import write_pages
+
+    for path in write_pages(["traces-psychsci"]):
+        print(f"wrote {path}", file=sys.stderr)
+
+
+def main() -> None:
+    """Run the measurement and write the result file."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--detect", action="store_true", help="findings detected, not given")
+    ap.add_argument("--config", default=None, help="a context preset (default: the extractor's default)")
+    ap.add_argument("--presets", nargs="*", default=None, metavar="NAME",
+                    help="context presets, finding given (no names: every preset)")
+    ap.add_argument("--label", default="this branch")
+    ap.add_argument("--dev-only", action="store_true", help="development run: the untouched papers are not run")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--limit", type=int, default=0, help="the first N dev papers only (the LLM rows)")
+    ap.add_argument("--llm-base-url", help="run the LLM extractor at this endpoint (e.g. http://127.0.0.1:8090/v1)")
+    ap.add_argument("--keep", help="the traces file to write and resume (the slow local LLM)")
+    ap.add_argument("--report", action="store_true", help="only write docs/results/traces-psychsci.md")
+    args = ap.parse_args()
+    if args.report:
+        report()
+        return
+    if not GOLD.is_file() or not EVAL.is_file():
+        print(f"error: {GOLD} or {EVAL} is absent", file=sys.stderr)
+        raise SystemExit(2)
+    run = Run(data=[GOLD, DOCS])
+    result: dict[str, Any] = {"schema_version": "1", "label": args.label,
+                              "what": "claim traces on psychsci-dev.jsonl, offline, scored by shared/tools/traces_eval.py "
+                                      "definitions; dev and untouched parts (split in the module docstring)",
+                              "annotator": "LLM agent (Claude, 2026-12-01), not checked by a person",
+                              "split_rule": f"untouched when int(sha256('{SALT}' + paper)[:8], 16) % 3 == 0"}
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.presets is not None:
+            from claimtrace.extract.config import PRESETS
+
+            result["presets"] = {}
+            for name in args.presets or sorted(PRESETS):
+                r = run_once(name, False, Path(tmp), args.dev_only)
+                r.pop("dev_rows")
+                result["presets"][name] = r
+                out_file = Path(args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json"))
+                out_file.write_text(json.dumps({**result, "provenance": run.finish()}, indent=1, ensure_ascii=False) + "\n")
+                print(name, json.dumps({k: {m: v[m]["share"] for m in ("hypothesis_hit", "evidence_hit")}
+                                        for k, v in r.items()}), file=sys.stderr)
+            default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
+        else:
+            r = run_once(args.config, args.detect, Path(tmp), args.dev_only, limit=args.limit,
+                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None)
+            result.update(detect=args.detect, config=args.config, limit=args.limit,
+                          extractor="llm" if args.llm_base_url else "embedded", **r)
+            print(json.dumps({"dev": r["dev"], "untouched": r["untouched"]}), file=sys.stderr)
+            suffix = ("_detect" if args.detect else "") + ("_llm" if args.llm_base_url else "") + \
+                (f"_{args.limit}" if args.limit else "")
+            default = args.out or str(REPO / "bench" / "results" / f"traces_psychsci{suffix}.json")
+    result["provenance"] = run.finish()
+    Path(default).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    print(f"-> {default}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

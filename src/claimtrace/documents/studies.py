@@ -1,0 +1,114 @@
+"""Study structure of a paper: which study or experiment each body paragraph belongs to.
+
+Multi-study papers (psychology: "Study 1", "Experiment 2a", "Pilot Study", "General Discussion") report each
+study's method and results under its own heading; the sub-headings that follow ("Method", "Results",
+"Participants") belong to it. ``assign_studies`` labels every paragraph with the study it sits in (carried
+forward from the last study heading), ``"general"`` for a General Discussion / General Results part, and
+``None`` before the first study (the introduction) or in a paper without study headings. A "Method" heading
+that follows a study's Results with no new study heading starts the next study (GROBID sometimes drops the
+"Study 2" heading). ``study_named`` reads the study a sentence names ("In Study 2, ...").
+Boxes that are not part of the argument ("Statement of Relevance", "Open Practices", "Transparency") are
+recognised by ``is_box_heading``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from claimtrace.documents.model import Document
+
+_NUM = r"(\d+[a-z]?|[IVX]+\b|one|two|three|four|five|six)"
+STUDY_HEADING = re.compile(
+    r"^\s*(?:(pilot)\s+(?:study|experiment)(?:\s*" + _NUM + r")?|(?:study|experiment)s?\s*" + _NUM + r"\b)", re.I)
+GENERAL_HEADING = re.compile(r"^\s*general\s+(discussion|results|conclusions?)\b", re.I)
+STUDY_MENTION = re.compile(r"\b(?:(pilot)\s+(?:study|experiment)|(?:study|experiment)\s*" + _NUM + r")\b", re.I)
+#: journal boxes beside the argument (Psychological Science's "Statement of Relevance", open-science badges)
+BOX_HEADING = re.compile(
+    r"^\s*(statement of relevance|open practices?( statement)?|transparency|action editor|declaration of conflicting|"
+    r"author contributions?|funding|acknowledg|supplemental material|data availability|preregistration statement|"
+    r"research transparency|constraints on generality|ethics)", re.I)
+_METHOD = re.compile(r"^\s*(general\s+)?methods?\b", re.I)
+_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+          "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6"}
+
+
+def _label(num: str | None, pilot: str | None) -> str:
+    if pilot:
+        return "pilot" + (_WORDS.get((num or "").lower(), num or "") or "")
+    n = (num or "").lower()
+    return _WORDS.get(n, n)
+
+
+def heading_study(heading: str | None) -> str | None:
+    """The study a heading opens ("Experiment 2a: Method" -> "2a", "Pilot Study" -> "pilot"), or None."""
+    if not heading:
+        return None
+    if GENERAL_HEADING.search(heading):
+        return "general"
+    m = STUDY_HEADING.search(heading)
+    if not m:
+        return None
+    return _label(m.group(2) or m.group(3), m.group(1))
+
+
+def study_named(text: str) -> str | None:
+    """The first study a sentence names ("In Experiment 2, ..." -> "2"), or None."""
+    m = STUDY_MENTION.search(text)
+    if not m:
+        return None
+    return _label(m.group(2), m.group(1))
+
+
+#: what a paragraph of a box says (GROBID files the introduction's next paragraphs under the box's heading)
+BOX_TEXT = re.compile(r"osf\.io|preregist|pre-regist|badge|(data|materials|code)[^.]{0,40}(are|is|have been) (publicly )?"
+                      r"available|conflicts? of interest|declared no|funding|grant|https?://", re.I)
+
+
+def is_box_heading(heading: str | None) -> bool:
+    """Whether a section heading is a journal box, not part of the paper's argument."""
+    return bool(heading and BOX_HEADING.search(heading))
+
+
+def _next_label(label: str | None) -> str:
+    m = re.match(r"(\d+)", label or "")
+    return str(int(m.group(1)) + 1) if m else "2"
+
+
+def assign_studies(doc: Document) -> Document:
+    """Set ``Paragraph.study`` on every body paragraph (in place) and return the Document."""
+    current: str | None = None
+    seen_results = False
+    for p in doc.paragraphs:
+        if is_box_heading(p.section):
+            p.study = current
+            continue
+        opened = heading_study(p.section)
+        if opened is not None and opened != current:
+            current, seen_results = opened, False
+        elif opened is None and current not in (None, "general") and seen_results and _METHOD.search(p.section or ""):
+            current, seen_results = _next_label(current), False
+        if p.section_kind == "results":
+            seen_results = True
+        p.study = current
+    return doc
+
+
+def studies(doc: Document) -> list[str]:
+    """The studies of a paper in order of first appearance (without "general")."""
+    out: list[str] = []
+    for p in doc.paragraphs:
+        if p.study and p.study != "general" and p.study not in out:
+            out.append(p.study)
+    return out
+
+
+def box_paragraphs(doc: Document) -> set[str]:
+    """Ids of the paragraphs that are journal boxes: the first paragraph under a box heading, and any later one
+    under it that reads like one (data availability, preregistration, conflicts, funding, links)."""
+    out: set[str] = set()
+    prev: str | None = None
+    for p in doc.paragraphs:
+        if is_box_heading(p.section) and (p.section != prev or BOX_TEXT.search(p.text)):
+            out.add(p.id)
+        prev = p.section
+    return out

@@ -1,0 +1,216 @@
+"""The learned sentence rankers of the embedded extractor's two stages (hypothesis and evidence).
+
+Each stage scores every candidate sentence as ``features @ weights``: a linear conditional-logit model (one
+softmax over a paper's candidate sentences, the gold sentences its positives) trained by
+``scripts/train_trace_ranker.py`` on the DEVELOPMENT part of the gold Psychological Science traces
+(``shared/data/traces``; the untouched part, fixed by ``bench/traces_psychsci.py``'s hash, is never used).
+Weights: ``weights/trace_ranker.json``. The first features are the hand-set score the extractor used before
+(``base``) and its parts, so a weight vector of (1, 0, ...) reproduces it; the others carry the structure of a
+social-science paper that the biomedical training data of the classifiers lack:
+
+- hypothesis: a testable expectation ("predicted", "hypothesized", "expected", "should", "H1:", "if ... then",
+  preregistered) versus an aim or research question; a sentence that reports a result; a sentence in a later
+  study than the finding's; a sentence naming a study; words shared with the finding;
+- evidence: the paragraph's study against the finding's study (same / later / General Discussion); the order of
+  the result paragraph inside its study's Results; descriptives without a test (M, SD); follow-up, post hoc,
+  manipulation-check, exploratory and control analyses; an interaction test when the finding is about one; a
+  table row.
+
+Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from claimtrace.documents.studies import study_named
+from claimtrace.extract.textclf import WEIGHTS_DIR
+
+RANKER_WEIGHTS = WEIGHTS_DIR / "trace_ranker.json"
+
+PREDICTION = re.compile(
+    r"\b(predict(ed|s|ion|ions)?|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?|anticipated?|"
+    r"preregistered|pre-registered|should (be|show|lead|result|increase|decrease|reduce|improve|differ|predict|"
+    r"have|make|elicit|produce|affect|influence|enhance|impair)|would (be|show|lead|result|increase|decrease|reduce|"
+    r"improve|differ|predict|have|make|elicit|produce|affect|influence|enhance|impair)|"
+    r"H\d[a-z]?\b|if\b[^.]{3,120}\bthen\b)", re.I)
+AIM_OR_QUESTION = re.compile(
+    r"\b(we (examined|investigated|explored|tested|asked|studied|assessed|sought|aimed|set out)|(the|our) "
+    r"(aims?|goals?|purpose|objectives?|question)|(this|the present|the current) (study|research|work|paper|"
+    r"experiment)s?|whether|to (examine|investigate|explore|test|assess))\b", re.I)
+RESULT_WORDS = re.compile(r"\b(we found|results? (showed|revealed|indicated|suggest)|was (significant|found)|"
+                          r"were (significant|found)|(showed|revealed) (a|that|significant))\b", re.I)
+DESCRIPTIVE = re.compile(r"\b(M|Mdn|SD|SE)\s*=", re.I)
+FOLLOW_UP = re.compile(r"\b(follow-?up|post hoc|post-hoc|pairwise|simple[- ]effects?|simple slopes?|Bonferroni|"
+                       r"Tukey|Holm|planned (comparisons?|contrasts?)|separately|decompos\w+|broken down)\b", re.I)
+MANIPULATION = re.compile(r"\b(manipulation checks?|attention checks?|successful(ly)? (induc|manipulat)\w*|"
+                          r"pretest|pilot|check (question|item)s?|randomi[sz]ation check|baseline differences?)\b", re.I)
+EXPLORATORY = re.compile(r"\b(exploratory|supplementa\w+|robustness|sensitivity analys\w+|control analys\w+|"
+                         r"additional analys\w+|covariates?|reliabilit\w+|Cronbach|interrater|intraclass|ICC)\b", re.I)
+INTERACTION = re.compile(r"\b(interact\w*|moderat\w+|depend(ed|s|ing)? on|buffer\w*|stronger|weaker|"
+                         r"more pronounced|attenuat\w+|amplif\w+)\b", re.I)
+_WORD = re.compile(r"[a-z][a-z-]{3,}")
+_STOP = frozenset(["that", "this", "with", "were", "from", "than", "their", "there", "these", "those", "which", "when", "have", "been", "more", "less", "also", "into", "such", "each", "between", "across", "after", "before", "other", "both", "only", "over", "under", "they", "them", "then", "what", "than"])
+
+STRONG_PREDICTION = re.compile(
+    r"\b((we|I) (had )?(predicted|hypothesi[sz]ed|expected|anticipated)|(our|the|a|one) (key |main |central |primary |"
+    r"first |second |specific |preregistered )?(prediction|hypothesis|expectation) (was|is|that)|(key|main|central|primary) "
+    r"predictions?|(it|this) (was|is) (predicted|hypothesi[sz]ed|expected)|H\d[a-z]?\b)", re.I)
+MODAL_PREDICTION = re.compile(r"\b(will|would|should|might|may) (also |therefore |thus |then |not )?(be|show|lead|result|"
+                              r"increase|decrease|reduce|improve|differ|predict|have|make|elicit|produce|affect|enhance|"
+                              r"impair|benefit|vary|emerge|dampen|exhibit|display|experience|perform|prefer|choose)\b|"
+                              r"\b(predicts?|expect) (that|an?|the)\b", re.I)
+METHOD_WORDS = re.compile(r"\b(we (used|performed|estimated|computed|ran|fit|fitted|conducted|calculated|coded|included|"
+                          r"recruited|collected|measured)|regression|mixed-effects|model(s|ed)? (was|were)|analys[ie]s (was|were)|"
+                          r"participants (were|completed)|specifications?)\b", re.I)
+CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.")
+KEY_CUE = re.compile(r"\b(most importantly|importantly|critically|crucially|key|main effect|primary|confirmatory|"
+                     r"preregistered|as (predicted|hypothesi[sz]ed|expected)|consistent with (our|the) (prediction|hypothes))",
+                     re.I)
+BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
+                     r"randomi[sz]ation|demographic)\b", re.I)
+
+NULL_RESULT = re.compile(r"\b(no (significant|reliable|clear)|not (significant|significantly|reliabl\w+)|did not (differ|"
+                         r"predict|affect|change|increase|decrease)|n\.s\.|comparable|similar|were unaffected|"
+                         r"failed to)\b", re.I)
+NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|unaffected|comparable|similar|"
+                     r"abolished|absence)\b", re.I)
+
+HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
+                "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
+                "method_words", "citations", "question", "pre_method", "intro_position")
+EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_study", "general",
+               "first_results", "results_order", "descriptive", "follow_up", "manipulation", "exploratory",
+               "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch")
+
+
+#: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
+BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
+                         r"tasks?)\b", re.I)
+CLINICAL = re.compile(r"\b(patients?|placebo|randomi[sz]ed|trials?|doses?|mg|clinical|treatment|therapy|adverse|"
+                      r"hospital)\b", re.I)
+#: the learned rankers apply when at least this share of the domain words are behavioural ones (dev part of the
+#: psychsci gold: 38 of 40 papers at or above 0.5; Evidence Inference validation articles: 60 of 75 below it)
+MIN_BEHAVIOURAL_SHARE = 0.5
+
+
+def behavioural_share(text: str) -> float:
+    """Share of behavioural-study words among behavioural and clinical-trial words in a text."""
+    b, c = len(BEHAVIOURAL.findall(text)), len(CLINICAL.findall(text))
+    return b / (b + c + 1)
+
+
+def social_science(text: str) -> bool:
+    """Whether the learned (social-science) rankers apply to a paper's body text."""
+    return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
+
+
+def content_words(text: str) -> set[str]:
+    """The content words of a text (lower-case, four letters or more, no stop words)."""
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def finding_study(finding: str, paper_studies: list[str]) -> str | None:
+    """The study a finding names, else the paper's first study (None in a paper without studies)."""
+    named = study_named(finding)
+    if named and any(same_study(named, s) for s in paper_studies):
+        return named
+    return paper_studies[0] if paper_studies else None
+
+
+def same_study(a: str | None, b: str | None) -> bool:
+    """Studies "1" and "1a" are the same study (a sub-experiment of it)."""
+    if a is None or b is None:
+        return False
+    na, nb = re.match(r"\d+|pilot", a), re.match(r"\d+|pilot", b)
+    return bool(na and nb and na.group(0) == nb.group(0))
+
+
+def _later(study: str | None, ref: str | None, order: list[str]) -> bool:
+    if study in (None, "general") or ref is None or same_study(study, ref):
+        return False
+    idx = {s: i for i, s in enumerate(order)}
+    return idx.get(study, 0) > min((i for s, i in idx.items() if same_study(s, ref)), default=0)
+
+
+def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
+                      ref: str | None, order: list[str], finding: str) -> np.ndarray:
+    """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``)."""
+    fw = content_words(finding)
+    # the introduction by position: the sentences before the first Method paragraph (psychology papers often
+    # carry no "Introduction" heading, so the section kind says "other")
+    first_method = next((i for i, k in enumerate(kinds) if k in ("methods", "results")), len(kinds))
+    rows = []
+    for i, t in enumerate(texts):
+        pred = bool(PREDICTION.search(t))
+        sw = content_words(t)
+        rows.append([
+            parts["base"][i], parts["sim"][i], parts["cls"][i], parts["cue"][i], parts["prior"][i],
+            float(pred), float(not pred and bool(AIM_OR_QUESTION.search(t))), float(bool(RESULT_WORDS.search(t))),
+            parts["stat"][i], float(_later(studies_[i], ref, order)), float(study_named(t) is not None),
+            float(kinds[i] == "introduction" or studies_[i] is None),
+            len(fw & sw) / (len(fw) or 1), float(bool(STRONG_PREDICTION.search(t))),
+            float(bool(MODAL_PREDICTION.search(t))), float(bool(METHOD_WORDS.search(t))),
+            min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
+            i / first_method if i < first_method else 0.0])
+    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(HYP_FEATURES))
+
+
+def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
+                    pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str) -> np.ndarray:
+    """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``)."""
+    about_interaction = bool(INTERACTION.search(finding))
+    fw = content_words(finding)
+    finding_null = bool(NEGATED.search(finding))
+    # order of the result paragraphs (with a parsed statistic) inside each study's Results
+    rank: dict[str, int] = {}
+    seen: dict[str | None, list[str]] = {}
+    for i, pid in enumerate(pids):
+        if kinds[i] == "results" and not is_table[i] and parts["engine"][i] >= 1:
+            lst = seen.setdefault(studies_[i], [])
+            if pid not in lst:
+                lst.append(pid)
+            rank.setdefault(pid, lst.index(pid))
+    rows = []
+    for i, t in enumerate(texts):
+        r = rank.get(pids[i])
+        tested = parts["engine"][i] >= 2
+        rows.append([
+            parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
+            float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
+            float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
+            float(bool(DESCRIPTIVE.search(t)) and not tested), float(bool(FOLLOW_UP.search(t))),
+            float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
+            float(about_interaction and bool(re.search(r"\binteraction\b", t, re.I))), float(is_table[i]),
+            float(kinds[i] in ("discussion", "conclusion")), float(bool(KEY_CUE.search(t))),
+            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1),
+            float(not finding_null and bool(NULL_RESULT.search(t)))])
+    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
+
+
+@lru_cache(maxsize=1)
+def ranker_weights() -> dict[str, Any]:
+    """The shipped ranker weights ({"hypothesis": {name: w}, "evidence": {name: w}, ...}); empty when absent."""
+    if not RANKER_WEIGHTS.is_file():
+        return {}
+    return dict(json.loads(RANKER_WEIGHTS.read_text()))
+
+
+def weight_vector(stage: str, names: tuple[str, ...]) -> np.ndarray | None:
+    """The weights of one stage in the order of ``names`` (None when no weights ship)."""
+    w = ranker_weights().get(stage)
+    if not w:
+        return None
+    return np.array([float(w.get(n, 0.0)) for n in names])
+
+
+def explain(names: tuple[str, ...], row: np.ndarray, w: np.ndarray, top: int = 4) -> str:
+    """The features that raised (or lowered) one candidate's score most, as text for ``how_chosen``."""
+    contrib = sorted(((float(v * wt), n) for n, v, wt in zip(names, row, w, strict=True) if v), key=lambda x: -abs(x[0]))
+    return ", ".join(f"{n} {c:+.2f}" for c, n in contrib[:top])

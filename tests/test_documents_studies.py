@@ -1,0 +1,79 @@
+"""Study structure (documents/studies.py) and the social-science trace stages on real Psychological Science TEIs.
+
+The papers used here are in the DEVELOPMENT part of bench/traces_psychsci.py's split (never the untouched one).
+"""
+
+from __future__ import annotations
+
+from claimtrace.documents import DocumentBuilder, load_document
+from claimtrace.documents.studies import box_paragraphs, heading_study, studies, study_named
+from claimtrace.extract.findings import abstract_problem, detect_findings
+from claimtrace.extract.pipeline import extract_traces
+from claimtrace.extract.trace_ranker import finding_study, social_science
+from conftest import shared_path
+
+
+def test_headings_and_mentions_name_their_study() -> None:
+    assert heading_study("Experiment 2a: method") == "2a"
+    assert heading_study("Study 3") == "3"
+    assert heading_study("Pilot Study") == "pilot"
+    assert heading_study("General Discussion") == "general"
+    assert heading_study("Method") is None
+    assert study_named("In Experiment 2, participants chose faster.") == "2"
+    assert study_named("Participants chose faster.") is None
+    assert finding_study("In Study 2, anger fell.", ["1", "2"]) == "2"
+    assert finding_study("Anger fell.", ["1", "2"]) == "1"  # names none: the first study
+    assert finding_study("Anger fell.", []) is None
+
+
+def test_a_method_after_a_studys_results_opens_the_next_study() -> None:
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    b.add_paragraph("Intro text about the question.", None, kind="introduction")
+    b.add_paragraph("Study 1 tested the idea.", "Study 1")
+    b.add_paragraph("Forty adults took part.", "Method", kind="methods")
+    b.add_paragraph("Anger was higher, t(38) = 2.10, p = .042.", "Results", kind="results")
+    b.add_paragraph("Sixty adults took part.", "Method", kind="methods")  # GROBID dropped "Study 2"
+    b.add_paragraph("Disgust was higher, t(58) = 2.50, p = .015.", "Results", kind="results")
+    b.add_paragraph("Across studies anger fell.", "General Discussion", kind="discussion")
+    doc = b.build()
+    assert [p.study for p in doc.paragraphs] == [None, "1", "1", "1", "2", "2", "general"]
+    assert studies(doc) == ["1", "2"]
+
+
+def test_multi_study_paper_gets_its_studies_and_the_evidence_of_the_first() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797617692000.xml"))
+    assert studies(doc) == ["1", "2", "3", "4"]
+    assert any(p.study == "general" for p in doc.paragraphs)
+    assert social_science(doc.body_text)
+    finding = ("Results across four studies favor a sociofunctional account: When the target of a moral violation "
+               "shifts from the self to another person, anger decreases, but disgust increases.")
+    tr = extract_traces(doc, [finding])[0]
+    assert tr.evidence is not None and tr.evidence.study == "1"  # names no study: the first one's Results
+    assert tr.evidence.section_kind == "results"
+    assert tr.evidence.how_chosen.startswith("learned ranker")
+    assert tr.hypothesis is not None and tr.hypothesis.how_chosen
+
+
+def test_statement_of_relevance_box_is_not_a_hypothesis_candidate() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "09567976241227411.xml"))
+    boxes = box_paragraphs(doc)
+    box_pars = [p for p in doc.paragraphs if p.id in boxes]
+    assert any((p.section or "").startswith("Statement of Relevance") for p in box_pars)
+    tr = extract_traces(doc, ["Umpires called fewer strikes for the complaining team after an ejection."])[0]
+    assert tr.hypothesis is not None and not set(tr.hypothesis.paragraph_ids) & boxes
+
+
+def test_introduction_taken_for_an_abstract_sends_findings_to_the_discussion() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797615583071.xml"))
+    assert abstract_problem(doc) is not None
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen and all(c.source == "discussion" for c in chosen)
+    assert any(c.text.startswith("Overall, the results of the present experiments indicate") for c in chosen)
+    traces = extract_traces(doc)
+    assert traces and all(t.finding.source == "discussion" for t in traces)
+
+
+def test_a_real_abstract_is_kept() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "09567976241227411.xml"))
+    assert abstract_problem(doc) is None
+    assert all(c.source == "abstract" for c in detect_findings(doc))
