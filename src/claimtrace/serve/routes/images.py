@@ -43,9 +43,9 @@ def forest_png(state: State, paper_id: str, i: int) -> Response:
         rows = state.reader(root).rows("conclusions", paper_id, "intervention, comparator, outcome")
         if not 0 <= i < len(rows):
             raise StarletteHTTPException(404, "no such conclusion")
-        from claimtrace.plots import forest_plot
         from claimtrace.conclude.model import ConcludeResult
         from claimtrace.conclude.pipeline import forest_rows
+        from claimtrace.plots import forest_plot
 
         res = ConcludeResult.model_validate_json(rows[i]["result_json"])
         frows = forest_rows([(f"{res.question.intervention} vs {res.question.comparator}", res)])
