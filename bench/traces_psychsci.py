@@ -268,7 +268,11 @@ def report_lines() -> list[str]:
                 lines.append(f"| {name} | {part} | {_fig(r[part], 'hypothesis_hit')} | {_fig(r[part], 'evidence_hit')} | "
                              f"{ratios[0]} | {ratios[1]} |")
         lines.append("")
-        lines.append("Result file: `bench/results/traces_psychsci_presets.json`.")
+        lines.append("Result file: `bench/results/traces_psychsci_presets.json`; the rag-k10 and rag-k20 presets ran "
+                     "apart (`bench/results/traces_psychsci_presets_rag-k10.json`, "
+                     "`bench/results/traces_psychsci_presets_rag-k20.json`). The offline row of the first 20 "
+                     "development papers, the ones the LLM rows are to run on (`--limit 20`): "
+                     "`bench/results/traces_psychsci_20.json`.")
     if (RESULTS / "traces_ei_guard.json").is_file():
         g = load("traces_ei_guard.json")
         lines += ["", "## Evidence Inference does not get worse", "",
