@@ -57,6 +57,17 @@ def sentence_location(s: Sentence, section: str | None = None, *, body_only: boo
     return Location(scope=scope, unit_id=s.id, start=s.start, end=s.end, page=s.page, section=section)
 
 
+def section_of(doc: Document, unit_id: str | None) -> str | None:
+    """The section (or an abstract part's label) of the paragraph ``unit_id`` is or is in; None if none."""
+    if not unit_id:
+        return None
+    try:
+        par = doc.paragraph_of(unit_id)
+    except KeyError:
+        return None
+    return getattr(par, "section", None) or getattr(par, "label", None)
+
+
 def ok_row(check: str, message: str) -> CheckRow:
     """The one ``ok`` row a check returns when it found nothing."""
     return CheckRow(check=check, severity="ok", message=message)
