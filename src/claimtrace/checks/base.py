@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimtrace.documents.model import Document, Scope
+from claimtrace.documents.model import Document, Scope, Sentence
 from claimtrace.stats.model import DocumentStat
 
 ENTRY_POINT_GROUP = "claimtrace.checks"
@@ -49,6 +49,33 @@ class CheckRow(BaseModel):
     location: Location | None = None
     text: str | None = None  # the sentence or snippet the row is about, as read
     data: dict[str, Any] = Field(default_factory=dict)  # check-specific typed fields (JSON-able)
+
+
+def sentence_location(s: Sentence, section: str | None = None, *, body_only: bool = False) -> Location:
+    """A row's location at a sentence: its scope (``body_only``: a table sentence counts as body), offsets, page."""
+    scope: Scope = ("abstract" if s.scope == "abstract" else "body") if body_only else s.scope
+    return Location(scope=scope, unit_id=s.id, start=s.start, end=s.end, page=s.page, section=section)
+
+
+def section_of(doc: Document, unit_id: str | None) -> str | None:
+    """The section (or an abstract part's label) of the paragraph ``unit_id`` is or is in; None if none."""
+    if not unit_id:
+        return None
+    try:
+        par = doc.paragraph_of(unit_id)
+    except KeyError:
+        return None
+    return getattr(par, "section", None) or getattr(par, "label", None)
+
+
+def ok_row(check: str, message: str) -> CheckRow:
+    """The one ``ok`` row a check returns when it found nothing."""
+    return CheckRow(check=check, severity="ok", message=message)
+
+
+def rows_or_ok(rows: list[CheckRow], check: str, message: str) -> list[CheckRow]:
+    """The rows a check found, or its one ``ok`` row when it found none."""
+    return rows or [ok_row(check, message)]
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from claimtrace.checks._online import Fetcher, rewrite
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location
+from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, section_of, sentence_location
 from claimtrace.documents.model import Document
 
 _S = r"\s?"  # a space PDF text may put inside a link
@@ -116,13 +116,7 @@ class _Block:
 
 def _blocks(doc: Document) -> Iterator[_Block]:
     for sent in doc.sentences("all"):
-        try:
-            par = doc.paragraph_of(sent.id)
-            section = getattr(par, "section", None) or getattr(par, "label", None)
-        except KeyError:
-            section = None
-        yield _Block(sent.text, Location(scope=sent.scope, unit_id=sent.id, start=sent.start, end=sent.end,
-                                         page=sent.page, section=section))
+        yield _Block(sent.text, sentence_location(sent, section_of(doc, sent.id)))
     for ex in doc.excluded:
         if ex.kind in ("references", "table", "equation"):
             continue
@@ -137,8 +131,7 @@ def _joined_blocks(doc: Document) -> Iterator[_Block]:
     for a, b in itertools.pairwise(sents):
         if a.scope == b.scope and re.search(r"(osf|github|zenodo|figshare|dataverse|aspredicted|researchbox)\s?\.?$",
                                             a.text, re.I):
-            yield _Block(a.text + " " + b.text, Location(scope=a.scope, unit_id=a.id, start=a.start, end=b.end,
-                                                         page=a.page))
+            yield _Block(a.text + " " + b.text, sentence_location(a).model_copy(update={"end": b.end}))
 
 
 _STATUS_WORDS = {200: "open", 401: "private", 403: "private", 404: "not found", 410: "not found"}

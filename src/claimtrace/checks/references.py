@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from claimtrace.checks._online import Fetcher
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location
+from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, ok_row, section_of
 from claimtrace.documents.bibliography import CiteItem, fold, normalize_doi, numbers_of, unmatched_items
 from claimtrace.documents.model import Citation, Document, Reference
 from claimtrace.errors import InputError
@@ -35,17 +35,7 @@ def _cite_location(c: Citation, doc: Document) -> Location | None:
     if c.scope is None:
         return None
     return Location(scope=c.scope, unit_id=c.unit_id, start=c.start, end=c.end, page=c.page,
-                    section=_section_of(doc, c.unit_id))
-
-
-def _section_of(doc: Document, unit_id: str | None) -> str | None:
-    if not unit_id:
-        return None
-    try:
-        par = doc.paragraph_of(unit_id)
-    except KeyError:
-        return None
-    return getattr(par, "section", None) or getattr(par, "label", None)
+                    section=section_of(doc, c.unit_id))
 
 
 def _ref_location(ref: Reference) -> Location:
@@ -136,8 +126,7 @@ class UnlistedCitations:
                     location=_cite_location(c, doc), text=c.text,
                     data={"citation_id": c.id, "names": list(item.names), "years": list(item.years)}))
         if not rows:
-            rows.append(CheckRow(check=self.id, severity="ok", message=f"All {len(doc.citations)} citations "
-                                 "match an entry of the reference list.", guidance=""))
+            rows.append(ok_row(self.id, f"All {len(doc.citations)} citations match an entry of the reference list."))
         return rows
 
 
@@ -169,8 +158,7 @@ class UncitedEntries:
                 guidance="Cite the work where it is used, or remove it from the reference list.",
                 location=_ref_location(ref), text=ref.raw[:300], data=_ref_data(ref)))
         if not rows:
-            rows.append(CheckRow(check=self.id, severity="ok",
-                                 message=f"All {len(doc.references)} reference entries are cited.", guidance=""))
+            rows.append(ok_row(self.id, f"All {len(doc.references)} reference entries are cited."))
         return rows
 
 
@@ -216,8 +204,7 @@ class MalformedDois:
                         guidance="Copy the DOI from the work's landing page (it has the form 10.NNNN/suffix).",
                         location=_ref_location(ref), text=ref.raw[:300], data={**_ref_data(ref), "printed": doi}))
         if not rows and n:
-            rows.append(CheckRow(check=self.id, severity="ok", message=f"All {n} DOIs in the reference list are "
-                                 "well-formed.", guidance=""))
+            rows.append(ok_row(self.id, f"All {n} DOIs in the reference list are well-formed."))
         return rows
 
 
@@ -333,9 +320,8 @@ class RetractedWorks:
                           "notice_doi": notice.notice_doi, "reason": notice.reason,
                           "citations": [c.id for c in cites]}))
         if not rows:
-            rows.append(CheckRow(check=self.id, severity="ok",
-                                 message=f"None of the {with_doi} DOIs in the reference list has a Retraction "
-                                         "Watch record.", guidance=""))
+            rows.append(ok_row(self.id, f"None of the {with_doi} DOIs in the reference list has a Retraction Watch "
+                                        "record."))
         return rows
 
 
@@ -403,8 +389,7 @@ class DoiTitles:
                     location=_ref_location(ref), text=ref.raw[:300],
                     data={**_ref_data(ref), "resolved_title": found, "similarity": round(sim, 3)}))
         if not rows and looked:
-            rows.append(CheckRow(check=self.id, severity="ok", message=f"All {looked} DOIs looked up resolve to "
-                                 "the titles printed.", guidance=""))
+            rows.append(ok_row(self.id, f"All {looked} DOIs looked up resolve to the titles printed."))
         return rows
 
 

@@ -10,9 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from claimtrace.checks import formulas
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, Severity
+from claimtrace.checks.base import (
+    Check,
+    CheckContext,
+    CheckRow,
+    Location,
+    Severity,
+    rows_or_ok,
+    sentence_location,
+)
 from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
@@ -51,17 +60,15 @@ def _loc(r: DocumentStat, sents: _Sentences) -> Location:
                     end=r.end, page=s.page if s is not None else None, section=r.section)
 
 
-def _sent_loc(s: Sentence, section: str | None = None) -> Location:
-    return Location(scope="abstract" if s.scope == "abstract" else "body", unit_id=s.id, start=s.start, end=s.end,
-                    page=s.page, section=section)
+def _result_row(check: str, r: DocumentStat, sents: _Sentences, severity: Severity, message: str, guidance: str,
+                text: str | None, data: dict[str, object]) -> CheckRow:
+    """A row about one result, located at it."""
+    return CheckRow(check=check, severity=severity, message=message, guidance=guidance, location=_loc(r, sents),
+                    text=text, data=data)
 
 
 def _as_written(r: DocumentStat) -> str:
     return " ".join(r.text.split())
-
-
-def _ok(check: str, message: str) -> list[CheckRow]:
-    return [CheckRow(check=check, severity="ok", message=message)]
 
 
 def _results(ctx: CheckContext) -> list[DocumentStat]:
@@ -82,6 +89,23 @@ _DOUBT_FLAG = re.compile(r"repair|damag|garbl|lost|read as", re.I)
 def _doubts(r: DocumentStat) -> list[str]:
     """Why the text a verdict rests on is doubtful: the engine's repairs and damage flags."""
     return [*r.repaired, *(f for f in r.flags if _DOUBT_FLAG.search(f))]
+
+
+class _PerResultCheck:
+    """A check that reads each reported result on its own: ``row`` gives its row or None; ``ok`` when none."""
+
+    id: str
+    ok_message: ClassVar[str]
+
+    def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
+        """The row about one result (None: nothing to report)."""
+        raise NotImplementedError
+
+    def run(self, context: CheckContext) -> list[CheckRow]:
+        """One row per result that ``row`` reports."""
+        sents = _Sentences(context.document)
+        rows = [row for r in _results(context) if (row := self.row(r, sents)) is not None]
+        return rows_or_ok(rows, self.id, self.ok_message)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,12 +234,11 @@ class ConsistencyCheck:
             excuse = _excuse(r, unit.text if unit is not None else sents.sentence_text(r), paper_adjusts,
                              same[-1] if same else None)
             if excuse is not None:
-                rows.append(CheckRow(
-                    check=self.id, severity="info", message=f"not counted as inconsistent: {_as_written(r)} ({excuse})",
-                    guidance="Say how p was computed (reference distribution, df, adjustment).",
-                    location=_loc(r, sents), text=_as_written(r),
-                    data={"test": r.test, "reported_p": _p_text(r), "computed_p": r.computed_p, "excused": excuse,
-                          "decision_error": False, "engine_decision_error": decision}))
+                rows.append(_result_row(
+                    self.id, r, sents, "info", f"not counted as inconsistent: {_as_written(r)} ({excuse})",
+                    "Say how p was computed (reference distribution, df, adjustment).", _as_written(r),
+                    {"test": r.test, "reported_p": _p_text(r), "computed_p": r.computed_p, "excused": excuse,
+                     "decision_error": False, "engine_decision_error": decision}))
                 continue
             what = "decision error" if decision else "inconsistent p-value"
             if r.computed_p is not None:
@@ -233,14 +256,13 @@ class ConsistencyCheck:
                         "check which of them is mistyped.")
             if doubts:
                 guidance += " The text was damaged or repaired here; compare with the original before acting."
-            rows.append(CheckRow(check=self.id, severity="error" if decision else "warn", message=msg,
-                                 guidance=guidance, location=_loc(r, sents), text=_as_written(r),
-                                 data={"test": r.test, "value": r.value, "df1": r.df1, "df2": r.df2,
-                                       "reported_p": _p_text(r), "computed_p": r.computed_p,
-                                       "decision_error": decision, "one_tailed": r.one_tailed,
-                                       "doubtful_text": doubts, "fits_one_tailed": one_tailed_fit,
-                                       "flags": r.flags}))
-        return rows or _ok(self.id, f"{checked} results checked, all consistent")
+            rows.append(_result_row(self.id, r, sents, "error" if decision else "warn", msg, guidance, _as_written(r),
+                                    {"test": r.test, "value": r.value, "df1": r.df1, "df2": r.df2,
+                                     "reported_p": _p_text(r), "computed_p": r.computed_p,
+                                     "decision_error": decision, "one_tailed": r.one_tailed,
+                                     "doubtful_text": doubts, "fits_one_tailed": one_tailed_fit,
+                                     "flags": r.flags}))
+        return rows_or_ok(rows, self.id, f"{checked} results checked, all consistent")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,29 +281,23 @@ def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
 
 
 @dataclass
-class ImprecisePCheck:
+class ImprecisePCheck(_PerResultCheck):
     """p-values given as a bound ("p < .05", "p > .05") or as "ns" where an exact value could be reported."""
 
     id: str = "imprecise_p"
     title: str = "Imprecise p-values"
+    ok_message: ClassVar[str] = "every p is exact or below .001"
 
-    def run(self, context: CheckContext) -> list[CheckRow]:
-        """One row per p reported as a bound above .001 or as "ns"."""
-        sents = _Sentences(context.document)
-        rows: list[CheckRow] = []
-        for r in _results(context):
-            cmp, p = r.p_comparison, r.p_value
-            if cmp is None:
-                continue
-            if _legend_p(r, sents):
-                continue
-            if cmp == "ns" or (cmp in ("<", "<=") and p is not None and p > 0.001 + 1e-12) or cmp in (">", ">="):
-                rows.append(CheckRow(
-                    check=self.id, severity="warn", message=f"imprecise p: {_p_text(r)}",
-                    guidance="Report the exact p (two or three decimals); only below .001 is 'p < .001' usual.",
-                    location=_loc(r, sents), text=_as_written(r),
-                    data={"p_comparison": cmp, "p_value": p, "computed_p": r.computed_p}))
-        return rows or _ok(self.id, "every p is exact or below .001")
+    def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
+        """A row for a p reported as a bound above .001 or as "ns"."""
+        cmp, p = r.p_comparison, r.p_value
+        if cmp is None or _legend_p(r, sents):
+            return None
+        if not (cmp == "ns" or (cmp in ("<", "<=") and p is not None and p > 0.001 + 1e-12) or cmp in (">", ">=")):
+            return None
+        return _result_row(self.id, r, sents, "warn", f"imprecise p: {_p_text(r)}",
+                           "Report the exact p (two or three decimals); only below .001 is 'p < .001' usual.",
+                           _as_written(r), {"p_comparison": cmp, "p_value": p, "computed_p": r.computed_p})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -338,14 +354,14 @@ class MarginalCheck:
                 else:
                     # no result to attach it to: the wording may describe one (or be about the idea itself): a note
                     msg += " (no result with a p in its sentence or the next)"
-                loc = _sent_loc(s)
+                loc = sentence_location(s, body_only=True)
                 loc.start, loc.end = s.start + m.start(), s.start + m.end()
                 rows.append(CheckRow(
                     check=self.id, severity="warn" if target is not None else "info", message=msg,
                     guidance="Describe a result above alpha as not significant; report its exact p and effect size "
                              "rather than calling it marginal or a trend.",
                     location=loc, text=s.text, data=data))
-        return rows or _ok(self.id, "no marginal-significance wording")
+        return rows_or_ok(rows, self.id, "no marginal-significance wording")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,11 +395,11 @@ class EffectSizeMissingCheck:
                 continue
             if _EFFECT_WORD.search(sents.sentence_text(r)):
                 continue
-            rows.append(CheckRow(
-                check=self.id, severity="warn", message=f"no effect size with {_as_written(r)}",
-                guidance="Report an effect size with its CI (d or g for t tests, partial η² or ω² for F tests).",
-                location=_loc(r, sents), text=_as_written(r), data={"test": r.test}))
-        return rows or _ok(self.id, f"{n_tests} t and F tests, each with an effect size")
+            rows.append(_result_row(
+                self.id, r, sents, "warn", f"no effect size with {_as_written(r)}",
+                "Report an effect size with its CI (d or g for t tests, partial η² or ω² for F tests).",
+                _as_written(r), {"test": r.test}))
+        return rows_or_ok(rows, self.id, f"{n_tests} t and F tests, each with an effect size")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -451,17 +467,16 @@ class EffectSizeFitCheck:
                 if formulas.overlaps(want, got_abs):
                     continue
                 shown = (f"{want[0]:.3f}-{want[1]:.3f}" if want[1] != float("inf") else f"at least {want[0]:.3f}")
-                rows.append(CheckRow(
-                    check=self.id, severity="warn",
-                    message=f"{e.text.strip()} does not fit {r.test} = {r.spans['value'].text} with df "
-                            f"{r.df1:g}{'' if r.df2 is None else f', {r.df2:g}'} (expected {shown})",
-                    guidance="Check the effect size against the test statistic; say how it was computed (e.g. d_z "
-                             "or d_av for paired designs, partial or generalized η²).",
-                    location=_loc(r, sents), text=_as_written(r),
-                    data={"measure": measure, "reported": float(num), "expected_low": want[0],
-                          "expected_high": None if want[1] == float("inf") else want[1], "design": design,
-                          "test": r.test}))
-        return rows or _ok(self.id, f"{checked} effect sizes checked against their test, all fit")
+                rows.append(_result_row(
+                    self.id, r, sents, "warn",
+                    f"{e.text.strip()} does not fit {r.test} = {r.spans['value'].text} with df "
+                    f"{r.df1:g}{'' if r.df2 is None else f', {r.df2:g}'} (expected {shown})",
+                    "Check the effect size against the test statistic; say how it was computed (e.g. d_z "
+                    "or d_av for paired designs, partial or generalized η²).", _as_written(r),
+                    {"measure": measure, "reported": float(num), "expected_low": want[0],
+                     "expected_high": None if want[1] == float("inf") else want[1], "design": design,
+                     "test": r.test}))
+        return rows_or_ok(rows, self.id, f"{checked} effect sizes checked against their test, all fit")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -527,7 +542,7 @@ class GrimCheck:
                     if g and gm is not False:
                         continue
                     what = "GRIM" if not g else "GRIMMER"
-                    loc = _sent_loc(s, getattr(unit, "section", None))
+                    loc = sentence_location(s, getattr(unit, "section", None), body_only=True)
                     loc.start, loc.end = s.start + m.start(), s.start + m.end()
                     rows.append(CheckRow(
                         check=self.id, severity="warn",
@@ -537,7 +552,7 @@ class GrimCheck:
                                  "the n, the mean and the SD.",
                         location=loc, text=s.text,
                         data={"mean": mean, "sd": sd, "n": n, "items": items, "grim": g, "grimmer": gm}))
-        return rows or _ok(self.id, f"{tested} means of integer measures tested, all possible")
+        return rows_or_ok(rows, self.id, f"{tested} means of integer measures tested, all possible")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -547,37 +562,30 @@ _MULTILEVEL = re.compile(r"mixed|multilevel|multi-level|hierarchical|trials?\b|o
 
 
 @dataclass
-class DfSampleCheck:
+class DfSampleCheck(_PerResultCheck):
     """t tests (and F tests with one numerator df) whose df exceed what the sample of the sentence allows."""
 
     id: str = "df_vs_n"
     title: str = "df that cannot fit the stated N"
+    ok_message: ClassVar[str] = "every df fits its stated N"
 
-    def run(self, context: CheckContext) -> list[CheckRow]:
-        """One row per t(df) or F(1, df) with df > N - 1 for the N stated with it or in its sentence."""
+    def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
+        """A row for a t(df) or F(1, df) with df > N - 1 for the N stated with it or in its sentence."""
         from claimtrace.stats import stated_samples
 
-        sents = _Sentences(context.document)
-        rows: list[CheckRow] = []
-        for r in _results(context):
-            df = r.df1 if r.test == "t" else r.df2 if r.test == "F" and r.df1 == 1 else None
-            if df is None or df != int(df) or r.n_per_group:
-                continue
-            sentence = sents.sentence_text(r)
-            if _MULTILEVEL.search(sentence):
-                continue
-            ns = stated_samples(sentence) if r.n is None else (r.n,)
-            if len(ns) != 1:
-                continue
-            n = ns[0]
-            if df > n - 1:
-                rows.append(CheckRow(
-                    check=self.id, severity="warn",
-                    message=f"{_as_written(r)}: df {df:g} does not fit N = {n} (at most {n - 1})",
-                    guidance="A t test on N participants has at most N - 1 df; check the N and the df, or say "
-                             "which sample the test used.",
-                    location=_loc(r, sents), text=sentence, data={"df": df, "n": n, "test": r.test}))
-        return rows or _ok(self.id, "every df fits its stated N")
+        df = r.df1 if r.test == "t" else r.df2 if r.test == "F" and r.df1 == 1 else None
+        if df is None or df != int(df) or r.n_per_group:
+            return None
+        sentence = sents.sentence_text(r)
+        if _MULTILEVEL.search(sentence):
+            return None
+        ns = stated_samples(sentence) if r.n is None else (r.n,)
+        if len(ns) != 1 or df <= ns[0] - 1:
+            return None
+        n = ns[0]
+        return _result_row(self.id, r, sents, "warn", f"{_as_written(r)}: df {df:g} does not fit N = {n} (at most "
+                           f"{n - 1})", "A t test on N participants has at most N - 1 df; check the N and the df, or "
+                           "say which sample the test used.", sentence, {"df": df, "n": n, "test": r.test})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,34 +601,30 @@ _STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*[-−]?\d*\.?\d+\s*
 
 
 @dataclass
-class PWithoutTestCheck:
+class PWithoutTestCheck(_PerResultCheck):
     """A p-value reported with no test statistic in a sentence that reports a test."""
 
     id: str = "p_without_test"
     title: str = "p-values without a test statistic"
+    ok_message: ClassVar[str] = "every p comes with its test statistic"
 
-    def run(self, context: CheckContext) -> list[CheckRow]:
-        """One row per p with no statistic, no CI and no effect size, in a sentence naming a test."""
-        sents = _Sentences(context.document)
-        rows: list[CheckRow] = []
-        for r in _results(context):
-            if r.kind != "p" or r.test is not None or r.ci_low is not None or r.effects or r.p_comparison is None:
-                continue
-            if r.p_comparison == "ns" or re.search(r"\bps\b|\ball\b|\bboth\b|\beach\b", r.text) or _legend_p(r, sents):
-                continue
-            sentence = sents.sentence_text(r)
-            if not _TEST_WORDS.search(sentence) or _NO_STAT_OK.search(sentence):
-                continue
-            text = sents.text(r.scope)
-            start = r.spans["p_full"].start if "p_full" in r.spans else r.start
-            before = text[max(0, start - 40):start]
-            if _STAT_BEFORE.search(before) or re.search(r"\b(?:all|both|each|every)\b[^.;()]*$", before):
-                continue  # "dip = 0.023, p = .018": an unknown test's statistic; "all correlations: p < ...": a summary
-            rows.append(CheckRow(
-                check=self.id, severity="warn", message=f"{_p_text(r)} with no test statistic",
-                guidance="Report the test statistic and its df with the p (e.g. t(28) = 2.20, p = .036).",
-                location=_loc(r, sents), text=sentence, data={"p_comparison": r.p_comparison, "p_value": r.p_value}))
-        return rows or _ok(self.id, "every p comes with its test statistic")
+    def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
+        """A row for a p with no statistic, no CI and no effect size, in a sentence naming a test."""
+        if r.kind != "p" or r.test is not None or r.ci_low is not None or r.effects or r.p_comparison is None:
+            return None
+        if r.p_comparison == "ns" or re.search(r"\bps\b|\ball\b|\bboth\b|\beach\b", r.text) or _legend_p(r, sents):
+            return None
+        sentence = sents.sentence_text(r)
+        if not _TEST_WORDS.search(sentence) or _NO_STAT_OK.search(sentence):
+            return None
+        text = sents.text(r.scope)
+        start = r.spans["p_full"].start if "p_full" in r.spans else r.start
+        before = text[max(0, start - 40):start]
+        if _STAT_BEFORE.search(before) or re.search(r"\b(?:all|both|each|every)\b[^.;()]*$", before):
+            return None  # "dip = 0.023, p = .018": an unknown test's statistic; "all correlations: p < ...": a summary
+        return _result_row(self.id, r, sents, "warn", f"{_p_text(r)} with no test statistic",
+                           "Report the test statistic and its df with the p (e.g. t(28) = 2.20, p = .036).",
+                           sentence, {"p_comparison": r.p_comparison, "p_value": r.p_value})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -748,8 +752,9 @@ class PowerCheck:
                 check=self.id, severity=severity, message=msg,
                 guidance="A power analysis should state its type, test, effect size (and metric) with its source, "
                          "alpha, power and the resulting N, and the software used.",
-                location=_sent_loc(first, par.section), text=window, data={**rec, "missing": missing}))
-        return rows or _ok(self.id, "no power analysis found")
+                location=sentence_location(first, par.section, body_only=True), text=window,
+                data={**rec, "missing": missing}))
+        return rows_or_ok(rows, self.id, "no power analysis found")
 
 
 def _checks() -> Iterable[Check]:
