@@ -67,6 +67,15 @@ FONT_REPAIRS: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
     (re.compile(_PNAME + r"\s(?P<c>,)\s?0?\.\d"), {"c": "<"}),
 )
 _FONT_HINT = re.compile(r"\d:\d|\dZ|pZ|p\s,|p ?Z")
+# the same test as _FONT_HINT, each pattern opening with its literal (scanned for fast) and looking back
+_HINT_COLON = re.compile(r":(?<=\d:)\d")
+_HINT_Z = re.compile(r"Z(?:(?<=\dZ)|(?<=pZ)|(?<=p Z))")
+_HINT_COMMA = re.compile(r",(?<=p\s,)")
+
+
+def _font_hint(text: str) -> bool:
+    """Whether ``_FONT_HINT`` matches somewhere in the text (three literal-first searches, same answer)."""
+    return bool(_HINT_COLON.search(text) or _HINT_Z.search(text) or _HINT_COMMA.search(text))
 #: the note a repaired result carries for each (damaged, repaired) character pair
 FONT_NOTES: dict[tuple[str, str], str] = {
     (":", "."): "':' read as a decimal point (font substitution)",
@@ -79,10 +88,24 @@ FONT_NOTES: dict[tuple[str, str], str] = {
 }
 
 
+#: for each of ``FONT_REPAIRS``, a pattern every text it matches also matches: it opens with a character (set),
+#: which the regex engine scans for fast, while the repair patterns open with a look-behind tried everywhere
+_FONT_NEEDS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\u00bc\s?-?\d+:\d"),
+    re.compile(r"[=<>≤≥\u00bc]\s?\d?:\d"),
+    re.compile(r"[=<>≤≥\u00bc]\s?-?\d+:\d"),
+    re.compile(r"\d\s?Z"),
+    re.compile(r"p\s?Z"),
+    re.compile(r"p\s,"),
+)
+
+
 def font_repairs(text: str) -> list[tuple[int, str]]:
     """(position, replacement) of every font-substituted symbol ``FONT_REPAIRS`` is certain of."""
     out: list[tuple[int, str]] = []
-    for pat, groups in FONT_REPAIRS:
+    for (pat, groups), need in zip(FONT_REPAIRS, _FONT_NEEDS, strict=True):
+        if need.search(text) is None:
+            continue
         for m in pat.finditer(text):
             for g, rep in groups.items():
                 if m.start(g) >= 0:
@@ -172,7 +195,7 @@ def normalize_ascii(text: str) -> tuple[str, OffsetMap, bytes]:
             rep = _replacement(text, i, ch)
         if rep != ch:
             reps.append((i, rep))
-    if _FONT_HINT.search(text):
+    if _font_hint(text):
         font = font_repairs(text)
         if font:
             reps = sorted(dict([*reps, *font]).items())
