@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from claimtrace.cli import app
-from claimtrace.cli.common import print_json
+from claimtrace.cli.common import check_out_dir, print_json
 
 
 @app.command("report")
@@ -22,6 +22,8 @@ def report_cmd(
     from claimtrace.corpus.report import corpus_report, markdown, write_figures
     from claimtrace.errors import InputError
 
+    if out is not None:  # a bad --out fails before the store is read
+        check_out_dir(out)
     report = corpus_report(results)
     folder = out if out is not None else results / "report"
     if folder.exists() and not folder.is_dir():
