@@ -61,8 +61,8 @@ COMMANDS: dict[str, CommandEntry] = {
                                            "and time, one row per decision."),
     "check": CommandEntry("check", "Screen a paper: consistency, imprecise p, marginal wording, effect sizes, "
                                    "GRIM, power, references, links."),
-    "report": CommandEntry("report", "Summarise a results store's screening checks: check rates, p-value "
-                                     "histogram, p-curve."),
+    "report": CommandEntry("report", "Each check's rate across papers, a p-value histogram and a p-curve of a "
+                                     "corpus run."),
     "evaluate": CommandEntry("evaluate", "Score predictions against gold (retrieval, hypothesis, evidence, "
                                          "graph...)."),
 }
