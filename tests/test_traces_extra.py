@@ -49,7 +49,7 @@ def test_tampered_offsets_raise(tmp_path: Path) -> None:
     """A location whose text no longer matches its sha1 is an error, not a silent wrong string."""
     data = shared_path()
     mod = _loader()
-    rows = [json.loads(x) for x in mod.OFFSETS.read_text().splitlines() if x.strip()]
+    rows = mod.rows_of(mod.OFFSETS)
     row = next(r for r in rows if not r.get("skipped"))
     row["finding"] = {**row["finding"], "start": row["finding"]["start"] + 1}
     bad = tmp_path / "bad.jsonl"

@@ -15,6 +15,7 @@ Offsets are character offsets in that block's text as render.py prints it (after
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.util
 import json
@@ -39,15 +40,20 @@ def data_dir(shared_dir: str | Path) -> Path:
     return p / "data" if (p / "data" / "traces").is_dir() else p
 
 
+@functools.cache
+def _render_module(render_py: Path) -> Any:
+    spec = importlib.util.spec_from_file_location("ct_render", render_py)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"cannot load {render_py}")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def blocks_of(shared_dir: str | Path, paper: str) -> dict[str, str]:
     """The rendering of one paper's TEI by the shared render.py, as ``{block id: text}``."""
     d = data_dir(shared_dir)
-    spec = importlib.util.spec_from_file_location("ct_render", d / "traces" / "render.py")
-    if spec is None or spec.loader is None:
-        raise FileNotFoundError(f"no render.py under {d / 'traces'}")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    text: str = mod.render(str(d / "documents" / "psychsci" / paper))
+    text: str = _render_module(d / "traces" / "render.py").render(str(d / "documents" / "psychsci" / paper))
     out: dict[str, str] = {}
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -89,13 +95,15 @@ def _paras(locs: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(loc["block"] for loc in locs))
 
 
+def rows_of(path: str | Path) -> list[dict[str, Any]]:
+    """The JSON objects of a jsonl file, blank lines skipped."""
+    return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
 def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     """The verbatim extra traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets."""
     out: list[dict[str, Any]] = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        r = json.loads(line)
+    for r in rows_of(path):
         if r.get("skipped"):
             continue
         b = blocks_of(shared_dir, r["paper"])
@@ -117,17 +125,13 @@ def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS) -> list[dict[
 
 def skipped(path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     """The papers recorded as skipped, with their reasons."""
-    rows = [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
-    return [r for r in rows if r.get("skipped")]
+    return [r for r in rows_of(path) if r.get("skipped")]
 
 
 def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS) -> int:
     """Convert the verbatim annotation file to the offsets file; returns the number of lines written."""
     rows: list[dict[str, Any]] = []
-    for line in Path(verbatim).read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        v = json.loads(line)
+    for v in rows_of(verbatim):
         if v.get("skipped"):
             rows.append({"paper": v["paper"], "skipped": v["skipped"], "annotator": ANNOTATOR})
             continue
@@ -176,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
                     }
                 )
             )
-    except (ValueError, OSError, KeyError, json.JSONDecodeError) as e:
+    except (ValueError, OSError, KeyError, ImportError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
