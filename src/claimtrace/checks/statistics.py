@@ -23,6 +23,7 @@ from claimtrace.checks.base import (
     sentence_location,
 )
 from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
+from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
 
@@ -52,6 +53,11 @@ class _Sentences:
     def sentence_text(self, r: DocumentStat) -> str:
         s = self.sentence_of(r)
         return s.text if s is not None else r.text
+
+
+def _sentences(context: CheckContext) -> _Sentences:
+    """The paper's sentence index, built once for all the statistics checks."""
+    return context.shared("statistics.sentences", lambda: _Sentences(context.document))
 
 
 def _loc(r: DocumentStat, sents: _Sentences) -> Location:
@@ -103,7 +109,7 @@ class _PerResultCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per result that ``row`` reports."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows = [row for r in _results(context) if (row := self.row(r, sents)) is not None]
         return rows_or_ok(rows, self.id, self.ok_message)
 
@@ -213,17 +219,26 @@ class ConsistencyCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per inconsistent result (``error`` for a decision error, ``warn`` otherwise)."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows: list[CheckRow] = []
         checked = 0
         results = _results(context)
         doc = context.document
         paper_adjusts: bool | None = None  # read once, at the first inconsistency
+        mentions: bool | None = None  # the paper says one-tailed somewhere: read once, when a p fits one
         for r in results:
             if r.consistent is None:
                 continue
             checked += 1
             if r.consistent:
+                scoped = [f for f in r.flags if f.startswith("one-tailed as stated in its ") and "sentence" not in f]
+                if scoped:  # the p is one-tailed by a statement beyond its sentence: say where
+                    rows.append(_result_row(
+                        self.id, r, sents, "info",
+                        f"consistent as a one-tailed test: {_as_written(r)} ({scoped[0]})",
+                        "State at the result that its p is one-tailed.", _as_written(r),
+                        {"test": r.test, "reported_p": _p_text(r), "computed_p": r.computed_p,
+                         "one_tailed_scope": scoped[0], "decision_error": False}))
                 continue
             doubts = _doubts(r)
             decision = bool(r.decision_error)
@@ -249,7 +264,10 @@ class ConsistencyCheck:
                 msg += f" (read from repaired or doubtful text: {'; '.join(doubts)})"
             one_tailed_fit = _fits_one_tailed(r)
             if one_tailed_fit:
-                msg += "; the p fits a one-tailed test, which the text does not state"
+                if mentions is None:
+                    mentions = mentions_one_tailed(doc.body_text)
+                msg += ("; the p fits a one-tailed test, which the text does not state for this result"
+                        + (" (it mentions one-tailed tests elsewhere)" if mentions else ""))
             guidance = ("The reported p is on the other side of alpha from the p the test statistic gives: check "
                         "the statistic, the df and the p." if decision else
                         "The reported p does not follow from the test statistic and df, allowing for rounding: "
@@ -328,7 +346,7 @@ class MarginalCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per phrase, attached to the result of its sentence (else of the next sentence)."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         by_unit: dict[str, list[DocumentStat]] = {}
         for r in _results(context):
             if r.unit_id:
@@ -380,7 +398,7 @@ class EffectSizeMissingCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per t or F test (with df) whose sentence gives no effect size."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         with_effect: set[str] = set()
         for r in _results(context):
             if r.unit_id and (r.effects or r.test in EFFECT_SIZES or r.test in ("b", "beta", "OR")):
@@ -434,7 +452,7 @@ class EffectSizeFitCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per effect size outside the interval that its test statistic (rounding included) allows."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows: list[CheckRow] = []
         checked = 0
         results = _results(context)
@@ -633,6 +651,8 @@ _POWER_TRIGGER = re.compile(
     r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
     r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)"
     r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
+# every phrase of _POWER_TRIGGER holds one of these (lower case)
+_POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
 _POWER_TYPE = [
     ("a priori", re.compile(r"a[- ]priori|prospective|to\s+determine\s+(?:the\s+)?(?:required\s+)?sample", re.I)),
     ("sensitivity", re.compile(r"sensitivity", re.I)),
@@ -674,6 +694,19 @@ _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
 
 
+# a G*Power parameter list whose power is printed "p": "(d = 0.45, α = .05, p = .95)" (a p after α, .50 or more)
+_POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*p\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
+# a paper about statistical power (researchers' intuitions, a survey of power): its power words are its subject
+_POWER_SUBJECT = re.compile(r"statistical(?:ly)?\s+(?:power|underpowered)|underpowered|power\s+analys[ie]s"
+                            r"|\bsample[- ]sizes?\b|power\s+of\s+(?:their|the|psychological|published)?\s*(?:studies|"
+                            r"research|designs|experiments|tests)", re.I)
+
+
+def _about_power(doc: Document) -> bool:
+    """Whether the paper's subject is statistical power: its title and abstract name it at least twice."""
+    return len(_POWER_SUBJECT.findall(f"{doc.title or ''}\n{doc.abstract_text}")) >= 2
+
+
 _ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
 _OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
 _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z])N\s*=|per\s+(?:group|condition|cell)"
@@ -703,6 +736,8 @@ def _power_record(text: str) -> dict[str, object]:
         raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
         val = float(raw.rstrip("% "))
         rec["power"] = val / 100 if val > 1 else val
+    elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
+        rec["power"] = float(q.group("v"))
     n = _POWER_N.search(text)
     if n:
         rec["n"] = int((n.group("n") or n.group("n2") or n.group("n3") or n.group("n4")).replace(",", ""))
@@ -723,17 +758,24 @@ class PowerCheck:
         """One row per paragraph with a power analysis: ``info`` when complete, ``warn`` naming what is missing."""
         doc = context.document
         rows: list[CheckRow] = []
-        for par in doc.paragraphs:
+        subject: bool | None = None  # the paper is about power: read at its first power analysis
+        for i, par in enumerate(doc.paragraphs):
             low = par.text.lower()
-            if "power" not in low and "pwr" not in low and "simr" not in low and "β" not in low:
+            if not any(w in low for w in _POWER_WORDS):
                 continue  # quick: no power word in the paragraph
-            first = next((s for s in par.sentences if _POWER_TRIGGER.search(s.text)), None)
+            first = next((s for s in par.sentences
+                          if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
             if first is None:
                 continue
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
             rec = _power_record(window)
+            if rec["effect_size"] is None and i > 0 and doc.paragraphs[i - 1].section == par.section:
+                before = _power_record(doc.paragraphs[i - 1].text)  # the effect size argued for the paragraph before
+                if before["effect_size"] is not None:
+                    rec["effect_size"], rec["effect_metric"] = before["effect_size"], before["effect_metric"]
+                    rec["effect_size_from"] = "the paragraph before"
             missing = [k for k in ("effect_size", "alpha", "power", "n") if rec[k] is None]
             elsewhere = _ELSEWHERE.search(first.text)
             if rec["power"] is None and rec["effect_size"] is None:
@@ -742,10 +784,14 @@ class PowerCheck:
                 missing = []
             elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window):
                 continue  # power in general (a discussion) or of another study, not this study's analysis
-            severity: Severity = "warn" if missing else "info"
+            if subject is None:
+                subject = _about_power(doc)
+            severity: Severity = "warn" if missing and not subject else "info"
             msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
             if missing:
                 msg += f"; missing {', '.join(missing)}"
+            if subject:
+                msg += " (the paper is about statistical power: a power word may be its subject, not an analysis)"
             elif elsewhere and rec["power"] is None and rec["effect_size"] is None:
                 msg = "power analysis reported elsewhere (supplement or preregistration)"
             rows.append(CheckRow(
