@@ -64,3 +64,21 @@ def test_checks_share_what_they_compute_once() -> None:
     assert ctx.shared("k", lambda: calls.append(1) or len(calls)) == 1 and calls == [1]
     run_checks(ctx)  # the statistics and reference checks fill their shared indexes
     assert {"statistics.sentences", "references.texts"} <= set(ctx.memo)
+
+
+def test_alpha_as_a_percentage_power_as_beta_and_a_conventional_size_with_its_design() -> None:
+    # 0956797615583071: "... to ensure an 80% power to detect this difference at the 5% significance level."
+    rec = _power_record("A sample size of 18 per condition was required in order to ensure an 80% power to detect "
+                        "this difference at the 5% significance level.")
+    assert (rec["alpha"], rec["power"], rec["n"]) == (0.05, 0.8, 18)
+    # 09567976221150616: power printed as "β = 0.80" after α
+    rec = _power_record("A power analysis demonstrated that 158 participants were needed to detect a small effect "
+                        "size (odds ratio = 1.5) in a two-tailed negative binomial regression (α = .05, β = 0.80).")
+    assert (rec["alpha"], rec["power"]) == (0.05, 0.8)
+    assert _power_record("A power analysis (α = .05, β = .20) gave N = 90.")["power"] is None  # a real β: 1 - β
+    # 09567976231158288: "a medium-size between-subjects effect"
+    rec = _power_record("Using G*Power (Faul et al., 2007), we predetermined that a sample size of 150 would be "
+                        "necessary to detect a medium-size between-subjects effect with an α of .05 and a "
+                        "statistical power of .80 in a mixed ANOVA for Studies 1 and 2.")
+    assert (rec["effect_size"], rec["alpha"], rec["power"], rec["n"]) == ("medium", 0.05, 0.8, 150)
+    assert _power_record("A large number of effects was tested with 80% power.")["effect_size"] is None

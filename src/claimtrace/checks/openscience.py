@@ -130,41 +130,61 @@ class _Block:
         return self._loc
 
 
-def _has(text: str, hint: tuple[str, ...] | None) -> bool:
-    if hint is None:
-        return True
-    low = text.lower()
-    return any(w in low for w in hint)
+def _lower(context: CheckContext) -> dict[str, str]:
+    """Each paragraph's and abstract section's text lower-cased, once per paper for both open-science checks."""
+    doc = context.document
+    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+    return context.shared("openscience.lower", lambda: {u.id: u.text.lower() for u in units})
 
 
-def _blocks(doc: Document, hint: tuple[str, ...] | None = None) -> Iterator[_Block]:
-    """Sentences and excluded blocks (not references, tables, equations); with ``hint`` (lower-case words), only
-    the sentences of paragraphs that hold one (a quick filter: the searches that follow need those words)."""
+def _blocks(context: CheckContext, hint: tuple[str, ...]) -> Iterator[_Block]:
+    """Sentences and excluded blocks (not references, tables, equations) whose paragraph or block holds one of
+    ``hint``'s lower-case words (a quick filter: the searches that follow need those words)."""
+    doc = context.document
+    low = _lower(context)
     units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
     for unit in units:
-        if not _has(unit.text, hint):
+        if not any(w in low[unit.id] for w in hint):
             continue
         for sent in unit.sentences:
             yield _Block(sent.text, doc, sent=sent)
     for ex in doc.excluded:
         if ex.kind in ("references", "table", "equation"):
             continue
-        if _has(ex.text, hint):
+        ex_low = ex.text.lower()
+        if any(w in ex_low for w in hint):
             yield _Block(ex.text, doc, ex=ex)
 
 
 #: a link's host, as find_links's patterns need it (spaces only around its dots): a quick filter for them
 _LINK_HINT = ("osf", "github", "zenodo", "figshare", "dataverse", "aspredicted", "researchbox", "10.17605", "10.5281",
               "10.7910", "10.6084")
-_SPLIT_HOST = re.compile(r"(osf|github|zenodo|figshare|dataverse|aspredicted|researchbox)\s?\.?$", re.I)
+_HOSTS = ("osf", "github", "zenodo", "figshare", "dataverse", "aspredicted", "researchbox")
 
 
-def _joined_blocks(doc: Document) -> Iterator[_Block]:
+def _ends_with_host(text: str) -> bool:
+    """Whether a sentence ends with a host name, a space and a dot allowed after it (r"host\\s?\\.?$")."""
+    t = text[-16:]
+    if t.endswith("\n"):
+        t = t[:-1]
+    if t.endswith("."):
+        t = t[:-1]
+    if t[-1:].isspace():
+        t = t[:-1]
+    return t.lower().endswith(_HOSTS)
+
+
+def _joined_blocks(context: CheckContext) -> Iterator[_Block]:
     """Sentences and blocks that name a host, plus each such sentence joined to the next (a link the sentence
     splitter cut at a dot)."""
-    yield from _blocks(doc, _LINK_HINT)
+    doc = context.document
+    yield from _blocks(context, _LINK_HINT)
+    low = _lower(context)
+    hosted = {uid for uid, text in low.items() if any(h in text for h in _HOSTS)}
+    if not hosted:
+        return
     for a, b in itertools.pairwise(doc.sentences("all")):
-        if a.scope == b.scope and _SPLIT_HOST.search(a.text[-16:]):
+        if a.scope == b.scope and a.id.split(".")[0] in hosted and _ends_with_host(a.text):
             yield _Block(a.text + " " + b.text, doc,
                          location=sentence_location(a).model_copy(update={"end": b.end}))
 
@@ -181,9 +201,8 @@ class OpenScienceLinks:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per distinct link (``info``; online: ``ok`` open, ``warn`` private or not found)."""
-        doc = context.document
         seen: dict[str, CheckRow] = {}
-        for block in _joined_blocks(doc):
+        for block in _joined_blocks(context):
             for link in find_links(block.text):
                 if link.url in seen:
                     seen[link.url].data["mentions"] += 1
@@ -348,9 +367,8 @@ class OpenScienceStatements:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """A row per topic: ``ok`` available/preregistered, ``info`` on request, not available, or never stated."""
-        doc = context.document
         found: dict[str, list[tuple[Statement, _Block]]] = {t: [] for t in TOPICS}
-        for block in _blocks(doc, _CANDIDATE):
+        for block in _blocks(context, _CANDIDATE):
             if not _candidate(block.text):
                 continue
             for sentence in _sentences_of(block):
@@ -404,7 +422,8 @@ _CANDIDATE = ("availab", "access", "posted", "deposit", "shared", "request", "re
 
 
 def _candidate(text: str) -> bool:
-    return _has(text, _CANDIDATE)
+    low = text.lower()
+    return any(w in low for w in _CANDIDATE)
 
 
 def _sentences_of(block: _Block) -> list[_Block]:

@@ -81,8 +81,16 @@ class _RefTexts:
     def folded(self) -> list[tuple[Reference, str]]:
         """Each entry with its raw text folded (``fold``)."""
         if self._folded is None:
-            self._folded = [(r, fold(r.raw)) for r in self.doc.references]
+            self._folded = [(r, _fold_text(r.raw)) for r in self.doc.references]
         return self._folded
+
+
+_NOT_AZ = re.compile(r"[^a-z]+")
+
+
+def _fold_text(text: str) -> str:
+    """``fold`` of a long text: ASCII text needs no accent stripping, only lower-casing and letters kept."""
+    return _NOT_AZ.sub("", text.lower()) if text.isascii() else fold(text)
 
 
 def _ref_texts(context: CheckContext) -> _RefTexts:
@@ -201,20 +209,41 @@ class UncitedEntries:
 def _named_in_text(ref: Reference, text: str, lower: str | None = None) -> bool:
     """The first author's surname (or, with no author, a capitalised word of the entry) within 80 characters
     before one of the entry's years, anywhere in the text (years: the parsed one and any printed in the entry);
-    ``lower``: the text lower-cased, for a quick filter (no name in it at all: not named)."""
-    years = {y for y in [*(m.group(0) for m in re.finditer(r"\b(?:1[6-9]|20)\d{2}\b", ref.raw)),
-                         (ref.year or "")[:4]] if y}
+    ``lower``: the text lower-cased (default: computed here)."""
+    years = {y for y in [*(m.group(0) for m in _YEAR.finditer(ref.raw)), (ref.year or "")[:4]] if y}
     if ref.authors:  # the longest run of plain letters: "Fra ˘tescu" (a damaged diacritic) gives "tescu"
-        names = [max(re.findall(r"[A-Za-z]+", ref.authors[0]) or [ref.authors[0]], key=len)]
+        names = [max(_LETTERS.findall(ref.authors[0]) or [ref.authors[0]], key=len)]
     else:
-        names = [w for w in re.findall(r"\b[A-Z][\w-]{3,}", ref.raw[:120]) if w.lower() not in _STOP][:6]
+        names = [w for w in _CAPITALISED.findall(ref.raw[:120]) if w.lower() not in _STOP][:6]
     if not names or not years:
         return True  # nothing to look for: not flagged
-    if lower is not None and all(n.isascii() for n in names) and not any(n.lower() in lower for n in names):
-        return False  # quick: no name anywhere in the text
-    name = "|".join(re.escape(n) for n in names)
-    year = "|".join(sorted(years))
-    return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
+    if not all(n.isascii() for n in names):
+        name = "|".join(re.escape(n) for n in names)
+        year = "|".join(sorted(years))
+        return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
+    # ASCII names: found by plain search in the lower-cased text (a regex per entry would be compiled per entry)
+    low = lower if lower is not None else text.lower()
+    ys = [y.lower() for y in years]
+    for n in names:
+        key = n.lower()
+        word_end = _is_word(key[-1])
+        at = low.find(key)
+        while at >= 0:
+            end = at + len(key)
+            boundary = word_end != (end < len(low) and _is_word(low[end]))  # \b after the name
+            if boundary and any(low.find(y, end, end + 80 + len(y)) >= 0 for y in ys):
+                return True
+            at = low.find(key, at + 1)
+    return False
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]{3,}")
 
 
 _STOP = frozenset(["the", "this", "that", "with", "from", "what", "when", "report", "journal", "press", "university",
