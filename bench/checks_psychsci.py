@@ -169,7 +169,10 @@ def lines() -> list[str]:
            f"Judged by {r['annotator']}; judgements in `bench/data/checks_psychsci_judgements.json`.", "",
            "## Consistency and decision errors", "",
            "Every flag, with its verdict: a real reporting error in the paper as printed, a parsing error of "
-           "claimtrace, or damaged source text. Precision counts only real reporting errors.", "",
+           "claimtrace, or damaged source text. Precision counts only real reporting errors. The untouched papers' "
+           "flags were read to judge round 1 (2026-12-01), and round 2's one-tailed scope answers two of them, so "
+           "the untouched row is no longer an untouched figure; the bootstrap rule came from a development paper.",
+           "",
            "| flags | real | parsing | damaged | precision |", "|---|---|---|---|---|"]
     for name in ("untouched", "development", "all", "decision_errors"):
         v, pr = c[f"verdicts_{name}"], c[f"precision_{name}"]
