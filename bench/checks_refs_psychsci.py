@@ -12,6 +12,9 @@ Wilson 95% interval. Round 1 (``checks_refs_psychsci_round1.json``) judged the r
 development split only: that is the untouched figure. Its errors led to fixes (a bare "Born 1883" is no
 citation; group authors GROBID kept as "Author"; "not public but can be requested" is on request; "data,
 code, and materials" names code), so round 2 (this file) is measured on a split that has been seen.
+Round 3 (2026-12-02, this file): ``openscience-statements`` (round 1 below .90) gets a new sample, seed 2703,
+from the untouched flags no earlier round judged; ``reference-unlisted`` (fewer than 20 flags now) is judged
+whole, both splits. Each judgement names its annotator and round.
 ``reference-retracted`` needs a Retraction Watch CSV (``--retractions``; not in
 ../shared) and ``reference-doi-title`` needs ``--online``: both are counted as not run.
 
@@ -47,6 +50,10 @@ DATA = ROOT.parent / "shared" / "data" / "documents" / "psychsci"
 OUT = ROOT / "bench" / "results" / "checks_refs_psychsci.json"
 JUDGED = ROOT / "bench" / "data" / "checks_refs_judged.json"
 ANNOTATOR = "Claude (LLM agent), 2026-12-01, not checked by a person"
+#: checks whose earlier untouched sample failed (precision < .90): a new sample (round 3) with its own seed
+RESAMPLED = {"openscience-statements": 2703}
+#: checks with fewer than 20 flags in all, judged whole (round 3)
+JUDGE_ALL = {"reference-unlisted"}
 NOT_RUN = {"reference-retracted": "needs a Retraction Watch CSV (--retractions); none in ../shared",
            "reference-doi-title": "needs --online (network); not run"}
 
@@ -137,8 +144,18 @@ def main() -> int:
             entry[f"flags_{split}"] = len(sel)
         entry["papers_untouched"] = sum(1 for s in papers.values() if s == "untouched")
         pool = [f for f in chk_rows if f["split"] == "untouched"]
-        if len(pool) >= 20:
-            sample = random.Random(27).sample(pool, 20)
+        seed: int | None = 27
+        rnd: int | None = None
+        if chk.id in RESAMPLED:  # round 3: a new seed, over the untouched flags no earlier round judged
+            seed, rnd = RESAMPLED[chk.id], 3
+            pool = [f for f in pool if judged.get(f"{chk.id}|{f['paper']}|{f['key']}", {}).get("round", 3) == 3]
+        if chk.id in JUDGE_ALL:  # fewer than 20 flags in all: every one judged, both splits
+            sample, seed, rnd = sorted(chk_rows, key=lambda f: (f["paper"], f["key"])), None, 3
+        elif len(pool) >= 20 or rnd is not None:
+            sample = random.Random(seed).sample(pool, min(20, len(pool)))
+        else:
+            sample = []
+        if sample:
             verdicts = []
             for f in sample:
                 key = f"{chk.id}|{f['paper']}|{f['key']}"
@@ -146,7 +163,10 @@ def main() -> int:
                 verdicts.append({**f, "verdict": j["verdict"] if j else None, "note": j.get("note") if j else None})
             done = [v for v in verdicts if v["verdict"] is not None]
             k = sum(1 for v in done if v["verdict"] == "correct")
-            entry["judged"] = {"annotator": ANNOTATOR, "seed": 27, "n": len(done), "correct": k,
+            annotators = sorted({str(judged[f"{chk.id}|{v['paper']}|{v['key']}"].get("annotator", ANNOTATOR))
+                                 for v in done})
+            entry["judged"] = {"annotator": "; ".join(annotators) or ANNOTATOR, "seed": seed, "round": rnd or 2,
+                               "pool": len(sample) if chk.id in JUDGE_ALL else len(pool), "n": len(done), "correct": k,
                                "precision": round(k / len(done), 3) if done else None,
                                "ci95": wilson(k, len(done)), "sample": verdicts}
         out_checks[chk.id] = entry

@@ -101,3 +101,37 @@ def test_a_first_schema_review_db_is_upgraded_with_its_rows(tmp_path: Path) -> N
     names = {r[0] for r in sqlite3.connect(path).execute("select name from sqlite_master")}
     assert {"decisions", "decisions_paper", "decisions_item", "current_decisions"} <= names
     assert "decisions_v1" not in names
+
+
+def test_keyboard_r_and_x_dismiss_a_check_row_in_the_browser(results: Path, server: Server) -> None:
+    """The review keys on a check row: r and x dismiss it (they used to send reject / not_reported: a 400)."""
+    from claimtrace.corpus.query import query
+    from serve_support import chromium_path
+
+    exe = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    rows = query(results, "select paper_id, check_index from checks where severity in ('warn', 'error') "
+                          "order by paper_id desc, check_index").to_pylist()
+    pid, a, b = rows[0]["paper_id"], rows[0]["check_index"], rows[1]["check_index"]
+    assert rows[1]["paper_id"] == pid
+    with sync_playwright() as p:
+        br = p.chromium.launch(executable_path=exe, headless=True, args=["--no-sandbox"])
+        pg = br.new_context().new_page()
+        pg.set_default_timeout(30_000)
+        pg.goto(server.base + "/")
+        pg.fill("#reviewer-name", "Kim Keys")
+        with pg.expect_navigation():
+            pg.click("#reviewer-form button")
+        pg.goto(f"{server.base}/paper/{pid}")
+        for idx, key in ((a, "r"), (b, "x")):
+            pg.click(f'.element[data-dom="c{idx}"] .el-text')
+            pg.keyboard.press(key)
+            pg.wait_for_selector(f'.element[data-dom="c{idx}"] .state-dismiss')
+        br.close()
+    db = ReviewDB(results / "review.sqlite")
+    try:
+        cur = {d.item_id: d.action for d in db.current(pid) if d.reviewer == "Kim Keys"}
+    finally:
+        db.close()
+    assert cur == {f"{pid[:16]}-c{a}": "dismiss", f"{pid[:16]}-c{b}": "dismiss"}

@@ -7,16 +7,18 @@ entry point names a ``Check`` or an iterable of them (``mypkg.checks:CHECKS``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.model import Document, Scope, Sentence
 from claimtrace.stats.model import DocumentStat
+
+T = TypeVar("T")
 
 ENTRY_POINT_GROUP = "claimtrace.checks"
 
@@ -96,6 +98,14 @@ class CheckContext:
     document: Document
     stats: Sequence[DocumentStat]
     options: CheckOptions = field(default_factory=CheckOptions)
+    #: what the checks of one paper compute once and share (indexes of its sentences, references...), by key
+    memo: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def shared(self, key: str, make: Callable[[], T]) -> T:
+        """The value ``make()`` gives, computed once per paper and shared by every check under ``key``."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return cast(T, self.memo[key])
 
 
 @runtime_checkable

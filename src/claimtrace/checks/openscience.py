@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from claimtrace.checks._online import Fetcher, rewrite
 from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, section_of, sentence_location
-from claimtrace.documents.model import Document
+from claimtrace.documents.model import AbstractSection, Document, ExcludedBlock, Paragraph, Sentence
 
 _S = r"\s?"  # a space PDF text may put inside a link
 _SCHEME = rf"(?:https?{_S}:{_S}/{_S}/{_S})?(?:www{_S}\.{_S})?"
@@ -106,32 +106,87 @@ def find_links(text: str) -> list[FoundLink]:
     return sorted(out, key=lambda f: f.start)
 
 
-@dataclass(frozen=True)
 class _Block:
-    """A stretch of the paper to search: a sentence (with its location) or an excluded block."""
+    """A stretch of the paper to search: a sentence or an excluded block; its location is made when asked (most
+    blocks hold nothing a check reports)."""
 
-    text: str
-    location: Location
+    __slots__ = ("_loc", "doc", "ex", "sent", "text")
+
+    def __init__(self, text: str, doc: Document, sent: Sentence | None = None, ex: ExcludedBlock | None = None,
+                 location: Location | None = None) -> None:
+        self.text, self.doc, self.sent, self.ex, self._loc = text, doc, sent, ex, location
+
+    @property
+    def location(self) -> Location:
+        """Where the block is: the sentence (offsets, page, section) or the excluded block's section."""
+        if self._loc is None:
+            if self.sent is not None:
+                self._loc = sentence_location(self.sent, section_of(self.doc, self.sent.id))
+            else:
+                ex = self.ex
+                assert ex is not None
+                where = ex.section or ex.label or ex.kind
+                self._loc = Location(section=f"{where} ({ex.kind}, outside the body)", page=ex.page)
+        return self._loc
 
 
-def _blocks(doc: Document) -> Iterator[_Block]:
-    for sent in doc.sentences("all"):
-        yield _Block(sent.text, sentence_location(sent, section_of(doc, sent.id)))
+def _lower(context: CheckContext) -> dict[str, str]:
+    """Each paragraph's and abstract section's text lower-cased, once per paper for both open-science checks."""
+    doc = context.document
+    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+    return context.shared("openscience.lower", lambda: {u.id: u.text.lower() for u in units})
+
+
+def _blocks(context: CheckContext, hint: tuple[str, ...]) -> Iterator[_Block]:
+    """Sentences and excluded blocks (not references, tables, equations) whose paragraph or block holds one of
+    ``hint``'s lower-case words (a quick filter: the searches that follow need those words)."""
+    doc = context.document
+    low = _lower(context)
+    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+    for unit in units:
+        if not any(w in low[unit.id] for w in hint):
+            continue
+        for sent in unit.sentences:
+            yield _Block(sent.text, doc, sent=sent)
     for ex in doc.excluded:
         if ex.kind in ("references", "table", "equation"):
             continue
-        where = ex.section or ex.label or ex.kind
-        yield _Block(ex.text, Location(section=f"{where} ({ex.kind}, outside the body)", page=ex.page))
+        ex_low = ex.text.lower()
+        if any(w in ex_low for w in hint):
+            yield _Block(ex.text, doc, ex=ex)
 
 
-def _joined_blocks(doc: Document) -> Iterator[_Block]:
-    """Sentences, plus each sentence joined to the next (a link the sentence splitter cut at a dot)."""
-    sents = doc.sentences("all")
-    yield from _blocks(doc)
-    for a, b in itertools.pairwise(sents):
-        if a.scope == b.scope and re.search(r"(osf|github|zenodo|figshare|dataverse|aspredicted|researchbox)\s?\.?$",
-                                            a.text, re.I):
-            yield _Block(a.text + " " + b.text, sentence_location(a).model_copy(update={"end": b.end}))
+#: a link's host, as find_links's patterns need it (spaces only around its dots): a quick filter for them
+_LINK_HINT = ("osf", "github", "zenodo", "figshare", "dataverse", "aspredicted", "researchbox", "10.17605", "10.5281",
+              "10.7910", "10.6084")
+_HOSTS = ("osf", "github", "zenodo", "figshare", "dataverse", "aspredicted", "researchbox")
+
+
+def _ends_with_host(text: str) -> bool:
+    """Whether a sentence ends with a host name, a space and a dot allowed after it (r"host\\s?\\.?$")."""
+    t = text[-16:]
+    if t.endswith("\n"):
+        t = t[:-1]
+    if t.endswith("."):
+        t = t[:-1]
+    if t[-1:].isspace():
+        t = t[:-1]
+    return t.lower().endswith(_HOSTS)
+
+
+def _joined_blocks(context: CheckContext) -> Iterator[_Block]:
+    """Sentences and blocks that name a host, plus each such sentence joined to the next (a link the sentence
+    splitter cut at a dot)."""
+    doc = context.document
+    yield from _blocks(context, _LINK_HINT)
+    low = _lower(context)
+    hosted = {uid for uid, text in low.items() if any(h in text for h in _HOSTS)}
+    if not hosted:
+        return
+    for a, b in itertools.pairwise(doc.sentences("all")):
+        if a.scope == b.scope and a.id.split(".")[0] in hosted and _ends_with_host(a.text):
+            yield _Block(a.text + " " + b.text, doc,
+                         location=sentence_location(a).model_copy(update={"end": b.end}))
 
 
 _STATUS_WORDS = {200: "open", 401: "private", 403: "private", 404: "not found", 410: "not found"}
@@ -146,9 +201,8 @@ class OpenScienceLinks:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per distinct link (``info``; online: ``ok`` open, ``warn`` private or not found)."""
-        doc = context.document
         seen: dict[str, CheckRow] = {}
-        for block in _joined_blocks(doc):
+        for block in _joined_blocks(context):
             for link in find_links(block.text):
                 if link.url in seen:
                     seen[link.url].data["mentions"] += 1
@@ -313,9 +367,8 @@ class OpenScienceStatements:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """A row per topic: ``ok`` available/preregistered, ``info`` on request, not available, or never stated."""
-        doc = context.document
         found: dict[str, list[tuple[Statement, _Block]]] = {t: [] for t in TOPICS}
-        for block in _blocks(doc):
+        for block in _blocks(context, _CANDIDATE):
             if not _candidate(block.text):
                 continue
             for sentence in _sentences_of(block):
@@ -365,16 +418,20 @@ def _noun(topic: str) -> str:
             "preregistration": "a preregistration"}[topic]
 
 
+_CANDIDATE = ("availab", "access", "posted", "deposit", "shared", "request", "regist", "osf", "repositor", "framework")
+
+
 def _candidate(text: str) -> bool:
-    return bool(re.search(r"availab|access|posted|deposit|shared|request|regist|osf|repositor|framework", text, re.I))
+    low = text.lower()
+    return any(w in low for w in _CANDIDATE)
 
 
 def _sentences_of(block: _Block) -> list[_Block]:
     """An excluded block split into sentences (a body sentence stays whole)."""
-    if block.location.unit_id is not None:
+    if block.ex is None:
         return [block]
     parts = re.split(r"(?<=[.!?])\s+(?=[A-Z])", block.text)
-    return [_Block(p, block.location) for p in parts if p.strip()]
+    return [_Block(p, block.doc, ex=block.ex) for p in parts if p.strip()]
 
 
 CHECKS: list[Check] = [OpenScienceLinks(), OpenScienceStatements()]

@@ -23,7 +23,14 @@ from pathlib import Path
 
 from claimtrace.checks._online import Fetcher
 from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, ok_row, section_of
-from claimtrace.documents.bibliography import CiteItem, fold, normalize_doi, numbers_of, unmatched_items
+from claimtrace.documents.bibliography import (  # the index and the item splitter unmatched_items uses, built once
+    CiteItem,
+    _AuthorYearIndex,
+    _split_items,
+    fold,
+    normalize_doi,
+    numbers_of,
+)
 from claimtrace.documents.model import Citation, Document, Reference
 from claimtrace.errors import InputError
 
@@ -59,7 +66,43 @@ def _all_text(doc: Document) -> str:
     return "\n".join(parts)
 
 
-def _listed_anyway(item: CiteItem, citation: Citation, doc: Document) -> bool:
+class _RefTexts:
+    """The reference list read once per paper: the author-year index, the text the entries are looked for in
+    (lower-cased too, for quick filters) and, when first asked, each entry's raw text folded."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.index = _AuthorYearIndex(doc.references)
+        self.text = _all_text(doc)
+        self.lower = self.text.lower()
+        self._folded: list[tuple[Reference, str]] | None = None
+
+    @property
+    def folded(self) -> list[tuple[Reference, str]]:
+        """Each entry with its raw text folded (``fold``)."""
+        if self._folded is None:
+            self._folded = [(r, _fold_text(r.raw)) for r in self.doc.references]
+        return self._folded
+
+
+_NOT_AZ = re.compile(r"[^a-z]+")
+
+
+def _fold_text(text: str) -> str:
+    """``fold`` of a long text: ASCII text needs no accent stripping, only lower-casing and letters kept."""
+    return _NOT_AZ.sub("", text.lower()) if text.isascii() else fold(text)
+
+
+def _ref_texts(context: CheckContext) -> _RefTexts:
+    return context.shared("references.texts", lambda: _RefTexts(context.document))
+
+
+def _unmatched(c: Citation, refs: _RefTexts) -> list[CiteItem]:
+    """The author-year items of a citation that match no entry (``unmatched_items``, with the paper's index)."""
+    return [it for it in _split_items(c.text) if not refs.index.match(it)]
+
+
+def _listed_anyway(item: CiteItem, citation: Citation, doc: Document, refs: _RefTexts) -> bool:
     """An entry whose printed text holds the surname and year, though it was parsed otherwise; or, for a
     group author ("APA", "Pew Research Center"), an entry with no personal author from the same year
     (GROBID often keeps a corporate author only as "Author")."""
@@ -67,8 +110,8 @@ def _listed_anyway(item: CiteItem, citation: Citation, doc: Document) -> bool:
     if len(name) < 2:
         return True
     dated = [y[:4] for y in item.years if y[:4].isdigit()]
-    for ref in doc.references:
-        if name in fold(ref.raw) and (not dated or any(y in ref.raw or (ref.year or "").startswith(y) for y in dated)):
+    for ref, folded in refs.folded:
+        if name in folded and (not dated or any(y in ref.raw or (ref.year or "").startswith(y) for y in dated)):
             return True
     group = item.names[0].isupper() or re.search(rf"[A-Z][\w-]+\s+(?:(?:of|and|for|the)\s+)*"
                                                  rf"{re.escape(item.names[0])}\b", citation.text)
@@ -94,6 +137,7 @@ class UnlistedCitations:
                              guidance="If the paper has a reference list, give the checks a source where it is "
                                       "readable (JATS, GROBID TEI, or a PDF with a 'References' heading).")]
         rows: list[CheckRow] = []
+        refs = _ref_texts(context)
         labels = {r.label for r in doc.references if r.label}
         for c in doc.citations:
             if c.ref_ids and c.via == "xml":
@@ -108,13 +152,13 @@ class UnlistedCitations:
                         location=_cite_location(c, doc), text=c.text,
                         data={"citation_id": c.id, "names": [], "numbers": missing}))
                 continue
-            items = unmatched_items(c, doc)
+            items = _unmatched(c, refs)
             if c.ref_ids and not items:
                 continue
             if not items:
                 continue  # a mention the markup calls a citation but that names no author and year to look up
             for item in items:
-                if _listed_anyway(item, c, doc):
+                if _listed_anyway(item, c, doc, refs):
                     continue
                 label = (item.names[0] + " et al." if item.et_al or len(item.names) > 2
                          else " & ".join(item.names))
@@ -148,10 +192,10 @@ class UncitedEntries:
                              "superscripts or another style the checks do not read): entries not checked.",
                              guidance="Nothing to do; a JATS or GROBID TEI version of the paper can be checked.",
                              data={"entries": len(doc.references)})]
-        text = _all_text(doc)
+        refs = _ref_texts(context)
         rows: list[CheckRow] = []
         for ref in doc.references:
-            if ref.id in cited or _named_in_text(ref, text):
+            if ref.id in cited or _named_in_text(ref, refs.text, refs.lower):
                 continue
             rows.append(CheckRow(
                 check=self.id, severity="warn", message=f"Reference entry {_short(ref)} is never cited in the text.",
@@ -162,20 +206,44 @@ class UncitedEntries:
         return rows
 
 
-def _named_in_text(ref: Reference, text: str) -> bool:
+def _named_in_text(ref: Reference, text: str, lower: str | None = None) -> bool:
     """The first author's surname (or, with no author, a capitalised word of the entry) within 80 characters
-    before one of the entry's years, anywhere in the text (years: the parsed one and any printed in the entry)."""
-    years = {y for y in [*(m.group(0) for m in re.finditer(r"\b(?:1[6-9]|20)\d{2}\b", ref.raw)),
-                         (ref.year or "")[:4]] if y}
+    before one of the entry's years, anywhere in the text (years: the parsed one and any printed in the entry);
+    ``lower``: the text lower-cased (default: computed here)."""
+    years = {y for y in [*(m.group(0) for m in _YEAR.finditer(ref.raw)), (ref.year or "")[:4]] if y}
     if ref.authors:  # the longest run of plain letters: "Fra ˘tescu" (a damaged diacritic) gives "tescu"
-        names = [max(re.findall(r"[A-Za-z]+", ref.authors[0]) or [ref.authors[0]], key=len)]
+        names = [max(_LETTERS.findall(ref.authors[0]) or [ref.authors[0]], key=len)]
     else:
-        names = [w for w in re.findall(r"\b[A-Z][\w-]{3,}", ref.raw[:120]) if w.lower() not in _STOP][:6]
+        names = [w for w in _CAPITALISED.findall(ref.raw[:120]) if w.lower() not in _STOP][:6]
     if not names or not years:
         return True  # nothing to look for: not flagged
-    name = "|".join(re.escape(n) for n in names)
-    year = "|".join(sorted(years))
-    return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
+    if not all(n.isascii() for n in names):
+        name = "|".join(re.escape(n) for n in names)
+        year = "|".join(sorted(years))
+        return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
+    # ASCII names: found by plain search in the lower-cased text (a regex per entry would be compiled per entry)
+    low = lower if lower is not None else text.lower()
+    ys = [y.lower() for y in years]
+    for n in names:
+        key = n.lower()
+        word_end = _is_word(key[-1])
+        at = low.find(key)
+        while at >= 0:
+            end = at + len(key)
+            boundary = word_end != (end < len(low) and _is_word(low[end]))  # \b after the name
+            if boundary and any(low.find(y, end, end + 80 + len(y)) >= 0 for y in ys):
+                return True
+            at = low.find(key, at + 1)
+    return False
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
+_LETTERS = re.compile(r"[A-Za-z]+")
+_CAPITALISED = re.compile(r"\b[A-Z][\w-]{3,}")
 
 
 _STOP = frozenset(["the", "this", "that", "with", "from", "what", "when", "report", "journal", "press", "university",

@@ -23,6 +23,7 @@ from claimtrace.checks.base import (
     sentence_location,
 )
 from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
+from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
 
@@ -52,6 +53,11 @@ class _Sentences:
     def sentence_text(self, r: DocumentStat) -> str:
         s = self.sentence_of(r)
         return s.text if s is not None else r.text
+
+
+def _sentences(context: CheckContext) -> _Sentences:
+    """The paper's sentence index, built once for all the statistics checks."""
+    return context.shared("statistics.sentences", lambda: _Sentences(context.document))
 
 
 def _loc(r: DocumentStat, sents: _Sentences) -> Location:
@@ -87,8 +93,13 @@ _DOUBT_FLAG = re.compile(r"repair|damag|garbl|lost|read as", re.I)
 
 
 def _doubts(r: DocumentStat) -> list[str]:
-    """Why the text a verdict rests on is doubtful: the engine's repairs and damage flags."""
-    return [*r.repaired, *(f for f in r.flags if _DOUBT_FLAG.search(f))]
+    """Why the text a verdict rests on is doubtful: the engine's repairs and damage flags, and a χ² whose symbol
+    the conversion printed as a Latin c ("c 2 (2) = 11.97")."""
+    out = [*r.repaired, *(f for f in r.flags if _DOUBT_FLAG.search(f))]
+    name = r.spans["test"].text if "test" in r.spans else ""
+    if r.test == "chi2" and name[:1] in ("c", "C"):
+        out.append(f"χ² printed as '{name}' (a damaged symbol) read as χ²")
+    return out
 
 
 class _PerResultCheck:
@@ -103,7 +114,7 @@ class _PerResultCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per result that ``row`` reports."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows = [row for r in _results(context) if (row := self.row(r, sents)) is not None]
         return rows_or_ok(rows, self.id, self.ok_message)
 
@@ -126,6 +137,12 @@ def _adjusts(text: str) -> bool:
     """Whether a text says that p-values are adjusted for multiple comparisons (``_ADJUSTED``)."""
     low = text.lower()
     return any(w in low for w in _ADJUST_WORDS) and _ADJUSTED.search(text) is not None
+
+
+def _paper_adjusts(doc: Document) -> bool:
+    """``_adjusts`` over the paper's paragraphs (none of its phrases spans two), each asked only when it holds one
+    of the words every phrase has."""
+    return any(_adjusts(p.text) for p in doc.paragraphs)
 
 
 def _reported_p_interval(r: DocumentStat) -> tuple[float, float] | None:
@@ -171,14 +188,27 @@ def _test_p_range(q: DocumentStat) -> tuple[float, float] | None:
     return min(ps[0], ps[1]), max(ps[0], ps[1])
 
 
-def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: DocumentStat | None) -> str | None:
+# a p its sentence says comes from resampling: "Bootstrapped pairwise t tests revealed ...", "Applying a
+# bootstrapping procedure (1,000 resamples ...) ..., b = -0.161, SE = 0.085, ..., p = .029", "bootstrapped
+# t(2358) = 6.24", "a permutation test"; a bootstrapped CI alone ("bootstrapped 95% CI") says nothing of the p
+_RESAMPLED = re.compile(
+    r"\bbootstrap\w*\s+(?:[\w-]+\s+){0,2}?(?:t[- ]?tests?|tests?|procedures?|analys[ie]s|regressions?|p[- ]?values?|"
+    r"mediation|models?|comparisons?|correlations?|(?:t|r|F|z|b|β)(?![\w-]))"
+    r"|\b(?:permutation|randomi[sz]ation)\s+(?:[\w-]+\s+)?(?:tests?|analys[ie]s|procedures?)", re.I)
+
+
+def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: DocumentStat | None,
+            sentence: str = "") -> str | None:
     """Why an inconsistency the engine found is not a reporting error after all (None: it is one).
 
     ``before``: the result just before ``r`` in its sentence; ``paper_adjusts``: the paper says somewhere that
-    it adjusts p-values for multiple comparisons."""
+    it adjusts p-values for multiple comparisons; ``sentence``: the result's sentence."""
     rep = _reported_p_interval(r)
     if rep is None:
         return None
+    if ("ootstrap" in sentence or "ermutation" in sentence or "andomi" in sentence) and _RESAMPLED.search(sentence):
+        return ("its sentence says the p comes from a bootstrap or permutation procedure, not from the statistic's "
+                "reference distribution")
     rng = _coefficient_p_range(r)
     if rng is not None and formulas.overlaps(rng, rep):
         return (f"the p fits the coefficient and its SE with a t reference (df unknown; p between {rng[0]:.3g} "
@@ -213,26 +243,35 @@ class ConsistencyCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per inconsistent result (``error`` for a decision error, ``warn`` otherwise)."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows: list[CheckRow] = []
         checked = 0
         results = _results(context)
         doc = context.document
         paper_adjusts: bool | None = None  # read once, at the first inconsistency
+        mentions: bool | None = None  # the paper says one-tailed somewhere: read once, when a p fits one
         for r in results:
             if r.consistent is None:
                 continue
             checked += 1
             if r.consistent:
+                scoped = [f for f in r.flags if f.startswith("one-tailed as stated in its ") and "sentence" not in f]
+                if scoped:  # the p is one-tailed by a statement beyond its sentence: say where
+                    rows.append(_result_row(
+                        self.id, r, sents, "info",
+                        f"consistent as a one-tailed test: {_as_written(r)} ({scoped[0]})",
+                        "State at the result that its p is one-tailed.", _as_written(r),
+                        {"test": r.test, "reported_p": _p_text(r), "computed_p": r.computed_p,
+                         "one_tailed_scope": scoped[0], "decision_error": False}))
                 continue
             doubts = _doubts(r)
             decision = bool(r.decision_error)
             if paper_adjusts is None:
-                paper_adjusts = _adjusts(doc.body_text)
+                paper_adjusts = _paper_adjusts(doc)
             unit = context.document.paragraph_of(r.paragraph_id) if r.paragraph_id else None
             same = [q for q in results if q.unit_id == r.unit_id and q.end <= r.start]
             excuse = _excuse(r, unit.text if unit is not None else sents.sentence_text(r), paper_adjusts,
-                             same[-1] if same else None)
+                             same[-1] if same else None, sents.sentence_text(r))
             if excuse is not None:
                 rows.append(_result_row(
                     self.id, r, sents, "info", f"not counted as inconsistent: {_as_written(r)} ({excuse})",
@@ -249,7 +288,10 @@ class ConsistencyCheck:
                 msg += f" (read from repaired or doubtful text: {'; '.join(doubts)})"
             one_tailed_fit = _fits_one_tailed(r)
             if one_tailed_fit:
-                msg += "; the p fits a one-tailed test, which the text does not state"
+                if mentions is None:
+                    mentions = mentions_one_tailed(doc.body_text)
+                msg += ("; the p fits a one-tailed test, which the text does not state for this result"
+                        + (" (it mentions one-tailed tests elsewhere)" if mentions else ""))
             guidance = ("The reported p is on the other side of alpha from the p the test statistic gives: check "
                         "the statistic, the df and the p." if decision else
                         "The reported p does not follow from the test statistic and df, allowing for rounding: "
@@ -268,6 +310,7 @@ class ConsistencyCheck:
 # ---------------------------------------------------------------------------------------------
 # imprecise p-values
 _LEGEND_SENTENCE = re.compile(r"asterisks?|daggers?|symbols?\s+(?:indicate|denote|mark)|\bi\.e\.,?\s*p\s*[<=]", re.I)
+_LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
 
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
@@ -277,7 +320,11 @@ def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
     before = text[max(0, start - 3):start].rstrip()
     if before.endswith(("*", "†", "‡", "§", "#")):
         return True
-    return bool(_LEGEND_SENTENCE.search(sents.sentence_text(r)))
+    sentence = sents.sentence_text(r)
+    low = sentence.lower()
+    if not any(w in low for w in _LEGEND_WORDS):
+        return False  # quick: none of the words of _LEGEND_SENTENCE
+    return bool(_LEGEND_SENTENCE.search(sentence))
 
 
 @dataclass
@@ -328,7 +375,7 @@ class MarginalCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per phrase, attached to the result of its sentence (else of the next sentence)."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         by_unit: dict[str, list[DocumentStat]] = {}
         for r in _results(context):
             if r.unit_id:
@@ -380,7 +427,7 @@ class EffectSizeMissingCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per t or F test (with df) whose sentence gives no effect size."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         with_effect: set[str] = set()
         for r in _results(context):
             if r.unit_id and (r.effects or r.test in EFFECT_SIZES or r.test in ("b", "beta", "OR")):
@@ -434,7 +481,7 @@ class EffectSizeFitCheck:
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per effect size outside the interval that its test statistic (rounding included) allows."""
-        sents = _Sentences(context.document)
+        sents = _sentences(context)
         rows: list[CheckRow] = []
         checked = 0
         results = _results(context)
@@ -633,6 +680,8 @@ _POWER_TRIGGER = re.compile(
     r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
     r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)"
     r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
+# every phrase of _POWER_TRIGGER holds one of these (lower case)
+_POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
 _POWER_TYPE = [
     ("a priori", re.compile(r"a[- ]priori|prospective|to\s+determine\s+(?:the\s+)?(?:required\s+)?sample", re.I)),
     ("sensitivity", re.compile(r"sensitivity", re.I)),
@@ -655,10 +704,13 @@ _POWER_ES = re.compile(
 _POWER_ES_NAMED = re.compile(
     r"effect\s+sizes?\s*(?:\(\s*(?P<metric>[^()]{1,12}?)\s*\)|of\s+(?P<metric2>[A-Za-zηρ][\w ]{0,6}?)\s*=)"
     r"\s*(?:of|=|≥)?\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
-_POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]sized?)?\s+effect", re.I)
+_POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]sized?)?\s+"
+                            r"(?:(?:between|within)[- ]\w+\s+|interaction\s+|main\s+)?effect", re.I)
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
                           r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
-                          r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)", re.I)
+                          r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)"
+                          r"|(?P<pct>\d(?:\.\d+)?)\s?%\s+(?:significance|alpha|α)\s+level"
+                          r"|(?:significance|alpha)\s+level\s+of\s+(?P<pct2>\d(?:\.\d+)?)\s?%", re.I)
 _POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|(?P<dec>0?\.\d{1,3})\s+power\b"
                           r"|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?(?:of|=|at|level\s+of|was|≥)\s*"
                           r"(?:(?:greater|more|higher)\s+than\s+|at\s+least\s+|over\s+|>\s*)?"
@@ -672,6 +724,20 @@ _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+s
 _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|"
                              r"\bPANGEA\b|\bMorePower\b|\bpwrss\b|\bInteractionPoweR\b|\bsemPower\b|\bSAS\b|"
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
+
+
+# a parameter list whose power is printed "p" or "β": "(d = 0.45, α = .05, p = .95)", "(α = .05, β = 0.80)" (right
+# after α, .50 or more: no planned p, nor a type II error rate of .80)
+_POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*(?:p|β|beta)\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
+# a paper about statistical power (researchers' intuitions, a survey of power): its power words are its subject
+_POWER_SUBJECT = re.compile(r"statistical(?:ly)?\s+(?:power|underpowered)|underpowered|power\s+analys[ie]s"
+                            r"|\bsample[- ]sizes?\b|power\s+of\s+(?:their|the|psychological|published)?\s*(?:studies|"
+                            r"research|designs|experiments|tests)", re.I)
+
+
+def _about_power(doc: Document) -> bool:
+    """Whether the paper's subject is statistical power: its title and abstract name it at least twice."""
+    return len(_POWER_SUBJECT.findall(f"{doc.title or ''}\n{doc.abstract_text}")) >= 2
 
 
 _ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
@@ -697,12 +763,15 @@ def _power_record(text: str) -> dict[str, object]:
             rec["effect_metric"], rec["effect_size"] = "conventional", w.group("metric").lower()
     a = _POWER_ALPHA.search(text)
     if a:
-        rec["alpha"] = float(a.group("v") or a.group("v2") or a.group("v3"))
+        pct = a.group("pct") or a.group("pct2")  # "at the 5% significance level"
+        rec["alpha"] = float(pct) / 100 if pct else float(a.group("v") or a.group("v2") or a.group("v3"))
     p = _POWER_LEVEL.search(text)
     if p:
         raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
         val = float(raw.rstrip("% "))
         rec["power"] = val / 100 if val > 1 else val
+    elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
+        rec["power"] = float(q.group("v"))
     n = _POWER_N.search(text)
     if n:
         rec["n"] = int((n.group("n") or n.group("n2") or n.group("n3") or n.group("n4")).replace(",", ""))
@@ -723,17 +792,26 @@ class PowerCheck:
         """One row per paragraph with a power analysis: ``info`` when complete, ``warn`` naming what is missing."""
         doc = context.document
         rows: list[CheckRow] = []
-        for par in doc.paragraphs:
+        subject: bool | None = None  # the paper is about power: read at its first power analysis
+        for i, par in enumerate(doc.paragraphs):
             low = par.text.lower()
-            if "power" not in low and "pwr" not in low and "simr" not in low and "β" not in low:
+            if not any(w in low for w in _POWER_WORDS):
                 continue  # quick: no power word in the paragraph
-            first = next((s for s in par.sentences if _POWER_TRIGGER.search(s.text)), None)
+            first = next((s for s in par.sentences
+                          if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
             if first is None:
                 continue
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
             rec = _power_record(window)
+            prev = doc.paragraphs[i - 1] if i > 0 else None
+            if (rec["effect_size"] is None and prev is not None and prev.section == par.section
+                    and not _POWER_TRIGGER.search(prev.text)):  # not a power analysis of its own
+                before = _power_record(prev.text)  # the effect size the paragraph before argues for
+                if before["effect_size"] is not None:
+                    rec["effect_size"], rec["effect_metric"] = before["effect_size"], before["effect_metric"]
+                    rec["effect_size_from"] = "the paragraph before"
             missing = [k for k in ("effect_size", "alpha", "power", "n") if rec[k] is None]
             elsewhere = _ELSEWHERE.search(first.text)
             if rec["power"] is None and rec["effect_size"] is None:
@@ -742,12 +820,16 @@ class PowerCheck:
                 missing = []
             elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window):
                 continue  # power in general (a discussion) or of another study, not this study's analysis
-            severity: Severity = "warn" if missing else "info"
+            if subject is None:
+                subject = _about_power(doc)
+            severity: Severity = "warn" if missing and not subject else "info"
             msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
             if missing:
                 msg += f"; missing {', '.join(missing)}"
             elif elsewhere and rec["power"] is None and rec["effect_size"] is None:
                 msg = "power analysis reported elsewhere (supplement or preregistration)"
+            if subject:
+                msg += " (the paper is about statistical power: a power word may be its subject, not an analysis)"
             rows.append(CheckRow(
                 check=self.id, severity=severity, message=msg,
                 guidance="A power analysis should state its type, test, effect size (and metric) with its source, "

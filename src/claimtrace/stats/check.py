@@ -167,6 +167,17 @@ def _consistent(r: StatResult, prange: tuple[float, float], alpha: float, zero_e
     return True
 
 
+_AGAINST = "one-tailed p against the direction of the effect (1 - p)"
+
+
+def _consistent_against(r: StatResult, one: tuple[float, float], alpha: float, zero_error: bool) -> bool:
+    """Whether a reported p above .5 is the one-tailed p of the other direction: 1 - p over ``one`` (the
+    one-tailed range in the effect's direction), as when the effect goes against a directional hypothesis."""
+    if r.p_comparison != "=" or r.p_value is None or r.p_value <= 0.5:
+        return False
+    return _consistent(r, (1.0 - one[1], 1.0 - one[0]), alpha, zero_error)
+
+
 def reported_significant(r: StatResult, alpha: float = 0.05, equal_significant: bool = True) -> bool | None:
     """Whether the reported p says significant at ``alpha`` (None when it cannot tell).
 
@@ -290,11 +301,18 @@ def _check(r: StatResult, alpha: float, one_tailed_context: Callable[[StatResult
             prange = _p_range(r, r.one_tailed)
             if prange is not None:
                 ok = _consistent(r, prange, alpha, zero_error)
+                if not ok and r.one_tailed and _consistent_against(r, prange, alpha, zero_error):
+                    ok = True
+                    r.flags.append(_AGAINST)
                 if not ok and not r.one_tailed and r.test in ("t", "z", "r", "rho", "tau") and one_tailed_context(r):
                     one = _p_range(r, True)
                     if one is not None and _consistent(r, one, alpha, zero_error):
                         ok = True
                         r.flags.append("consistent only as a one-tailed test")
+                    elif one is not None and _consistent_against(r, one, alpha, zero_error):
+                        ok = True
+                        r.flags.append("consistent only as a one-tailed test")
+                        r.flags.append(_AGAINST)
                 v["consistent"] = ok
                 if not ok:
                     rep_sig = reported_significant(r, alpha, eq_sig)

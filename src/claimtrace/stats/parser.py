@@ -228,6 +228,32 @@ _SCOPE_RE = re.compile(
     re.I,
 )
 _SENT_END = re.compile(r"[.!?]\s+(?=[\"'(\[]?[A-Z])|\n\s*\n")
+# a sentence that states a rule for tests it does not report itself: "one-tailed tests were used", "For a one-sided
+# independent Mann-Whitney U test with an alpha of .05, the minimum sample size is 428", "p values are one-tailed";
+# ``_SCOPE_RE``'s statements too
+# (a "one-sided hypothesis" is a direction, not a rule for p: Bayes factors test them too)
+_TEST_WORDS = (r"(?:tests?|t[- ]tests?|p[- ]?values?|p|ps|α|alpha|contrasts?|comparisons?|analys[ie]s|significance|"
+               r"criterion|threshold|level)")
+_STATEMENT_RE = re.compile(
+    _SCOPE_RE.pattern
+    + r"|\b(?:one|1)[- ]?(?:tailed|sided)\s+(?:[\w-]+\s+){0,4}?" + _TEST_WORDS + r"(?![\w-])"
+    + r"|(?<![\w-])" + _TEST_WORDS + r"\s+(?:[\w()-]+\s+){0,5}?(?:were|was|are|is)\s+(?:all\s+|always\s+)?"
+      r"(?:one|1)[- ]?(?:tailed|sided)\b",
+    re.I,
+)
+
+
+def states_one_tailed(sentence: str) -> bool:
+    """Whether a sentence states that tests (of its study or paper) are one-tailed / one-sided / directional:
+    a rule or an analysis plan, not a mention in passing ("a one-sided view")."""
+    if not mentions_one_tailed(sentence) and "irectional" not in sentence:
+        return False
+    if _EQUIVALENCE_RE.search(sentence):
+        return False  # two one-sided tests of equivalence (TOST), one-sided Bayes factors: no rule for p
+    return _STATEMENT_RE.search(sentence) is not None
+
+
+_EQUIVALENCE_RE = re.compile(r"\bequivalen|\bTOST\b|\btwo\s+one[- ]?sided|\bBayes|\bBF", re.I)
 
 
 def one_tailed_scope(text: str) -> bool:

@@ -140,12 +140,14 @@
       if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
       if (ev.target.closest("input, select, textarea")) return;
       const k = ev.key;
+      // a check row takes accept or dismiss only: r and x dismiss it, c does nothing
+      const isCheck = current && current.dataset.kind === "check";
       if (k === "j" || k === "n") { move(1); ev.preventDefault(); }
       else if (k === "k" || k === "p") { move(-1); ev.preventDefault(); }
       else if (k === "a") { act(current, "accept"); ev.preventDefault(); }
-      else if (k === "r") { act(current, "reject"); ev.preventDefault(); }
-      else if (k === "x") { act(current, "not_reported"); ev.preventDefault(); }
-      else if (k === "c") { act(current, current && current.dataset.kind === "statistic" ? "edit-stat" : "correct-span"); ev.preventDefault(); }
+      else if (k === "r") { act(current, isCheck ? "dismiss" : "reject"); ev.preventDefault(); }
+      else if (k === "x") { act(current, isCheck ? "dismiss" : "not_reported"); ev.preventDefault(); }
+      else if (k === "c" && !isCheck) { act(current, current && current.dataset.kind === "statistic" ? "edit-stat" : "correct-span"); ev.preventDefault(); }
     });
   }
 

@@ -1,0 +1,84 @@
+"""The power-analysis record (issue 27): power printed as "p" in a G*Power parameter list, an effect size argued in
+the paragraph before, and papers whose subject is statistical power. Real sentences and papers of the development
+part of bench/checks_psychsci.py's split."""
+
+from __future__ import annotations
+
+from claimtrace.checks import CheckContext, run_checks
+from claimtrace.checks.statistics import CHECKS, _power_record
+from claimtrace.documents import DocumentBuilder, load_document
+from claimtrace.stats import analyze_document
+from conftest import shared_path
+
+# 09567976231223410, Method
+GPOWER = ("Participants. A G*Power (Version 3.1; Faul et al., 2009) analy sis using pilot data from 20 participants for "
+          "a Bonferroni-corrected (for two comparisons) one-sample t test (d = 0.45 , α = .05, p = .95) determined that "
+          "we should recruit 67 participants.")
+
+
+def _power_rows(doc):  # type: ignore[no-untyped-def]
+    rows = run_checks(CheckContext(document=doc, stats=analyze_document(doc)), checks=CHECKS, only=["power"])
+    return [r for r in rows if r.severity != "ok"]
+
+
+def test_power_printed_as_p_after_alpha() -> None:
+    rec = _power_record(GPOWER)
+    assert (rec["effect_size"], rec["alpha"], rec["power"], rec["software"]) == (0.45, 0.05, 0.95, "G*Power")
+    assert _power_record("With α = .05, p = .03 was found; power was not computed.")["power"] is None  # below .50
+
+
+def test_the_real_g_power_paragraph_is_complete() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "09567976231223410.xml"))
+    (row,) = [r for r in _power_rows(doc) if "G*Power" in (r.text or "")]
+    assert row.severity == "info" and row.data["missing"] == []
+
+
+def test_an_effect_size_argued_in_the_paragraph_before() -> None:
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    b.add_paragraph("Prior work found a small effect of the manipulation on memory (d = 0.26).", "Participants",
+                    kind="methods")
+    b.add_paragraph("A sensitivity power analysis showed that 130 participants give 80% power at α = .05 for the "
+                    "interaction.", "Participants", kind="methods")
+    b.add_paragraph("A power analysis for the follow-up test asked for 80% power with 60 participants.", "Procedure",
+                    kind="methods")
+    rows = _power_rows(b.build())
+    assert rows[0].severity == "info" and rows[0].data["effect_size"] == 0.26
+    assert rows[0].data["effect_size_from"] == "the paragraph before"
+    assert rows[1].severity == "warn" and "effect_size" in rows[1].data["missing"]  # another section: not read
+
+
+def test_a_paper_about_power_gives_no_power_warnings() -> None:
+    # "Researchers' Intuitions About Power in Psychological Research": the designs shown to respondents are no
+    # power analyses of the paper
+    doc = load_document(shared_path("documents", "psychsci", "0956797616647519.xml"))
+    rows = _power_rows(doc)
+    assert rows and all(r.severity == "info" for r in rows)
+    assert all("about statistical power" in r.message for r in rows)
+
+
+def test_checks_share_what_they_compute_once() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "09567976231223410.xml"))
+    ctx = CheckContext(document=doc, stats=analyze_document(doc))
+    calls: list[int] = []
+    assert ctx.shared("k", lambda: calls.append(1) or len(calls)) == 1
+    assert ctx.shared("k", lambda: calls.append(1) or len(calls)) == 1 and calls == [1]
+    run_checks(ctx)  # the statistics and reference checks fill their shared indexes
+    assert {"statistics.sentences", "references.texts"} <= set(ctx.memo)
+
+
+def test_alpha_as_a_percentage_power_as_beta_and_a_conventional_size_with_its_design() -> None:
+    # 0956797615583071: "... to ensure an 80% power to detect this difference at the 5% significance level."
+    rec = _power_record("A sample size of 18 per condition was required in order to ensure an 80% power to detect "
+                        "this difference at the 5% significance level.")
+    assert (rec["alpha"], rec["power"], rec["n"]) == (0.05, 0.8, 18)
+    # 09567976221150616: power printed as "β = 0.80" after α
+    rec = _power_record("A power analysis demonstrated that 158 participants were needed to detect a small effect "
+                        "size (odds ratio = 1.5) in a two-tailed negative binomial regression (α = .05, β = 0.80).")
+    assert (rec["alpha"], rec["power"]) == (0.05, 0.8)
+    assert _power_record("A power analysis (α = .05, β = .20) gave N = 90.")["power"] is None  # a real β: 1 - β
+    # 09567976231158288: "a medium-size between-subjects effect"
+    rec = _power_record("Using G*Power (Faul et al., 2007), we predetermined that a sample size of 150 would be "
+                        "necessary to detect a medium-size between-subjects effect with an α of .05 and a "
+                        "statistical power of .80 in a mixed ANOVA for Studies 1 and 2.")
+    assert (rec["effect_size"], rec["alpha"], rec["power"], rec["n"]) == ("medium", 0.05, 0.8, 150)
+    assert _power_record("A large number of effects was tested with 80% power.")["effect_size"] is None
