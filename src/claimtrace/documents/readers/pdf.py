@@ -103,13 +103,19 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     matrix = raw.FS_MATRIX()
     rect = raw.FS_RECTF()
+    # the per-character calls, bound once and given the raw handle (each call is made for every character);
+    # the text object's address as a plain int (a c_void_p result), not a pointer cast per character
+    get_unicode, get_loose_box, get_box = raw.FPDFText_GetUnicode, raw.FPDFText_GetLooseCharBox, raw.FPDFText_GetCharBox
+    get_object = raw.FPDFText_GetTextObject
+    object_address = ctypes.cast(get_object, ctypes.CFUNCTYPE(ctypes.c_void_p, *get_object.argtypes))
     for index in range(len(pdf)):
         page = pdf[index]
         width, height = page.get_size()
         crop = page.get_cropbox()
         ox, oy_top = crop[0], crop[3]
-        tp = page.get_textpage()
-        n = tp.count_chars()
+        textpage = page.get_textpage()
+        tp = textpage.raw
+        n = textpage.count_chars()
         words: list[Word] = []
         rotated: list[str] = []
         cur: list[_Char] = []
@@ -126,9 +132,9 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
         for i in range(n):
             if i == skip:
                 continue
-            u = raw.FPDFText_GetUnicode(tp, i)
+            u = get_unicode(tp, i)
             if 0xD800 <= u < 0xE000:  # UTF-16 surrogates: a pair is one character (mathematical italics)
-                u2 = raw.FPDFText_GetUnicode(tp, i + 1) if i + 1 < n and u < 0xDC00 else 0
+                u2 = get_unicode(tp, i + 1) if i + 1 < n and u < 0xDC00 else 0
                 if 0xDC00 <= u2 < 0xE000:
                     ch, skip = _astral(u, u2), i + 1
                 else:
@@ -138,11 +144,10 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
             if not ch or ch.isspace() or (u < 0x20 and u != 0x02) or u in (0xFFFE, 0xFFFF):
                 flush()
                 continue
-            obj = raw.FPDFText_GetTextObject(tp, i)
-            okey = ctypes.cast(obj, ctypes.c_void_p).value or 0 if obj else 0
+            okey = object_address(tp, i) or 0
             props = obj_props.get(okey) if okey else None
             if props is None:
-                props = _char_props(raw, tp, i, obj, matrix, font_bold, name_buf)
+                props = _char_props(raw, tp, i, get_object(tp, i) if okey else None, matrix, font_bold, name_buf)
                 if okey:
                     obj_props[okey] = props
             size, bold, upright = props
@@ -153,16 +158,16 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
             if rot_buf:
                 rotated.append("".join(rot_buf))
                 rot_buf = []
-            if raw.FPDFText_GetLooseCharBox(tp, i, rect) and rect.right > rect.left:
+            if get_loose_box(tp, i, rect) and rect.right > rect.left:
                 t_, b_ = oy_top - rect.top, oy_top - rect.bottom
                 x0_, x1_ = rect.left - ox, rect.right - ox
-                if b_ - t_ > 1.5 * max(size, 4) and raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top):
+                if b_ - t_ > 1.5 * max(size, 4) and get_box(tp, i, left, right, bottom, top):
                     # math fonts declare huge ascent/descent: place the glyph on its baseline instead
                     # (from the tight box), so inline symbols stay on their text line
                     b_ = oy_top - bottom.value + 0.2 * size
                     t_ = b_ - 0.9 * size
             else:
-                raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+                get_box(tp, i, left, right, bottom, top)
                 t_, b_ = oy_top - top.value, oy_top - bottom.value
                 x0_, x1_ = left.value - ox, right.value - ox
             if cur:
@@ -176,7 +181,7 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
         if rot_buf:
             rotated.append("".join(rot_buf))
         pages.append(PageWords(index + 1, width, height, words, rotated, lone))
-        tp.close()
+        textpage.close()
         page.close()
     return pages
 
@@ -189,14 +194,24 @@ _SOFT_HYPHEN_RUN = re.compile("[-\u2010\u2011]\u00ad[-\u2010\u2011]?|\u00ad[-\u2
 
 def _word(cur: list[_Char]) -> Word:
     """A word from its characters; its vertical extent from the full-size ones (not superscripts)."""
-    size = max(c[5] for c in cur)
-    main = [c for c in cur if c[5] >= size - 0.6] or cur
-    text = "".join(c[0] for c in cur)
+    chars, x0s, x1s, tops, bottoms, sizes, bolds = zip(*cur, strict=True)
+    size = max(sizes)
+    if min(sizes) < size - 0.6:  # superscripts among them: the extent from the full-size characters
+        tops = tuple(t for t, z in zip(tops, sizes, strict=True) if z >= size - 0.6)
+        bottoms = tuple(b for b, z in zip(bottoms, sizes, strict=True) if z >= size - 0.6)
+    text = "".join(chars)
     if "\u00ad" in text:  # Word's hyphen "-", soft hyphen, "‐" (three glyphs for one): one hyphen
         text = _SOFT_HYPHEN_RUN.sub("-", text)
-    return Word(text, min(c[1] for c in cur), max(c[2] for c in cur),
-                statistics.median(c[3] for c in main), statistics.median(c[4] for c in main), size,
-                sum(1 for c in cur if c[6]) * 2 > len(cur))
+    return Word(text, min(x0s), max(x1s), _median(tops), _median(bottoms), size, sum(bolds) * 2 > len(cur))
+
+
+def _median(xs: tuple[float, ...]) -> float:
+    """``statistics.median`` of a few numbers, without its generality (called for every word)."""
+    n = len(xs)
+    if n == 1:
+        return xs[0]
+    s = sorted(xs)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
 def _char_props(raw: Any, tp: Any, i: int, obj: Any, matrix: Any, font_bold: dict[int, bool],
