@@ -320,7 +320,7 @@ class Line:
     @cached_property
     def bold(self) -> bool:
         """Whether (almost) all characters are bold."""
-        letters = [(w.bold, sum(ch.isalpha() for ch in w.text)) for w in self.words]
+        letters = [(w.bold, sum(map(str.isalpha, w.text))) for w in self.words]
         n = sum(k for _, k in letters)
         return n > 0 and sum(k for bold, k in letters if bold) >= 0.9 * n
 
@@ -370,16 +370,12 @@ def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
     spans = [(min(w.x0 for w in s), max(w.x1 for w in s)) for s in segs if sum(len(w.text) for w in s) >= 3]
     if len(spans) < 12:
         return None
-    best: tuple[int, float] | None = None
     lo, hi = int(width * 0.35), int(width * 0.65)
-    for x in range(lo, hi + 1, 2):
-        cover = sum(1 for a, b in spans if a < x < b)
-        if best is None or cover < best[0]:
-            best = (cover, float(x))
-    assert best is not None
-    cover, gx = best
+    covers = [(sum(1 for a, b in spans if a < x < b), x) for x in range(lo, hi + 1, 2)]
+    cover = min(c for c, _ in covers)
+    gx = float(next(x for c, x in covers if c == cover))  # the first x of the least cover
     # widen to the middle of the empty strip
-    xs = [x for x in range(lo, hi + 1, 2) if sum(1 for a, b in spans if a < x < b) == cover]
+    xs = [x for c, x in covers if c == cover]
     run = [x for x in xs if abs(x - gx) <= 40]
     gx = (min(run) + max(run)) / 2 if run else gx
     left = [s for s in spans if s[1] <= gx]
@@ -580,8 +576,8 @@ def _mark_headers(pages: list[list[Line]], heights: dict[int, float]) -> set[int
 
 def _is_tabular(ln: Line, body_size: float) -> bool:
     text = ln.text
-    digits = sum(ch.isdigit() for ch in text)
-    alpha = sum(ch.isalpha() for ch in text)
+    digits = sum(map(str.isdigit, text))
+    alpha = sum(map(str.isalpha, text))
     if ln.cells >= 3:
         return True
     if ln.cells >= 2 and (digits >= alpha or ln.size < body_size - 0.6):
@@ -596,7 +592,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
     words = text.split()
     if not words or len(text) > 110 or len(words) > 14 or not re.search(r"[A-Za-z]{3}", text):
         return False
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     if letters < 0.6 * len(text.replace(" ", "")):
         return False
     if _CAPTION.match(text) or text.endswith((",", ";")) or text[0].islower():
@@ -604,7 +600,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
     if text.endswith(".") and len(words) > 3 and not _ABSTRACT_HEAD.match(text):
         return False  # sentences end with periods; headings rarely do
     bigger = ln.size >= body_size + 0.9
-    caps = sum(ch.isupper() for ch in text) >= 0.8 * sum(ch.isalpha() for ch in text) and len(text) >= 4
+    caps = sum(map(str.isupper, text)) >= 0.8 * sum(map(str.isalpha, text)) and len(text) >= 4
     if ln.bold or bigger:
         return True
     return bool(caps and (_NUMBERED.match(text) or excluded_heading(text) or section_kind(text) != "other"
@@ -636,7 +632,7 @@ def _display_math(ln: Line, body_size: float) -> bool:
     if indent_l > 1.2 * body_size and indent_r > body_size:  # set off on both sides, like a display
         if (mathy and words <= 0.4 * len(toks)) or (len(toks) >= 4 and words <= 0.2 * len(toks)):
             return True
-        if indent_l > 2 * body_size and len(toks) <= 3 and sum(ch.isalpha() for ch in text) <= 6 and not _SENT_END.search(text):
+        if indent_l > 2 * body_size and len(toks) <= 3 and sum(map(str.isalpha, text)) <= 6 and not _SENT_END.search(text):
             return True
     return False
 
@@ -653,7 +649,7 @@ def _tabular_lines(lines: list[Line], body_size: float, pitch: float) -> list[bo
         a, ln, c = lines[k - 1], lines[k], lines[k + 1]
         if (a.page == ln.page == c.page and a.col == ln.col == c.col and a.size == ln.size == c.size
                 and 0 < ln.bottom - a.bottom < 1.45 * pitch and 0 < c.bottom - ln.bottom < 1.45 * pitch
-                and sum(ch.isalpha() for ch in ln.text) >= 0.15 * len(ln.text.replace(" ", ""))):
+                and sum(map(str.isalpha, ln.text)) >= 0.15 * len(ln.text.replace(" ", ""))):
             out[k] = False
     return out
 
@@ -802,7 +798,7 @@ def _figure_text(b: Block, body_size: float) -> bool:
     text = " ".join(ln.text for ln in b.lines)
     if len(b.lines) > 1 or len(text) >= 25 or re.search(r"[=<>≤≥]", text):
         return False
-    alpha = sum(ch.isalpha() for ch in text)
+    alpha = sum(map(str.isalpha, text))
     return alpha < 0.5 * len(text) or b.lines[0].size < body_size - 0.6 or (len(text.split()) <= 2 and not _SENT_END.search(text))
 
 
@@ -1205,7 +1201,7 @@ def _authors(blocks: list[Block], texts: list[str], title: str | None) -> list[s
             break
         if title and text in title:
             continue  # a line of the title
-        if bl.size < floor or sum(ch.isupper() for ch in text) > 0.6 * max(1, sum(ch.isalpha() for ch in text)):
+        if bl.size < floor or sum(map(str.isupper, text)) > 0.6 * max(1, sum(map(str.isalpha, text))):
             continue
         clean = re.sub(r"[\d*†‡§¶∗#]+(?=[\s,&]|$)|(?<=[a-z])[\d*†‡§¶∗,]+", " ", text)
         parts = [p.strip(" ,;") for p in re.split(r",|;|\band\b|&", clean)]
