@@ -41,7 +41,8 @@ Per paper, reading the PDF (and the TEI for a twin) with ``load_document`` then 
 Usage: ``nice -n 10 python bench/pdf_twins.py [--label before|after] [--repeats 5] [--src DIR]`` ->
 ``bench/results/pdf_twins_<label>.json`` (``--repeats 0``: no timing; ``--src``: measure another checkout's
 ``src``, e.g. main's for "before"). Speed alone, interleaved A/B in fresh processes (main's tree against this
-one): ``python bench/pdf_twins.py --speed-ab /work/main/src --repeats 5`` -> ``bench/results/pdf_twins_speed_ab.json``.
+one): ``python bench/pdf_twins.py --speed-ab /work/main/src --repeats 5`` -> ``bench/results/pdf_twins_speed_ab.json``
+(wall and CPU seconds per run; on a loaded machine read the CPU ratio, ``b_over_a_speed_cpu``).
 """
 
 from __future__ import annotations
@@ -272,19 +273,38 @@ def speed_ab(other_src: str, repeats: int) -> dict[str, Any]:
 
     load_before = os.getloadavg()
     secs: dict[str, list[float]] = {"a": [], "b": []}
+    cpu: dict[str, list[float]] = {"a": [], "b": []}
     for _ in range(repeats):
         for arm, src in (("a", other_src), ("b", str(REPO / "src"))):
             out = subprocess.run([sys.executable, __file__, "--time-once", "--src", src], check=True,
                                  capture_output=True, text=True).stdout
-            secs[arm].append(float(out.strip().splitlines()[-1]))
+            wall, cpu_s = out.strip().splitlines()[-1].split()
+            secs[arm].append(float(wall))
+            cpu[arm].append(float(cpu_s))
     _, pages = _pdfs()
     med = {k: statistics.median(v) for k, v in secs.items()}
-    return {"a_src": other_src, "b_src": str(REPO / "src"), "pages": pages, "repeats": repeats,
+    med_cpu = {k: statistics.median(v) for k, v in cpu.items()}
+    return {"a_src": other_src, "a_commit": _commit(other_src), "b_src": str(REPO / "src"),
+            "b_commit": _commit(str(REPO / "src")), "pages": pages, "repeats": repeats,
             "seconds": {k: [round(x, 3) for x in v] for k, v in secs.items()},
+            "cpu_seconds": {k: [round(x, 3) for x in v] for k, v in cpu.items()},
             "pages_per_second": {k: round(pages / m, 2) for k, m in med.items()},
             "b_over_a_speed": round(med["a"] / med["b"], 3),
+            # CPU time of the parse moves less than wall time on a loaded machine: the ratio to read under load
+            "b_over_a_speed_cpu": round(med_cpu["a"] / med_cpu["b"], 3),
             "loadavg_before": [round(x, 2) for x in load_before],
             "loadavg_after": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+
+
+def _commit(src: str) -> str | None:
+    """The git commit checked out at a source tree (``git rev-parse HEAD``), or None outside a checkout."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", src, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
 
 
 def speed(repeats: int) -> dict[str, Any]:
@@ -359,7 +379,9 @@ def main() -> None:
     if args.time_once:
         pdfs, _ = _pdfs()
         _parse_all(pdfs[:1])
-        print(_parse_all(pdfs))
+        cpu0 = time.process_time()
+        wall = _parse_all(pdfs)
+        print(wall, time.process_time() - cpu0)  # wall and CPU seconds of one parse of every PDF
         return
     run = Run(data=[TWINS])
     if args.speed_ab:

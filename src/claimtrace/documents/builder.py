@@ -28,7 +28,7 @@ PARAGRAPH_SEPARATOR = "\n\n"
 
 _SPACE_CHARS = dict.fromkeys(map(ord, "\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\t\r\x0b\x0c"), " ")
 _ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
-_DASHES = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"), None)
+_DASHES = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\u2015\ufe63\uff0d"), "-")
 
 
 def content_hash(data: bytes) -> str:
@@ -43,7 +43,7 @@ def clean_text(text: str, *, dashes: bool = False) -> str:
     text = text.replace("\ufb00", "ff").replace("\ufb01", "fi").replace("\ufb02", "fl")
     text = text.replace("\ufb03", "ffi").replace("\ufb04", "ffl").replace("\ufb05", "st").replace("\ufb06", "st")
     if dashes:
-        text = "".join("-" if ord(c) in _DASHES else c for c in text)
+        text = text.translate(_DASHES)
     text = re.sub(r"[ ]*\n[ ]*", " ", text)
     return re.sub(r" {2,}", " ", text).strip()
 

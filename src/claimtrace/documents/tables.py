@@ -44,6 +44,14 @@ class RawCell:
     bbox: BBox | None = None
 
 
+def cell_span(value: str | None) -> int:
+    """A cell's row or column span from its markup attribute: a whole number of at least 1 (1 when absent or bad)."""
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
+
+
 @dataclass
 class RawTable:
     """A table as a reader finds it, before the grid is resolved."""

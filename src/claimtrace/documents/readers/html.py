@@ -17,7 +17,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import check_entities
 from claimtrace.documents.sections import excluded_heading, section_kind
-from claimtrace.documents.tables import RawCell, RawTable
+from claimtrace.documents.tables import RawCell, RawTable, cell_span
 from claimtrace.errors import InputError
 
 _DROP = frozenset(["script", "style", "noscript", "nav", "form", "svg", "iframe", "template", "button", "select",
@@ -254,7 +254,7 @@ class HtmlReader:
             parent = tr.getparent()
             if parent is not None and parent.tag == "thead" and len(grid) == head:
                 head += 1
-            grid.append([RawCell(node_text(c), _int(c.get("rowspan")), _int(c.get("colspan")), header=c.tag == "th")
+            grid.append([RawCell(node_text(c), cell_span(c.get("rowspan")), cell_span(c.get("colspan")), header=c.tag == "th")
                          for c in tr if c.tag in ("td", "th")])
         if grid:
             label = None
@@ -273,13 +273,6 @@ def _layout_table(table: etree._Element) -> bool:
         if el.tag in _HEADINGS or el.tag in ("div", "table") or (el.tag == "p" and len(node_text(el)) > 200):
             return True
     return any(len(node_text(c)) > 400 for c in table.iter("td"))
-
-
-def _int(value: str | None) -> int:
-    try:
-        return max(1, int(value or 1))
-    except ValueError:
-        return 1
 
 
 def get_reader(fmt: SourceFormat) -> HtmlReader:

@@ -18,7 +18,7 @@ from claimtrace.documents.model import Document, ExcludedKind, SectionKind, Sour
 from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
-from claimtrace.documents.tables import RawCell, RawTable
+from claimtrace.documents.tables import RawCell, RawTable, cell_span
 from claimtrace.errors import InputError
 
 MML = "{http://www.w3.org/1998/Math/MathML}"
@@ -190,7 +190,7 @@ def raw_table(table_wrap: etree._Element) -> RawTable | None:
         for tr in tab.iter():
             if local(tr.tag) != "tr":
                 continue
-            cells = [RawCell(clean_text(inline_text(c)), _span(c.get("rowspan")), _span(c.get("colspan")),
+            cells = [RawCell(clean_text(inline_text(c)), cell_span(c.get("rowspan")), cell_span(c.get("colspan")),
                              header=local(c.tag) == "th") for c in tr if local(c.tag) in ("td", "th")]
             parent = tr.getparent()
             if parent is not None and local(parent.tag) == "thead" and len(rows) == head:
@@ -216,13 +216,6 @@ def _tables_only(el: etree._Element, b: DocumentBuilder, section: str | None) ->
 def _same_tables(tables: list[etree._Element]) -> bool:
     """Alternatives holding the same table twice (e.g. two encodings): read it once."""
     return any(local(a.tag) == "alternatives" for t in tables for a in t.iterancestors())
-
-
-def _span(value: str | None) -> int:
-    try:
-        return max(1, int(value or 1))
-    except ValueError:
-        return 1
 
 
 def _footnotes(table_wrap: etree._Element) -> list[str]:

@@ -103,13 +103,19 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     matrix = raw.FS_MATRIX()
     rect = raw.FS_RECTF()
+    # the per-character calls, bound once and given the raw handle (each call is made for every character);
+    # the text object's address as a plain int (a c_void_p result), not a pointer cast per character
+    get_unicode, get_loose_box, get_box = raw.FPDFText_GetUnicode, raw.FPDFText_GetLooseCharBox, raw.FPDFText_GetCharBox
+    get_object = raw.FPDFText_GetTextObject
+    object_address = ctypes.cast(get_object, ctypes.CFUNCTYPE(ctypes.c_void_p, *get_object.argtypes))
     for index in range(len(pdf)):
         page = pdf[index]
         width, height = page.get_size()
         crop = page.get_cropbox()
         ox, oy_top = crop[0], crop[3]
-        tp = page.get_textpage()
-        n = tp.count_chars()
+        textpage = page.get_textpage()
+        tp = textpage.raw
+        n = textpage.count_chars()
         words: list[Word] = []
         rotated: list[str] = []
         cur: list[_Char] = []
@@ -126,9 +132,9 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
         for i in range(n):
             if i == skip:
                 continue
-            u = raw.FPDFText_GetUnicode(tp, i)
+            u = get_unicode(tp, i)
             if 0xD800 <= u < 0xE000:  # UTF-16 surrogates: a pair is one character (mathematical italics)
-                u2 = raw.FPDFText_GetUnicode(tp, i + 1) if i + 1 < n and u < 0xDC00 else 0
+                u2 = get_unicode(tp, i + 1) if i + 1 < n and u < 0xDC00 else 0
                 if 0xDC00 <= u2 < 0xE000:
                     ch, skip = _astral(u, u2), i + 1
                 else:
@@ -138,11 +144,10 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
             if not ch or ch.isspace() or (u < 0x20 and u != 0x02) or u in (0xFFFE, 0xFFFF):
                 flush()
                 continue
-            obj = raw.FPDFText_GetTextObject(tp, i)
-            okey = ctypes.cast(obj, ctypes.c_void_p).value or 0 if obj else 0
+            okey = object_address(tp, i) or 0
             props = obj_props.get(okey) if okey else None
             if props is None:
-                props = _char_props(raw, tp, i, obj, matrix, font_bold, name_buf)
+                props = _char_props(raw, tp, i, get_object(tp, i) if okey else None, matrix, font_bold, name_buf)
                 if okey:
                     obj_props[okey] = props
             size, bold, upright = props
@@ -153,16 +158,16 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
             if rot_buf:
                 rotated.append("".join(rot_buf))
                 rot_buf = []
-            if raw.FPDFText_GetLooseCharBox(tp, i, rect) and rect.right > rect.left:
+            if get_loose_box(tp, i, rect) and rect.right > rect.left:
                 t_, b_ = oy_top - rect.top, oy_top - rect.bottom
                 x0_, x1_ = rect.left - ox, rect.right - ox
-                if b_ - t_ > 1.5 * max(size, 4) and raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top):
+                if b_ - t_ > 1.5 * max(size, 4) and get_box(tp, i, left, right, bottom, top):
                     # math fonts declare huge ascent/descent: place the glyph on its baseline instead
                     # (from the tight box), so inline symbols stay on their text line
                     b_ = oy_top - bottom.value + 0.2 * size
                     t_ = b_ - 0.9 * size
             else:
-                raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
+                get_box(tp, i, left, right, bottom, top)
                 t_, b_ = oy_top - top.value, oy_top - bottom.value
                 x0_, x1_ = left.value - ox, right.value - ox
             if cur:
@@ -176,7 +181,7 @@ def _pdfium_read(pdf: Any, raw: Any) -> list[PageWords]:
         if rot_buf:
             rotated.append("".join(rot_buf))
         pages.append(PageWords(index + 1, width, height, words, rotated, lone))
-        tp.close()
+        textpage.close()
         page.close()
     return pages
 
@@ -189,14 +194,24 @@ _SOFT_HYPHEN_RUN = re.compile("[-\u2010\u2011]\u00ad[-\u2010\u2011]?|\u00ad[-\u2
 
 def _word(cur: list[_Char]) -> Word:
     """A word from its characters; its vertical extent from the full-size ones (not superscripts)."""
-    size = max(c[5] for c in cur)
-    main = [c for c in cur if c[5] >= size - 0.6] or cur
-    text = "".join(c[0] for c in cur)
+    chars, x0s, x1s, tops, bottoms, sizes, bolds = zip(*cur, strict=True)
+    size = max(sizes)
+    if min(sizes) < size - 0.6:  # superscripts among them: the extent from the full-size characters
+        tops = tuple(t for t, z in zip(tops, sizes, strict=True) if z >= size - 0.6)
+        bottoms = tuple(b for b, z in zip(bottoms, sizes, strict=True) if z >= size - 0.6)
+    text = "".join(chars)
     if "\u00ad" in text:  # Word's hyphen "-", soft hyphen, "‐" (three glyphs for one): one hyphen
         text = _SOFT_HYPHEN_RUN.sub("-", text)
-    return Word(text, min(c[1] for c in cur), max(c[2] for c in cur),
-                statistics.median(c[3] for c in main), statistics.median(c[4] for c in main), size,
-                sum(1 for c in cur if c[6]) * 2 > len(cur))
+    return Word(text, min(x0s), max(x1s), _median(tops), _median(bottoms), size, sum(bolds) * 2 > len(cur))
+
+
+def _median(xs: tuple[float, ...]) -> float:
+    """``statistics.median`` of a few numbers, without its generality (called for every word)."""
+    n = len(xs)
+    if n == 1:
+        return xs[0]
+    s = sorted(xs)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
 
 
 def _char_props(raw: Any, tp: Any, i: int, obj: Any, matrix: Any, font_bold: dict[int, bool],
@@ -305,7 +320,7 @@ class Line:
     @cached_property
     def bold(self) -> bool:
         """Whether (almost) all characters are bold."""
-        letters = [(w.bold, sum(ch.isalpha() for ch in w.text)) for w in self.words]
+        letters = [(w.bold, sum(map(str.isalpha, w.text))) for w in self.words]
         n = sum(k for _, k in letters)
         return n > 0 and sum(k for bold, k in letters if bold) >= 0.9 * n
 
@@ -355,16 +370,12 @@ def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
     spans = [(min(w.x0 for w in s), max(w.x1 for w in s)) for s in segs if sum(len(w.text) for w in s) >= 3]
     if len(spans) < 12:
         return None
-    best: tuple[int, float] | None = None
     lo, hi = int(width * 0.35), int(width * 0.65)
-    for x in range(lo, hi + 1, 2):
-        cover = sum(1 for a, b in spans if a < x < b)
-        if best is None or cover < best[0]:
-            best = (cover, float(x))
-    assert best is not None
-    cover, gx = best
+    covers = [(sum(1 for a, b in spans if a < x < b), x) for x in range(lo, hi + 1, 2)]
+    cover = min(c for c, _ in covers)
+    gx = float(next(x for c, x in covers if c == cover))  # the first x of the least cover
     # widen to the middle of the empty strip
-    xs = [x for x in range(lo, hi + 1, 2) if sum(1 for a, b in spans if a < x < b) == cover]
+    xs = [x for c, x in covers if c == cover]
     run = [x for x in xs if abs(x - gx) <= 40]
     gx = (min(run) + max(run)) / 2 if run else gx
     left = [s for s in spans if s[1] <= gx]
@@ -565,8 +576,8 @@ def _mark_headers(pages: list[list[Line]], heights: dict[int, float]) -> set[int
 
 def _is_tabular(ln: Line, body_size: float) -> bool:
     text = ln.text
-    digits = sum(ch.isdigit() for ch in text)
-    alpha = sum(ch.isalpha() for ch in text)
+    digits = sum(map(str.isdigit, text))
+    alpha = sum(map(str.isalpha, text))
     if ln.cells >= 3:
         return True
     if ln.cells >= 2 and (digits >= alpha or ln.size < body_size - 0.6):
@@ -581,7 +592,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
     words = text.split()
     if not words or len(text) > 110 or len(words) > 14 or not re.search(r"[A-Za-z]{3}", text):
         return False
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     if letters < 0.6 * len(text.replace(" ", "")):
         return False
     if _CAPTION.match(text) or text.endswith((",", ";")) or text[0].islower():
@@ -589,7 +600,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
     if text.endswith(".") and len(words) > 3 and not _ABSTRACT_HEAD.match(text):
         return False  # sentences end with periods; headings rarely do
     bigger = ln.size >= body_size + 0.9
-    caps = sum(ch.isupper() for ch in text) >= 0.8 * sum(ch.isalpha() for ch in text) and len(text) >= 4
+    caps = sum(map(str.isupper, text)) >= 0.8 * sum(map(str.isalpha, text)) and len(text) >= 4
     if ln.bold or bigger:
         return True
     return bool(caps and (_NUMBERED.match(text) or excluded_heading(text) or section_kind(text) != "other"
@@ -621,7 +632,7 @@ def _display_math(ln: Line, body_size: float) -> bool:
     if indent_l > 1.2 * body_size and indent_r > body_size:  # set off on both sides, like a display
         if (mathy and words <= 0.4 * len(toks)) or (len(toks) >= 4 and words <= 0.2 * len(toks)):
             return True
-        if indent_l > 2 * body_size and len(toks) <= 3 and sum(ch.isalpha() for ch in text) <= 6 and not _SENT_END.search(text):
+        if indent_l > 2 * body_size and len(toks) <= 3 and sum(map(str.isalpha, text)) <= 6 and not _SENT_END.search(text):
             return True
     return False
 
@@ -638,7 +649,7 @@ def _tabular_lines(lines: list[Line], body_size: float, pitch: float) -> list[bo
         a, ln, c = lines[k - 1], lines[k], lines[k + 1]
         if (a.page == ln.page == c.page and a.col == ln.col == c.col and a.size == ln.size == c.size
                 and 0 < ln.bottom - a.bottom < 1.45 * pitch and 0 < c.bottom - ln.bottom < 1.45 * pitch
-                and sum(ch.isalpha() for ch in ln.text) >= 0.15 * len(ln.text.replace(" ", ""))):
+                and sum(map(str.isalpha, ln.text)) >= 0.15 * len(ln.text.replace(" ", ""))):
             out[k] = False
     return out
 
@@ -787,7 +798,7 @@ def _figure_text(b: Block, body_size: float) -> bool:
     text = " ".join(ln.text for ln in b.lines)
     if len(b.lines) > 1 or len(text) >= 25 or re.search(r"[=<>≤≥]", text):
         return False
-    alpha = sum(ch.isalpha() for ch in text)
+    alpha = sum(map(str.isalpha, text))
     return alpha < 0.5 * len(text) or b.lines[0].size < body_size - 0.6 or (len(text.split()) <= 2 and not _SENT_END.search(text))
 
 
@@ -1190,7 +1201,7 @@ def _authors(blocks: list[Block], texts: list[str], title: str | None) -> list[s
             break
         if title and text in title:
             continue  # a line of the title
-        if bl.size < floor or sum(ch.isupper() for ch in text) > 0.6 * max(1, sum(ch.isalpha() for ch in text)):
+        if bl.size < floor or sum(map(str.isupper, text)) > 0.6 * max(1, sum(map(str.isalpha, text))):
             continue
         clean = re.sub(r"[\d*†‡§¶∗#]+(?=[\s,&]|$)|(?<=[a-z])[\d*†‡§¶∗,]+", " ", text)
         parts = [p.strip(" ,;") for p in re.split(r",|;|\band\b|&", clean)]

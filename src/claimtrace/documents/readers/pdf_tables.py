@@ -76,22 +76,47 @@ def caption_of(text: str) -> tuple[str, str] | None:
     return f"Table {m.group(2)}", m.group(3).strip()
 
 
+class _Source:
+    """A PDF's bytes and its pdfplumber document, opened on first use and shared by every reading of the call, so
+    that each page is parsed once (``auto`` reads a page with the line finder, then with the text finder)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._pdf: Any = None
+
+    def plumber(self) -> Any:
+        """The open pdfplumber document."""
+        if self._pdf is None:
+            import pdfplumber
+
+            self._pdf = pdfplumber.open(io.BytesIO(self.data))
+        return self._pdf
+
+    def __enter__(self) -> _Source:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
+            self._pdf = None
+
+
 def read_pdf_tables(data: bytes, captions: Sequence[Caption], reader: str | None = None) -> list[RawTable]:
     """Tables on the captioned pages of a PDF, each with the nearest caption's label, page and bbox."""
     reader = reader or pdf_tables_reader()
     if reader == "off" or not captions:
         return []
     pages = sorted({c.page for c in captions})
-    if reader == "auto":
-        found = _unstack(data, _pdfplumber(data, pages, captions, text=False), captions)
-        rest = [n for n in pages if n not in {f[0] for f in found}]
-        if rest:
-            found += _stream(data, rest, captions)
-        reader = "auto"
-    elif reader.startswith("pdfplumber"):
-        found = _pdfplumber(data, pages, captions, text=reader == "pdfplumber-text")
-    else:
-        found = _camelot(data, pages, flavor=reader.split("-", 1)[1], captions=captions)
+    with _Source(data) as src:
+        if reader == "auto":
+            found = _unstack(src, _pdfplumber(src, pages, captions, text=False), captions)
+            rest = [n for n in pages if n not in {f[0] for f in found}]
+            if rest:
+                found += _stream(src, rest, captions)
+        elif reader.startswith("pdfplumber"):
+            found = _pdfplumber(src, pages, captions, text=reader == "pdfplumber-text")
+        else:
+            found = _camelot(src, pages, flavor=reader.split("-", 1)[1], captions=captions)
     out: list[RawTable] = []
     for page, bbox, rows in found:
         cap = _nearest(captions, page, bbox)
@@ -132,23 +157,23 @@ def stacked_rows(rows: Sequence[Sequence[str | None]]) -> int:
     return sum(sum(len((t or "").strip().splitlines()) > 1 for t in row) >= 2 for row in rows[1:])
 
 
-def _stream(data: bytes, pages: list[int], captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
+def _stream(src: _Source, pages: list[int], captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
     """The unruled-table reading of ``auto``: camelot stream mode (with ``_unmerge``), else pdfplumber's text finder."""
     try:
         import camelot  # noqa: F401
     except ImportError:
-        return _pdfplumber(data, pages, captions, text=True)
-    return _unmerge(data, _camelot(data, pages, flavor="stream", captions=captions), captions)
+        return _pdfplumber(src, pages, captions, text=True)
+    return _unmerge(src, _camelot(src, pages, flavor="stream", captions=captions), captions)
 
 
-def _unstack(data: bytes, found: list[tuple[int, BBox, list[list[str | None]]]],
+def _unstack(src: _Source, found: list[tuple[int, BBox, list[list[str | None]]]],
              captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
     """Line-finder tables, each with stacked rows (``stacked_rows``) replaced by the unruled reading of the same region
     where that reads more rows and stacks none (found on the vertically ruled tables of real R vignettes)."""
     out = []
     for page, bbox, rows in found:
         if stacked_rows(rows):
-            alt = [t for t in _stream(data, [page], [c for c in captions if c.page == page]) if _overlap(t[1], bbox) > 0]
+            alt = [t for t in _stream(src, [page], [c for c in captions if c.page == page]) if _overlap(t[1], bbox) > 0]
             best = max(alt, key=lambda t: _overlap(t[1], bbox), default=None)
             if best is not None and not stacked_rows(best[2]) and len(best[2]) > len(rows):
                 page, bbox, rows = best
@@ -162,14 +187,14 @@ def _overlap(a: BBox, b: BBox) -> float:
     return max(0.0, w) * max(0.0, h)
 
 
-def _unmerge(data: bytes, found: list[tuple[int, BBox, list[list[str | None]]]],
+def _unmerge(src: _Source, found: list[tuple[int, BBox, list[list[str | None]]]],
              captions: Sequence[Caption]) -> list[tuple[int, BBox, list[list[str | None]]]]:
     """camelot-stream tables, each replaced by pdfplumber-text's table of the same region where that glues fewer columns."""
     out = []
     for page, bbox, rows in found:
         merged = merged_cells(rows)
         if merged:
-            alt = [t for t in _pdfplumber(data, [page], [c for c in captions if c.page == page], text=True)
+            alt = [t for t in _pdfplumber(src, [page], [c for c in captions if c.page == page], text=True)
                    if _overlap(t[1], bbox) > 0]
             best = max(alt, key=lambda t: _overlap(t[1], bbox), default=None)
             if best is not None and merged_cells(best[2]) < merged:
@@ -299,14 +324,11 @@ def _table_lines(block: list[_Line]) -> int:
     return sum(ln.max_gap >= COLUMN_GAP or any(ch.isdigit() for ch in ln.text) for ln in block)
 
 
-def _stream_areas(data: bytes, page_no: int, captions: Sequence[Caption]) -> list[BBox]:
+def _stream_areas(src: _Source, page_no: int, captions: Sequence[Caption]) -> list[BBox]:
     """The table regions of the captions on one page (top-left origin)."""
-    import pdfplumber
-
-    with pdfplumber.open(io.BytesIO(data)) as pdf:
-        page = pdf.pages[page_no - 1]
-        words = page.extract_words()
-        boxes = [table_region(words, float(page.width), float(page.height), c, captions) for c in captions]
+    page = src.plumber().pages[page_no - 1]
+    words = page.extract_words()
+    boxes = [table_region(words, float(page.width), float(page.height), c, captions) for c in captions]
     return [b for b in boxes if b is not None]
 
 
@@ -317,38 +339,36 @@ def _nearest(captions: Sequence[Caption], page: int, bbox: BBox) -> Caption | No
     return min(same, key=lambda c: min(abs(c.bottom - bbox.top), abs(c.top - bbox.bottom)))
 
 
-def _pdfplumber(data: bytes, pages: list[int], captions: Sequence[Caption], *,
+def _pdfplumber(src: _Source, pages: list[int], captions: Sequence[Caption], *,
                 text: bool) -> list[tuple[int, BBox, list[list[str | None]]]]:
-    import pdfplumber
-
     settings: dict[str, Any] = {"vertical_strategy": "text", "horizontal_strategy": "text",
                                 "snap_tolerance": 3, "join_tolerance": 3, "text_x_tolerance": 2} if text else {}
     out: list[tuple[int, BBox, list[list[str | None]]]] = []
-    with pdfplumber.open(io.BytesIO(data)) as pdf:
-        for n in pages:
-            if not 1 <= n <= len(pdf.pages):
-                continue
-            page = pdf.pages[n - 1]
-            regions = [page]
-            if text:  # alignment finds "tables" in any running text: look only at each caption's table region
-                regions = []
-                words = page.extract_words()
-                on_page = [c for c in captions if c.page == n]
-                for c in on_page:
-                    box = table_region(words, float(page.width), float(page.height), c, on_page)
-                    if box is not None:
-                        regions.append(page.crop((box.x0, box.top, box.x1, box.bottom)))
-            for region in regions:
-                for t in region.find_tables(settings):
-                    rows = t.extract()
-                    x0, top, x1, bottom = t.bbox
-                    out.append((n, BBox(x0=x0, top=top, x1=x1, bottom=bottom), rows))
-                    if text:
-                        break  # the first table under the caption
+    pdf = src.plumber()
+    for n in pages:
+        if not 1 <= n <= len(pdf.pages):
+            continue
+        page = pdf.pages[n - 1]
+        regions = [page]
+        if text:  # alignment finds "tables" in any running text: look only at each caption's table region
+            regions = []
+            words = page.extract_words()
+            on_page = [c for c in captions if c.page == n]
+            for c in on_page:
+                box = table_region(words, float(page.width), float(page.height), c, on_page)
+                if box is not None:
+                    regions.append(page.crop((box.x0, box.top, box.x1, box.bottom)))
+        for region in regions:
+            for t in region.find_tables(settings):
+                rows = t.extract()
+                x0, top, x1, bottom = t.bbox
+                out.append((n, BBox(x0=x0, top=top, x1=x1, bottom=bottom), rows))
+                if text:
+                    break  # the first table under the caption
     return out
 
 
-def _camelot(data: bytes, pages: list[int], *, flavor: str,
+def _camelot(src: _Source, pages: list[int], *, flavor: str,
              captions: Sequence[Caption] = ()) -> list[tuple[int, BBox, list[list[str | None]]]]:
     try:
         import camelot
@@ -356,11 +376,11 @@ def _camelot(data: bytes, pages: list[int], *, flavor: str,
         raise ClaimtraceError("PDF table reader camelot needs the 'pdf-tables' extra: pip install 'claimtrace-sci[pdf-tables]'") from None
     out: list[tuple[int, BBox, list[list[str | None]]]] = []
     with tempfile.NamedTemporaryFile(suffix=".pdf") as fh:
-        fh.write(data)
+        fh.write(src.data)
         fh.flush()
         import pypdfium2 as pdfium
 
-        doc = pdfium.PdfDocument(data)
+        doc = pdfium.PdfDocument(src.data)
         try:
             heights = {n: doc[n - 1].get_height() for n in pages if 1 <= n <= len(doc)}
         finally:
@@ -370,7 +390,7 @@ def _camelot(data: bytes, pages: list[int], *, flavor: str,
         if flavor == "stream" and captions:  # each caption's table region (a page's running text is no table)
             tables = []
             for n, h in heights.items():
-                areas = _stream_areas(data, n, [c for c in captions if c.page == n])
+                areas = _stream_areas(src, n, [c for c in captions if c.page == n])
                 if areas:
                     tables += list(camelot.read_pdf(fh.name, pages=str(n), flavor=flavor,
                                                     table_areas=[f"{b.x0},{h - b.top},{b.x1},{h - b.bottom}" for b in areas]))

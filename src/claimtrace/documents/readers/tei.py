@@ -23,7 +23,7 @@ from claimtrace.documents.model import BBox, Document, ExcludedKind, SectionKind
 from claimtrace.documents.readers._xml import children, first, local, parse_xml
 from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.sections import excluded_heading, section_kind
-from claimtrace.documents.tables import RawCell, RawTable
+from claimtrace.documents.tables import RawCell, RawTable, cell_span
 from claimtrace.errors import InputError
 
 _SKIP_INLINE = frozenset(["note", "figure", "formula", "table", "graphic", "listBibl"])
@@ -297,7 +297,7 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
             foot = clean_text(inline_text(note)) if note is not None else ""
             if foot:
                 b.add_excluded("footnote", foot, label=label or None, section=section, page=page)
-            grid = [[RawCell(clean_text(inline_text(c)), _int(c.get("rows")), _int(c.get("cols")),
+            grid = [[RawCell(clean_text(inline_text(c)), cell_span(c.get("rows")), cell_span(c.get("cols")),
                              header=c.get("role") == "label")
                      for c in row if local(c.tag) == "cell"] for row in el.iter() if local(row.tag) == "row"]
             if grid:
@@ -313,13 +313,6 @@ def _excluded_block(el: etree._Element, b: DocumentBuilder, section: str | None)
         b.add_excluded("footnote", all_text(el), label=el.get("n"), section=section, page=page)
     else:
         b.add_excluded("other", all_text(el), label=tag, section=section, page=page)
-
-
-def _int(value: str | None) -> int:
-    try:
-        return max(1, int(value or 1))
-    except ValueError:
-        return 1
 
 
 def get_reader(fmt: SourceFormat) -> TeiReader:
