@@ -28,6 +28,7 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.documents.studies import assign_studies, box_paragraphs, studies
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
+from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_matrix, evidence_weights
 from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
     cue_bonus,
@@ -44,9 +45,7 @@ from claimtrace.extract.statistics import (
     stat_strength,
 )
 from claimtrace.extract.trace_ranker import (
-    EV_FEATURES,
     HYP_FEATURES,
-    evidence_matrix,
     explain,
     finding_study,
     hypothesis_matrix,
@@ -219,6 +218,8 @@ class EmbeddedExtractor:
         #: keep each stage's feature matrix and candidate mask in ``last_features`` (the ranker's training)
         self.record_features = False
         self.last_features: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: the stage-2 inputs of the features (``scripts/train_evidence_ranker.py`` recomputes features from them)
+        self.last_evidence_inputs: dict[str, Any] = {}
 
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
@@ -303,7 +304,7 @@ class EmbeddedExtractor:
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
                           base: np.ndarray) -> np.ndarray:
-        """Stage 2's feature matrix over the index's units (``trace_ranker.EV_FEATURES``)."""
+        """Stage 2's feature matrix over the index's units (``evidence_ranker.EV_FEATURES``)."""
         parts = {"base": base, "sim": sim, "stat": stat, "prior": prior, "engine": ix.engine}
         return evidence_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study, ix.pid, ix.is_table,
                                finding_study(finding, ix.studies), ix.studies, finding)
@@ -331,7 +332,7 @@ class EmbeddedExtractor:
         score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
-        w = weight_vector("evidence", EV_FEATURES) if ix.social else None
+        w = evidence_weights() if ix.social else None
         x: np.ndarray | None = None
         if w is not None or self.record_features:
             x = self.evidence_features(ix, finding, sim, stat, prior, score)
@@ -345,6 +346,8 @@ class EmbeddedExtractor:
                 cand &= own  # the finding's study's Results, when they report a checkable test
         if self.record_features and x is not None:
             self.last_features["evidence"] = (x, cand)
+            self.last_evidence_inputs = {"finding": finding, "base": score, "sim": sim, "stat": stat, "prior": prior,
+                                         "cand": cand.copy(), "allowed": allowed.copy()}
         if w is not None and x is not None:
             score = x @ w
         if not cand.any():

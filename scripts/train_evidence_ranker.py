@@ -1,0 +1,203 @@
+"""Train the embedded extractor's evidence ranker (``extract/weights/evidence_ranker.json``) on the DEVELOPMENT part
+of the gold Psychological Science traces (``../shared/data/traces/psychsci-dev.jsonl``; the split of
+``bench/traces_psychsci.py``: the untouched part is never read here), plus the extra traces annotated on the other
+shared psychsci papers (``bench/data/traces-extra/load.py``, when present).
+
+    .venv/bin/python scripts/train_evidence_ranker.py [--cache FILE] [--extra DIR] [--out FILE]
+
+Per trace, the candidates are the units stage 2 scores (its candidate mask: result sentences of the finding's study,
+table rows only when the prose reports no test), run as ``claimtrace extract`` runs them (table rows on, the
+predicted hypothesis in the query); the positives are the candidates that cover the same statement as a gold
+evidence string or share a test statistic with the gold (the scorer's ``same_statement`` and ``stat_keys``). The
+cache keeps the features' inputs, not the features, so a change of ``evidence_ranker.evidence_matrix`` needs no
+re-run of the extractor. The model is a conditional logit (softmax over a trace's candidates, the log of the
+positives' total probability maximised) with an L2 penalty towards the hand-set score (weight 1 on ``base``, 0
+elsewhere). The penalty is chosen by grouped 5-fold cross-validation over papers (top-1 hit; a paper's traces stay
+in one fold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.optimize import minimize
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+from traces_psychsci import DOCS, GOLD, SHARED, scorer, split_of  # noqa: E402
+
+LAMBDAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+MIN_CHARS = 40
+EXTRA = REPO / "bench" / "data" / "traces-extra"
+
+
+def extra_traces(extra_dir: Path) -> list[dict[str, Any]]:
+    """The extra training traces (``load_extra(shared_dir)`` of ``traces-extra/load.py``); none when absent."""
+    path = extra_dir / "load.py"
+    if not path.is_file():
+        return []
+    spec = importlib.util.spec_from_file_location("traces_extra_load", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [dict(g) for g in mod.load_extra(SHARED) if g.get("finding") and g.get("evidence")]
+
+
+def training_traces(extra_dir: Path) -> list[dict[str, Any]]:
+    """Dev-part gold traces and the extra traces (never a gold paper's untouched part)."""
+    gold = [dict(g, origin="gold") for g in scorer().load_gold(str(GOLD)) if split_of(g["paper"]) == "dev"]
+    gold_papers = {g["paper"] for g in scorer().load_gold(str(GOLD))}
+    extra = [dict(g, origin="extra") for g in extra_traces(extra_dir) if g["paper"] not in gold_papers]
+    return gold + extra
+
+
+def _key(g: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps([g["paper"], g["finding"], g["evidence"]]).encode()).hexdigest()[:16]
+
+
+def collect_one(g: dict[str, Any]) -> dict[str, Any]:
+    """The stage-2 inputs and positives of one trace, run as ``claimtrace extract --offline`` runs it."""
+    from claimtrace.documents import load_document
+    from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
+    from claimtrace.extract.embedded import EmbeddedExtractor
+
+    ev = scorer()
+    doc = load_document(DOCS / g["paper"])
+    ex = EmbeddedExtractor(table_rows=True)
+    ex.record_features = True
+    cfg = get_preset(EMBEDDED_DEFAULT)
+    h = ex.hypothesis(doc, g["finding"], cfg).span
+    ex.evidence(doc, g["finding"] if h is None else f"{g['finding']}\n{h.text}", cfg)
+    ix = ex.index(doc)
+    texts = [s.text for s in ix.sents]
+    gk = set().union(set(), *[ev.stat_keys(s) for s in g.get("statistics") or []])
+    y = np.array([len(t) >= MIN_CHARS and (any(ev.same_statement(e, t) for e in g["evidence"]) or bool(gk & ev.stat_keys(t)))
+                  for t in texts])
+    return {"paper": g["paper"], "origin": g["origin"], "texts": texts, "kind": list(ix.kind),
+            "section": list(ix.section), "study": list(ix.study), "pid": list(ix.pid), "is_table": ix.is_table.copy(),
+            "engine": ix.engine.copy(), "studies": list(ix.studies), "y": y, **ex.last_evidence_inputs}
+
+
+def collect(traces: list[dict[str, Any]], cache: Path | None) -> list[dict[str, Any]]:
+    """Every trace's inputs, from the cache where it holds them (keyed by paper, finding and evidence)."""
+    store: dict[str, dict[str, Any]] = {}
+    if cache and cache.is_file():
+        with cache.open("rb") as fh:
+            store = pickle.load(fh)
+    out = []
+    for i, g in enumerate(traces):
+        k = _key(g)
+        if k not in store:
+            print(f"[{i + 1}/{len(traces)}] {g['paper']}", file=sys.stderr)
+            store[k] = collect_one(g)
+            if cache:
+                with cache.open("wb") as fh:
+                    pickle.dump(store, fh)
+        out.append(store[k])
+    return out
+
+
+def features(r: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(candidate features, positive labels) of one collected trace."""
+    from claimtrace.extract.evidence_ranker import evidence_matrix
+    from claimtrace.extract.trace_ranker import finding_study
+
+    parts = {"base": r["base"], "sim": r["sim"], "stat": r["stat"], "prior": r["prior"], "engine": r["engine"]}
+    x = evidence_matrix(r["texts"], parts, r["kind"], r["study"], r["pid"], r["is_table"],
+                        finding_study(r["finding"], r["studies"]), r["studies"], r["finding"])
+    m = r["cand"]
+    return x[m], r["y"][m]
+
+
+def fit(data: list[tuple[np.ndarray, np.ndarray]], lam: float, prior: np.ndarray) -> np.ndarray:
+    """Conditional-logit weights with an L2 pull towards ``prior``."""
+    used = [(x, y) for x, y in data if y.any() and len(y)]
+
+    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+        total, grad = lam * float(((w - prior) ** 2).sum()), 2 * lam * (w - prior)
+        for x, y in used:
+            s = x @ w
+            p = np.exp(s - s.max())
+            z, zp = p.sum(), p[y].sum()
+            total += -np.log(zp / z)
+            grad += -(x[y].T @ p[y]) / zp + (x.T @ p) / z
+        return total / len(used), grad / len(used)
+
+    return np.asarray(minimize(loss, prior.copy(), jac=True, method="L-BFGS-B").x)
+
+
+def hits(data: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray) -> list[bool]:
+    """Per trace: is the top candidate a positive?"""
+    return [bool(len(y) and y[int(np.argmax(x @ w))]) for x, y in data]
+
+
+def fold_of(paper: str, k: int) -> int:
+    """A paper's cross-validation fold (by a hash: a paper's traces stay together)."""
+    return int(hashlib.sha256(("cv:" + paper).encode()).hexdigest()[:8], 16) % k
+
+
+def cross_validate(data: list[tuple[np.ndarray, np.ndarray]], papers: list[str], lam: float, prior: np.ndarray,
+                   k: int = 5) -> list[bool]:
+    """Grouped k-fold: per trace, the held-out fold's top-1 hit."""
+    out = [False] * len(data)
+    for f in range(k):
+        train = [d for d, p in zip(data, papers, strict=True) if fold_of(p, k) != f]
+        w = fit(train, lam, prior)
+        for i, (d, p) in enumerate(zip(data, papers, strict=True)):
+            if fold_of(p, k) == f:
+                out[i] = hits([d], w)[0]
+    return out
+
+
+def main() -> None:
+    """Collect the training traces, choose the penalty by grouped cross-validation, fit, write the weights."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(REPO / "src" / "claimtrace" / "extract" / "weights" / "evidence_ranker.json"))
+    ap.add_argument("--cache", help="keep the collected inputs in this pickle (resumable)")
+    ap.add_argument("--extra", default=str(EXTRA), help="the extra traces' folder (with load.py)")
+    ap.add_argument("--no-extra", action="store_true", help="train on the dev gold only")
+    args = ap.parse_args()
+    from claimtrace.extract.evidence_ranker import EV_FEATURES
+
+    traces = training_traces(Path(args.extra)) if not args.no_extra else training_traces(Path("/nonexistent"))
+    rows = collect(traces, Path(args.cache) if args.cache else None)
+    data = [features(r) for r in rows]
+    papers = [r["paper"] for r in rows]
+    gold = [r["origin"] == "gold" for r in rows]
+    prior = np.array([1.0 if n == "base" else 0.0 for n in EV_FEATURES])
+    cv: dict[float, dict[str, float]] = {}
+    for lam in LAMBDAS:
+        h = cross_validate(data, papers, lam, prior)
+        cv[lam] = {"all": round(sum(h) / len(h), 3),
+                   "gold_dev": round(sum(x for x, g in zip(h, gold, strict=True) if g) / max(1, sum(gold)), 3)}
+    lam = max(LAMBDAS, key=lambda v: (cv[v]["all"], v))  # ties: the stronger pull to the hand-set score
+    w = fit(data, lam, prior)
+    hand = hits(data, prior)
+    out: dict[str, Any] = {
+        "schema_version": "2",
+        "trained_on": "shared/data/traces/psychsci-dev.jsonl, dev part (bench/traces_psychsci.py split), LLM-agent "
+                      "gold (Claude, 2026-12-01)" + (" + bench/data/traces-extra (LLM-agent annotation of the other "
+                                                      "shared psychsci papers)" if not all(gold) else ""),
+        "traces": len(rows), "gold_dev_traces": sum(gold), "papers": len(set(papers)),
+        "evidence": {n: round(float(v), 4) for n, v in zip(EV_FEATURES, w, strict=True)},
+        "evidence_fit": {"lambda": lam, "cv": "grouped 5-fold over papers, top-1 hit",
+                         "cv_top1": {str(k): v for k, v in cv.items()},
+                         "hand_set_top1": round(sum(hand) / len(hand), 3),
+                         "train_top1": round(sum(hits(data, w)) / len(data), 3),
+                         "traces_with_a_positive_candidate": sum(bool(y.any()) for _, y in data)}}
+    print(json.dumps(out["evidence_fit"]), file=sys.stderr)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(f"-> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
