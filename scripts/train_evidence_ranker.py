@@ -120,7 +120,7 @@ def all_features(r: dict[str, Any]) -> np.ndarray:
     parts = {"base": r["base"], "sim": r["sim"], "stat": r["stat"], "prior": r["prior"], "engine": r["engine"]}
     x = evidence_matrix(r["texts"], parts, r["kind"], r["study"], r["pid"], r["is_table"],
                         evidence_study(r["finding"], r["studies"]), r["studies"], r["finding"], sections=r["section"],
-                        hypothesis=r.get("hypothesis", ""))
+                        hypothesis=r.get("hypothesis", ""), only=r["cand"])
     return np.asarray(x)
 
 

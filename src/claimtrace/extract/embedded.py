@@ -303,12 +303,13 @@ class EmbeddedExtractor:
                                  finding_study(finding, ix.studies), ix.studies, finding)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
-                          base: np.ndarray, hypothesis: str = "") -> np.ndarray:
-        """Stage 2's feature matrix over the index's units (``evidence_ranker.EV_FEATURES``)."""
+                          base: np.ndarray, hypothesis: str = "", only: np.ndarray | None = None) -> np.ndarray:
+        """Stage 2's feature matrix over the index's units (``evidence_ranker.EV_FEATURES``; rows outside ``only``
+        stay 0)."""
         parts = {"base": base, "sim": sim, "stat": stat, "prior": prior, "engine": ix.engine}
         return evidence_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study, ix.pid, ix.is_table,
                                evidence_study(finding, ix.studies), ix.studies, finding, sections=ix.section,
-                               hypothesis=hypothesis)
+                               hypothesis=hypothesis, only=only)
 
     def evidence(self, doc: Document, query: str, config: ContextConfig,
                  gold: Sequence[str] | None = None, max_sentences: int | None = None) -> StageOutput:
@@ -334,11 +335,12 @@ class EmbeddedExtractor:
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
         w = evidence_weights() if ix.social else None
-        x: np.ndarray | None = None
-        if w is not None or self.record_features:
-            x = self.evidence_features(ix, finding, sim, stat, prior, score, hyp.strip())
         cand, what = evidence_candidates(allowed, stat, ix.is_table, eng, ix.study, ix.kind,
                                          evidence_study(finding, ix.studies), ix.social)
+        x: np.ndarray | None = None
+        if w is not None or self.record_features:  # features of the units that can win (the others stay 0)
+            x = self.evidence_features(ix, finding, sim, stat, prior, score, hyp.strip(),
+                                       cand if cand.any() else allowed)
         if self.record_features and x is not None:
             self.last_features["evidence"] = (x, cand)
             self.last_evidence_inputs = {"finding": finding, "hypothesis": hyp.strip(), "base": score, "sim": sim, "stat": stat, "prior": prior,

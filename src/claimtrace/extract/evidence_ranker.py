@@ -88,11 +88,13 @@ def _share(a: set[str], b: set[str]) -> float:
 
 def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                     pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str, *,
-                    sections: Sequence[str] | None = None, hypothesis: str = "") -> np.ndarray:
+                    sections: Sequence[str] | None = None, hypothesis: str = "",
+                    only: np.ndarray | None = None) -> np.ndarray:
     """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``).
 
     Besides each candidate's own cues, some features compare a candidate with the others of its paper: the rank of
-    its similarity to the query among the result sentences, whether it is the first result of its paragraph."""
+    its similarity to the query among the result sentences, whether it is the first result of its paragraph. Rows
+    outside ``only`` (units that cannot win: not candidates) are left 0, which keeps the stage fast."""
     about_interaction = bool(INTERACTION.search(finding))
     fw = content_words(finding)
     fs, hs = stems(finding), stems(hypothesis) - stems(finding)
@@ -108,10 +110,14 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             if pid not in lst:
                 lst.append(pid)
             rank.setdefault(pid, lst.index(pid))
+    keep = np.ones(len(texts), dtype=bool) if only is None else np.asarray(only, dtype=bool)
+    wanted = {pids[i] for i in np.where(keep)[0]}
+    unit_stems = {i: stems(texts[i]) for i, pid in enumerate(pids) if pid in wanted}
     par_stems: dict[str, set[str]] = {}
     first_stat: dict[str, int] = {}
+    for i, st in unit_stems.items():
+        par_stems.setdefault(pids[i], set()).update(st)
     for i, pid in enumerate(pids):
-        par_stems.setdefault(pid, set()).update(stems(texts[i]))
         if parts["engine"][i] >= 1 and not is_table[i]:
             first_stat.setdefault(pid, i)
     # the rank of each result unit's similarity among the paper's result units
@@ -123,10 +129,14 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
         for r_, i in enumerate(order_):
             sim_rank[i] = 1.0 / (1.0 + r_)
     rows = []
+    zero = [0.0] * len(EV_FEATURES)
     for i, t in enumerate(texts):
+        if not keep[i]:
+            rows.append(zero)
+            continue
         r = rank.get(pids[i])
         tested = parts["engine"][i] >= 2
-        ts = stems(t)
+        ts = unit_stems[i]
         named = study_named(t)
         rows.append([
             parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
