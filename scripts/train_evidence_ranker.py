@@ -189,6 +189,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(REPO / "src" / "claimtrace" / "extract" / "weights" / "evidence_ranker.json"))
     ap.add_argument("--cache", help="keep the collected inputs in this pickle (resumable)")
+    ap.add_argument("--cv-out", default=str(REPO / "bench" / "results" / "evidence_ranker_cv.json"),
+                    help="the cross-validation figures as a result file (docs/results/traces-psychsci.md)")
     ap.add_argument("--extra", default=str(EXTRA), help="the extra traces' folder (with load.py)")
     ap.add_argument("--verbatim", help="the extra traces as the annotator's JSONL (when the folder has no load.py)")
     ap.add_argument("--no-extra", action="store_true", help="train on the dev gold only")
@@ -238,6 +240,20 @@ def main() -> None:
                          "traces_with_a_positive_candidate": sum(bool(y.any()) for _, y in data)}}
     print(json.dumps(out["evidence_fit"]), file=sys.stderr)
     Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    from provenance import Run
+
+    run = Run(data=[GOLD, DOCS])
+    cvh = cross_validate(data, papers, lam, prior, span_judge)
+    res = {"schema_version": "1", "what": "evidence ranker: grouped 5-fold cross-validation over training papers "
+           "(scripts/train_evidence_ranker.py); evidence hit of the extended span, scorer's definitions",
+           "trained_on": out["trained_on"], "traces": len(rows), "gold_dev_traces": sum(gold), "papers": len(set(papers)),
+           "lambda": lam, "cv_by_lambda": {str(k): v for k, v in cv.items()},
+           "chosen": {"hits": sum(cvh), "n": len(cvh), "gold_dev_hits": sum(h for h, g in zip(cvh, gold, strict=True) if g),
+                      "gold_dev_n": sum(gold)},
+           "hand_set": {"hits": sum(hand), "n": len(hand),
+                        "gold_dev_hits": sum(h for h, g in zip(hand, gold, strict=True) if g)},
+           "provenance": run.finish()}
+    Path(args.cv_out).write_text(json.dumps(res, indent=1) + "\n")
     print(f"-> {args.out}", file=sys.stderr)
 
 
