@@ -29,10 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+from train_trace_ranker import fit  # noqa: E402  (the conditional logit, shared with the hypothesis stage)
 
 from traces_psychsci import DOCS, GOLD, SHARED, scorer, split_of  # noqa: E402
 
@@ -143,23 +146,6 @@ def span_hit(r: dict[str, Any], x: np.ndarray, w: np.ndarray, ev: Any) -> bool:
     text = " ".join(r["texts"][lo:hi + 1])
     gk = set().union(set(), *[ev.stat_keys(s) for s in r["gold_statistics"]])
     return any(ev.same_statement(e, text) for e in r["gold_evidence"]) or bool(gk & ev.stat_keys(text))
-
-
-def fit(data: list[tuple[np.ndarray, np.ndarray]], lam: float, prior: np.ndarray) -> np.ndarray:
-    """Conditional-logit weights with an L2 pull towards ``prior``."""
-    used = [(x, y) for x, y in data if y.any() and len(y)]
-
-    def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
-        total, grad = lam * float(((w - prior) ** 2).sum()), 2 * lam * (w - prior)
-        for x, y in used:
-            s = x @ w
-            p = np.exp(s - s.max())
-            z, zp = p.sum(), p[y].sum()
-            total += -np.log(zp / z)
-            grad += -(x[y].T @ p[y]) / zp + (x.T @ p) / z
-        return total / len(used), grad / len(used)
-
-    return np.asarray(minimize(loss, prior.copy(), jac=True, method="L-BFGS-B").x)
 
 
 def hits(data: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray) -> list[bool]:
