@@ -226,6 +226,11 @@ def _fig(part: dict[str, Any], key: str) -> str:
     return f"{m['share']:.3f} ({m['hits']}/{part['n']}; {lo:.3f}-{hi:.3f})"
 
 
+def _share_ci(k: int, n: int) -> str:
+    lo, hi = wilson(k, n) or [0.0, 0.0]
+    return f"{k / n:.3f} ({k}/{n}; {lo:.3f}-{hi:.3f})"
+
+
 def report_lines() -> list[str]:
     """The Markdown page docs/results/traces-psychsci.md, from the committed result files."""
     def load(name: str) -> dict[str, Any]:
@@ -288,6 +293,18 @@ def report_lines() -> list[str]:
         lines.append("")
         lines.append("Result files: `bench/results/traces_ei_guard_before.json`, `traces_ei_guard_after.json`, "
                      "`traces_ei_guard.json`.")
+    if (RESULTS / "evidence_ranker_cv.json").is_file():
+        cv = load("evidence_ranker_cv.json")
+        ch, hs = cv["chosen"], cv["hand_set"]
+        lines += ["", "## Evidence ranker: cross-validation over training papers", "",
+                  f"`scripts/train_evidence_ranker.py`: {cv['traces']} training traces ({cv['gold_dev_traces']} of the "
+                  "dev part, the others annotated on the other shared psychsci papers), grouped 5-fold over papers, "
+                  "the extended evidence span scored by the scorer's definitions; penalty chosen by this figure.", "",
+                  "| ranker | evidence hit, all folds | of which dev-part gold traces |", "|---|---|---|",
+                  f"| hand-set score | {_share_ci(hs['hits'], hs['n'])} | {hs['gold_dev_hits']}/{ch['gold_dev_n']} |",
+                  f"| learned, lambda {cv['lambda']} | {_share_ci(ch['hits'], ch['n'])} | "
+                  f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", "",
+                  "Result file: `bench/results/evidence_ranker_cv.json`."]
     if (RESULTS / "traces_speed.json").is_file():
         sp = load("traces_speed.json")
         lines += ["", "## Speed", "",

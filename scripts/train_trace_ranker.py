@@ -108,7 +108,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(REPO / "src" / "claimtrace" / "extract" / "weights" / "trace_ranker.json"))
     ap.add_argument("--cache", help="keep the collected candidates in this pickle (features unchanged between runs)")
     args = ap.parse_args()
-    from claimtrace.extract.trace_ranker import EV_FEATURES, HYP_FEATURES, RANKER_WEIGHTS
+    from claimtrace.extract.trace_ranker import HYP_FEATURES, RANKER_WEIGHTS
 
     if Path(args.out).resolve() == RANKER_WEIGHTS.resolve() and RANKER_WEIGHTS.exists():
         RANKER_WEIGHTS.unlink()  # features do not depend on the weights; start from the hand-set score
@@ -122,7 +122,7 @@ def main() -> None:
                 pickle.dump((hyp, evi, papers), fh)
     out: dict[str, Any] = {"schema_version": "1", "trained_on": "shared/data/traces/psychsci-dev.jsonl, dev part "
                            "(bench/traces_psychsci.py split), LLM-agent gold (Claude, 2026-12-01)", "papers": len(papers)}
-    for stage, data, names in (("hypothesis", hyp, HYP_FEATURES), ("evidence", evi, EV_FEATURES)):
+    for stage, data, names in (("hypothesis", hyp, HYP_FEATURES),):  # evidence: scripts/train_evidence_ranker.py
         prior = np.array([1.0 if n == "base" else 0.0 for n in names])
         cv = {lam: cross_validate(data, lam, prior) for lam in LAMBDAS}
         lam = max(LAMBDAS, key=lambda v: (cv[v], v))  # ties: the stronger pull to the hand-set score

@@ -59,6 +59,24 @@ def study_named(text: str) -> str | None:
     return _label(m.group(2), m.group(1))
 
 
+#: one or more studies named together ("Studies 1 and 2", "Experiments 2a-2c", "Study 3")
+STUDIES_MENTION = re.compile(r"\b(?:studies|experiments|study|experiment)\s*(" + _NUM +
+                             r"(?:\s*(?:,|and|&|-|–|to)\s*(?:and\s+)?\d+[a-z]?\b)*)", re.I)
+
+
+def studies_named(text: str) -> list[str]:
+    """Every study a sentence names, plurals included ("In Studies 1 and 2, ..." -> ["1", "2"])."""
+    out: list[str] = []
+    for m in STUDIES_MENTION.finditer(text):
+        for num in re.findall(r"\d+[a-z]?|[IVX]+\b|one|two|three|four|five|six", m.group(1), re.I):
+            label = _label(num, None)
+            if label not in out:
+                out.append(label)
+    if re.search(r"\bpilot\s+(?:study|experiment)", text, re.I):
+        out.append("pilot")
+    return out
+
+
 #: what a paragraph of a box says (GROBID files the introduction's next paragraphs under the box's heading)
 BOX_TEXT = re.compile(r"osf\.io|preregist|pre-regist|badge|(data|materials|code)[^.]{0,40}(are|is|have been) (publicly )?"
                       r"available|conflicts? of interest|declared no|funding|grant|https?://", re.I)

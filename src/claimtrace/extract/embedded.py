@@ -28,6 +28,7 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.documents.studies import assign_studies, box_paragraphs, studies
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
+from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_matrix, evidence_study, evidence_weights
 from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
     cue_bonus,
@@ -44,9 +45,7 @@ from claimtrace.extract.statistics import (
     stat_strength,
 )
 from claimtrace.extract.trace_ranker import (
-    EV_FEATURES,
     HYP_FEATURES,
-    evidence_matrix,
     explain,
     finding_study,
     hypothesis_matrix,
@@ -219,6 +218,8 @@ class EmbeddedExtractor:
         #: keep each stage's feature matrix and candidate mask in ``last_features`` (the ranker's training)
         self.record_features = False
         self.last_features: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        #: the stage-2 inputs of the features (``scripts/train_evidence_ranker.py`` recomputes features from them)
+        self.last_evidence_inputs: dict[str, Any] = {}
 
     def index(self, doc: Document) -> DocIndex:
         """The per-document index (rebuilt when the document changes)."""
@@ -302,11 +303,13 @@ class EmbeddedExtractor:
                                  finding_study(finding, ix.studies), ix.studies, finding)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
-                          base: np.ndarray) -> np.ndarray:
-        """Stage 2's feature matrix over the index's units (``trace_ranker.EV_FEATURES``)."""
+                          base: np.ndarray, hypothesis: str = "", only: np.ndarray | None = None) -> np.ndarray:
+        """Stage 2's feature matrix over the index's units (``evidence_ranker.EV_FEATURES``; rows outside ``only``
+        stay 0)."""
         parts = {"base": base, "sim": sim, "stat": stat, "prior": prior, "engine": ix.engine}
         return evidence_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study, ix.pid, ix.is_table,
-                               finding_study(finding, ix.studies), ix.studies, finding)
+                               evidence_study(finding, ix.studies), ix.studies, finding, sections=ix.section,
+                               hypothesis=hypothesis, only=only)
 
     def evidence(self, doc: Document, query: str, config: ContextConfig,
                  gold: Sequence[str] | None = None, max_sentences: int | None = None) -> StageOutput:
@@ -331,20 +334,18 @@ class EmbeddedExtractor:
         score = relevance + W_CHECKED * share * share * (eng >= 2)
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
-        w = weight_vector("evidence", EV_FEATURES) if ix.social else None
+        w = evidence_weights() if ix.social else None
+        cand, what = evidence_candidates(allowed, stat, ix.is_table, eng, ix.study, ix.kind,
+                                         evidence_study(finding, ix.studies), ix.social)
         x: np.ndarray | None = None
-        if w is not None or self.record_features:
-            x = self.evidence_features(ix, finding, sim, stat, prior, score)
-        cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
-        if ix.social and (cand & ~ix.is_table & (eng >= 2)).any():
-            cand &= ~ix.is_table  # a table row only when the prose reports no test
-        ref = finding_study(finding, ix.studies)
-        if ix.social and ref is not None:  # (dev part: 23/40 evidence hits with or without this mask; kept as the design asks)
-            own = np.array([same_study(st, ref) and k == "results" for st, k in zip(ix.study, ix.kind, strict=True)])
-            if (cand & own & (eng >= 2)).any():
-                cand &= own  # the finding's study's Results, when they report a checkable test
+        if w is not None or self.record_features:  # features of the units that can win (the others stay 0)
+            x = self.evidence_features(ix, finding, sim, stat, prior, score, hyp.strip(),
+                                       cand if cand.any() else allowed)
         if self.record_features and x is not None:
             self.last_features["evidence"] = (x, cand)
+            self.last_evidence_inputs = {"finding": finding, "hypothesis": hyp.strip(), "base": score, "sim": sim, "stat": stat, "prior": prior,
+                                         "relevance": relevance, "cand": cand.copy(),
+                                         "allowed": allowed.copy()}
         if w is not None and x is not None:
             score = x @ w
         if not cand.any():
@@ -356,39 +357,71 @@ class EmbeddedExtractor:
         masked = np.where(cand, score, -np.inf)
         best = int(np.argmax(masked))
         if x is not None and w is not None:
-            how = (f"learned ranker {float(masked[best]):.2f} (study {finding_study(finding, ix.studies) or 'none'}): "
-                   f"{explain(EV_FEATURES, x[best], w)}")
+            how = (f"learned ranker {float(masked[best]):.2f}, the best of {int(cand.sum())} candidates ({what}); "
+                   f"features that decided: {explain(EV_FEATURES, x[best], w)}")
+            rest = np.where(np.arange(len(masked)) == best, -np.inf, masked)
+            second = int(np.argmax(rest))
+            if np.isfinite(rest[second]):
+                how += (f"; ahead of the runner-up ({float(rest[second]):.2f}, \"{ix.sents[second].text[:60]}...\") by "
+                        f"{explain(EV_FEATURES, x[best] - x[second], w, top=3)}")
         if ix.is_table[best]:
             row = span_from_table_row(doc, ix.sents[best].id, score=round(float(masked[best]), 4))
             row.how_chosen = how + "; a table row: the prose of the context reports no checkable test"
             return StageOutput(row, flags)
-        lo = hi = best
-        near = np.where(cand, relevance, -np.inf)  # extension compares relevance alone (the bonus chose the core)
-        while hi - lo + 1 < limit:
-            options = []
-            for j in (lo - 1, hi + 1):
-                if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best] and cand[j] and stat[j] >= 0.5 and not ix.is_table[j] \
-                        and near[j] >= EXTEND_RATIO * near[best]:
-                    options.append(j)
-            if not options:
-                break
-            j = max(options, key=lambda t: near[t])
-            lo, hi = min(lo, j), max(hi, j)
-        lo, hi = _widen_to_check(ix, allowed, eng, lo, hi, limit)
+        lo, hi = evidence_span(ix.pid, ix.is_table, cand, allowed, stat, relevance, eng, best, limit)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(masked[best]), 4))
         span.study, span.how_chosen = ix.study[best], how
         return StageOutput(span, flags)
 
 
-def _widen_to_check(ix: DocIndex, allowed: np.ndarray, eng: np.ndarray, lo: int, hi: int, limit: int) -> tuple[int, int]:
+def evidence_candidates(allowed: np.ndarray, stat: np.ndarray, is_table: np.ndarray, eng: np.ndarray,
+                        study: Sequence[str | None], kind: Sequence[str], ref: str | None,
+                        social: bool) -> tuple[np.ndarray, str]:
+    """Stage 2's candidates and what they are (for ``how_chosen``): units of the context that report a result; in a
+    social-science paper a table row only when the prose reports no checkable test, and only the finding's study's
+    Results when they report one."""
+    cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
+    what = "units of the context that report a result"
+    if social and (cand & ~is_table & (eng >= 2)).any():
+        cand &= ~is_table  # a table row only when the prose reports no test
+        what = "sentences that report a result (no table rows: the prose reports a checkable test)"
+    if social and ref is not None:  # (dev part: 23/40 evidence hits with or without this mask; kept as the design asks)
+        own = np.array([same_study(st, ref) and k == "results" for st, k in zip(study, kind, strict=True)])
+        if (cand & own & (eng >= 2)).any():
+            cand &= own  # the finding's study's Results, when they report a checkable test
+            what = f"result sentences of study {ref}'s Results (the finding's study)"
+    return np.asarray(cand), what
+
+
+def evidence_span(pids: Sequence[str], is_table: np.ndarray, cand: np.ndarray, allowed: np.ndarray, stat: np.ndarray,
+                  relevance: np.ndarray, eng: np.ndarray, best: int, limit: int) -> tuple[int, int]:
+    """The evidence span around the best unit: its same-paragraph neighbours that also report results and score
+    close to it (by relevance alone: the checkable bonus chose the core), then widened to a checkable test."""
+    lo = hi = best
+    near = np.where(cand, relevance, -np.inf)
+    while hi - lo + 1 < limit:
+        options = []
+        for j in (lo - 1, hi + 1):
+            if 0 <= j < len(pids) and pids[j] == pids[best] and cand[j] and stat[j] >= 0.5 and not is_table[j] \
+                    and near[j] >= EXTEND_RATIO * near[best]:
+                options.append(j)
+        if not options:
+            break
+        j = max(options, key=lambda t: near[t])
+        lo, hi = min(lo, j), max(hi, j)
+    return _widen_to_check(pids, allowed, eng, lo, hi, limit)
+
+
+def _widen_to_check(pids: Sequence[str], allowed: np.ndarray, eng: np.ndarray, lo: int, hi: int,
+                    limit: int) -> tuple[int, int]:
     """Widen [lo, hi] to the nearest same-paragraph sentence holding a checkable result, when it holds none."""
     if (eng[lo:hi + 1] >= 2).any():
         return lo, hi
-    pid = ix.pid[lo]
+    pid = pids[lo]
     for d in range(1, WIDEN_DISTANCE + 1):
         for j in (hi + d, lo - d):  # the test usually follows the claim ("..., t(40) = 2.1, p = .04")
-            if not (0 <= j < len(ix.sents)) or ix.pid[j] != pid or not allowed[j] or eng[j] < 2:
+            if not (0 <= j < len(pids)) or pids[j] != pid or not allowed[j] or eng[j] < 2:
                 continue
             nlo, nhi = min(lo, j), max(hi, j)
             if nhi - nlo + 1 <= limit:

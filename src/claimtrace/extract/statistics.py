@@ -14,9 +14,17 @@ from claimtrace.cues import P_MENTION, RESULT_WORDS
 from claimtrace.documents.model import Document
 from claimtrace.extract.model import StatisticsSummary
 
-_CI = re.compile(r"\b(9[059]\s*%\s*(CI|C\.I\.|confidence interval)|CI\s*[:=]?\s*[\[(]?-?\d)", re.I)
+_CI = re.compile(r"\b(9[059]\s*%\s*(Bayesian\s+)?(CI|C\.I\.|confidence interval|credible interval|HDI)|"
+                 r"CI\s*[:=]?\s*[\[(]?-?\d)", re.I)
+#: a test statistic, an odds/hazard ratio, a correlation or effect size, a regression or multilevel coefficient
+#: ("b = 0.81", "γ 08 = -0.232", "β1 = .30"), a Bayes factor ("BF10 = 3.5e54") or a variance explained ("ΔR² = .003"):
+#: psychology reports its tests in all
 _TEST = re.compile(r"(\b[tFzZrQUWH]\s*\(\s*\d[\d.,\s]*\)\s*[=<>]|\b(χ2|χ²|chi2|chi-square|chi2)\s*\(?\d*|"
-                   r"\b(OR|RR|HR|aOR|aHR|IRR|RD|MD|SMD|β|beta)\s*[=:,]?\s*-?\d|\b[rRdg]\s*=\s*-?0?\.\d)")
+                   r"\b(OR|RR|HR|aOR|aHR|IRR|RD|MD|SMD|β|beta)\s*[=:,]?\s*-?\d|\b[rRdg]\s*=\s*-?0?\.\d|"
+                   r"(\b[bB]|[βγ])\s*\d{0,2}\s*=\s*[-−]?\s*\d*\.\d|\bBF\s*[-_]?\s*(10|01)?\s*[=<>]\s*\d|"
+                   r"(Δ\s*R|\bR)\s*[²2]\s*[=<>≤]\s*0?\.\d)")
+#: p-values of several tests at once ("both ps < .001"), which the single-p cue misses
+_P_PLURAL = re.compile(r"\bps\s*[<=>≤≥]\s*0?\.\d")
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
 
 
@@ -24,7 +32,7 @@ def stat_strength(text: str, *, p_mention: bool = True) -> float:
     """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words);
     ``p_mention=False`` leaves out the p-value cue (for a sentence whose "p < .05" is a threshold, not a result)."""
     s = 0.0
-    if p_mention and P_MENTION.search(text):
+    if p_mention and (P_MENTION.search(text) or _P_PLURAL.search(text)):
         s += 0.5
     if _CI.search(text):
         s += 0.3

@@ -11,10 +11,8 @@ social-science paper that the biomedical training data of the classifiers lack:
 - hypothesis: a testable expectation ("predicted", "hypothesized", "expected", "should", "H1:", "if ... then",
   preregistered) versus an aim or research question; a sentence that reports a result; a sentence in a later
   study than the finding's; a sentence naming a study; words shared with the finding;
-- evidence: the paragraph's study against the finding's study (same / later / General Discussion); the order of
-  the result paragraph inside its study's Results; descriptives without a test (M, SD); follow-up, post hoc,
-  manipulation-check, exploratory and control analyses; an interaction test when the finding is about one; a
-  table row.
+- evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
+  trained by ``scripts/train_evidence_ranker.py``).
 
 Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage.
 """
@@ -85,10 +83,6 @@ NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|un
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
                 "method_words", "citations", "question", "pre_method", "intro_position")
-EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_study", "general",
-               "first_results", "results_order", "descriptive", "follow_up", "manipulation", "exploratory",
-               "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch")
-
 
 #: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
 BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
@@ -160,38 +154,6 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
             min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
             i / first_method if i < first_method else 0.0])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(HYP_FEATURES))
-
-
-def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
-                    pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str) -> np.ndarray:
-    """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``)."""
-    about_interaction = bool(INTERACTION.search(finding))
-    fw = content_words(finding)
-    finding_null = bool(NEGATED.search(finding))
-    # order of the result paragraphs (with a parsed statistic) inside each study's Results
-    rank: dict[str, int] = {}
-    seen: dict[str | None, list[str]] = {}
-    for i, pid in enumerate(pids):
-        if kinds[i] == "results" and not is_table[i] and parts["engine"][i] >= 1:
-            lst = seen.setdefault(studies_[i], [])
-            if pid not in lst:
-                lst.append(pid)
-            rank.setdefault(pid, lst.index(pid))
-    rows = []
-    for i, t in enumerate(texts):
-        r = rank.get(pids[i])
-        tested = parts["engine"][i] >= 2
-        rows.append([
-            parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
-            float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
-            float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
-            float(bool(DESCRIPTIVE.search(t)) and not tested), float(bool(FOLLOW_UP.search(t))),
-            float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
-            float(about_interaction and bool(re.search(r"\binteraction\b", t, re.I))), float(is_table[i]),
-            float(kinds[i] in ("discussion", "conclusion")), float(bool(KEY_CUE.search(t))),
-            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1),
-            float(not finding_null and bool(NULL_RESULT.search(t)))])
-    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,247 @@
+"""Train the embedded extractor's evidence ranker (``extract/weights/evidence_ranker.json``) on the DEVELOPMENT part
+of the gold Psychological Science traces (``../shared/data/traces/psychsci-dev.jsonl``; the split of
+``bench/traces_psychsci.py``: the untouched part is never read here), plus the extra traces annotated on the other
+shared psychsci papers (``bench/data/traces-extra/load.py``, when present).
+
+    .venv/bin/python scripts/train_evidence_ranker.py [--cache FILE] [--extra DIR] [--out FILE]
+
+Per trace, the candidates are the units stage 2 scores (its candidate mask: result sentences of the finding's study,
+table rows only when the prose reports no test), run as ``claimtrace extract`` runs them (table rows on, the
+predicted hypothesis in the query); the positives are the candidates that cover the same statement as a gold
+evidence string or share a test statistic with the gold (the scorer's ``same_statement`` and ``stat_keys``). The
+cache keeps the features' inputs, not the features, so a change of ``evidence_ranker.evidence_matrix`` needs no
+re-run of the extractor. The model is a conditional logit (softmax over a trace's candidates, the log of the
+positives' total probability maximised) with an L2 penalty towards the hand-set score (weight 1 on ``base``, 0
+elsewhere). The penalty is chosen by grouped 5-fold cross-validation over papers (the evidence span, extended as the
+extractor extends it, is an evidence hit by the scorer's definitions; a paper's traces stay in one fold).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import pickle
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+sys.path.insert(0, str(REPO / "scripts"))
+
+from train_trace_ranker import fit  # noqa: E402  (the conditional logit, shared with the hypothesis stage)
+
+from traces_psychsci import DOCS, GOLD, SHARED, scorer, split_of  # noqa: E402
+
+LAMBDAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+MIN_CHARS = 40
+EXTRA = REPO / "bench" / "data" / "traces-extra"
+
+
+def extra_traces(extra_dir: Path, verbatim: Path | None = None) -> list[dict[str, Any]]:
+    """The extra training traces (``load_extra(shared_dir)`` of ``traces-extra/load.py``; else the annotator's
+    verbatim JSONL when given); none when absent."""
+    path = extra_dir / "load.py"
+    if not path.is_file():
+        if verbatim is None or not verbatim.is_file():
+            return []
+        rows = [json.loads(x) for x in verbatim.read_text().splitlines() if x.strip()]
+        return [g for g in rows if g.get("finding") and g.get("evidence")]
+    spec = importlib.util.spec_from_file_location("traces_extra_load", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [dict(g) for g in mod.load_extra(SHARED) if g.get("finding") and g.get("evidence")]
+
+
+def training_traces(extra_dir: Path, verbatim: Path | None = None) -> list[dict[str, Any]]:
+    """Dev-part gold traces and the extra traces (never a gold paper's untouched part)."""
+    gold = [dict(g, origin="gold") for g in scorer().load_gold(str(GOLD)) if split_of(g["paper"]) == "dev"]
+    gold_papers = {g["paper"] for g in scorer().load_gold(str(GOLD))}
+    extra = [dict(g, origin="extra") for g in extra_traces(extra_dir, verbatim)
+             if g["paper"] not in gold_papers]
+    return gold + extra
+
+
+def _key(g: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps([g["paper"], g["finding"], g["evidence"]]).encode()).hexdigest()[:16]
+
+
+def collect_one(g: dict[str, Any]) -> dict[str, Any]:
+    """The stage-2 inputs and positives of one trace, run as ``claimtrace extract --offline`` runs it."""
+    from claimtrace.documents import load_document
+    from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
+    from claimtrace.extract.embedded import EmbeddedExtractor
+
+    ev = scorer()
+    doc = load_document(DOCS / g["paper"])
+    ex = EmbeddedExtractor(table_rows=True)
+    ex.record_features = True
+    cfg = get_preset(EMBEDDED_DEFAULT)
+    h = ex.hypothesis(doc, g["finding"], cfg).span
+    ex.evidence(doc, g["finding"] if h is None else f"{g['finding']}\n{h.text}", cfg)
+    ix = ex.index(doc)
+    texts = [s.text for s in ix.sents]
+    gk = set().union(set(), *[ev.stat_keys(s) for s in g.get("statistics") or []])
+    y = np.array([len(t) >= MIN_CHARS and (any(ev.same_statement(e, t) for e in g["evidence"]) or bool(gk & ev.stat_keys(t)))
+                  for t in texts])
+    return {"paper": g["paper"], "origin": g["origin"], "texts": texts, "kind": list(ix.kind),
+            "section": list(ix.section), "study": list(ix.study), "pid": list(ix.pid), "is_table": ix.is_table.copy(),
+            "engine": ix.engine.copy(), "studies": list(ix.studies), "y": y, "gold_evidence": list(g["evidence"]),
+            "gold_statistics": list(g.get("statistics") or []), "social": ix.social, **ex.last_evidence_inputs}
+
+
+def collect(traces: list[dict[str, Any]], cache: Path | None) -> list[dict[str, Any]]:
+    """Every trace's inputs, from the cache where it holds them (keyed by paper, finding and evidence)."""
+    store: dict[str, dict[str, Any]] = {}
+    if cache and cache.is_file():
+        with cache.open("rb") as fh:
+            store = pickle.load(fh)
+    out = []
+    for i, g in enumerate(traces):
+        k = _key(g)
+        if k not in store:
+            print(f"[{i + 1}/{len(traces)}] {g['paper']}", file=sys.stderr)
+            store[k] = collect_one(g)
+            if cache:
+                with cache.open("wb") as fh:
+                    pickle.dump(store, fh)
+        out.append(store[k])
+    return out
+
+
+def all_features(r: dict[str, Any]) -> np.ndarray:
+    """The feature matrix of every unit of one collected trace."""
+    from claimtrace.extract.evidence_ranker import evidence_matrix, evidence_study
+
+    parts = {"base": r["base"], "sim": r["sim"], "stat": r["stat"], "prior": r["prior"], "engine": r["engine"]}
+    x = evidence_matrix(r["texts"], parts, r["kind"], r["study"], r["pid"], r["is_table"],
+                        evidence_study(r["finding"], r["studies"]), r["studies"], r["finding"], sections=r["section"],
+                        hypothesis=r.get("hypothesis", ""), only=r["cand"])
+    return np.asarray(x)
+
+
+def features(r: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(candidate features, positive labels) of one collected trace."""
+    m = r["cand"]
+    return all_features(r)[m], r["y"][m]
+
+
+def span_hit(r: dict[str, Any], x: np.ndarray, w: np.ndarray, ev: Any) -> bool:
+    """Would the trace's evidence span (the best candidate, extended as the extractor extends it) be a hit?"""
+    from claimtrace.extract.embedded import evidence_span
+
+    cand = r["cand"]
+    if not cand.any():
+        return False
+    best = int(np.argmax(np.where(cand, x @ w, -np.inf)))
+    lo, hi = (best, best) if r["is_table"][best] else evidence_span(
+        r["pid"], r["is_table"], cand, r["allowed"], r["stat"], r["relevance"], r["engine"], best, 3)
+    text = " ".join(r["texts"][lo:hi + 1])
+    gk = set().union(set(), *[ev.stat_keys(s) for s in r["gold_statistics"]])
+    return any(ev.same_statement(e, text) for e in r["gold_evidence"]) or bool(gk & ev.stat_keys(text))
+
+
+def hits(data: list[tuple[np.ndarray, np.ndarray]], w: np.ndarray) -> list[bool]:
+    """Per trace: is the top candidate a positive?"""
+    return [bool(len(y) and y[int(np.argmax(x @ w))]) for x, y in data]
+
+
+def fold_of(paper: str, k: int) -> int:
+    """A paper's cross-validation fold (by a hash: a paper's traces stay together)."""
+    return int(hashlib.sha256(("cv:" + paper).encode()).hexdigest()[:8], 16) % k
+
+
+def cross_validate(data: list[tuple[np.ndarray, np.ndarray]], papers: list[str], lam: float, prior: np.ndarray,
+                   judge: Callable[[int, np.ndarray], bool], k: int = 5) -> list[bool]:
+    """Grouped k-fold: per trace, ``judge(trace index, weights fitted without its fold)``."""
+    out = [False] * len(data)
+    for f in range(k):
+        w = fit([d for d, p in zip(data, papers, strict=True) if fold_of(p, k) != f], lam, prior)
+        for i, p in enumerate(papers):
+            if fold_of(p, k) == f:
+                out[i] = judge(i, w)
+    return out
+
+
+def main() -> None:
+    """Collect the training traces, choose the penalty by grouped cross-validation, fit, write the weights."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default=str(REPO / "src" / "claimtrace" / "extract" / "weights" / "evidence_ranker.json"))
+    ap.add_argument("--cache", help="keep the collected inputs in this pickle (resumable)")
+    ap.add_argument("--cv-out", default=str(REPO / "bench" / "results" / "evidence_ranker_cv.json"),
+                    help="the cross-validation figures as a result file (docs/results/traces-psychsci.md)")
+    ap.add_argument("--extra", default=str(EXTRA), help="the extra traces' folder (with load.py)")
+    ap.add_argument("--verbatim", help="the extra traces as the annotator's JSONL (when the folder has no load.py)")
+    ap.add_argument("--no-extra", action="store_true", help="train on the dev gold only")
+    args = ap.parse_args()
+    from claimtrace.extract.evidence_ranker import EV_FEATURES
+
+    traces = training_traces(Path(args.extra), Path(args.verbatim) if args.verbatim else None) if not args.no_extra \
+        else training_traces(Path("/nonexistent"))
+    rows = collect(traces, Path(args.cache) if args.cache else None)
+    full = [all_features(r) for r in rows]
+    data = [(x[r["cand"]], r["y"][r["cand"]]) for x, r in zip(full, rows, strict=True)]
+    papers = [r["paper"] for r in rows]
+    gold = [r["origin"] == "gold" for r in rows]
+    ev = scorer()
+
+    def span_judge(i: int, w: np.ndarray) -> bool:
+        return span_hit(rows[i], full[i], w, ev)
+
+    def share(h: list[bool], only_gold: bool = False) -> float:
+        sel = [x for x, g in zip(h, gold, strict=True) if g or not only_gold]
+        return round(sum(sel) / max(1, len(sel)), 3)
+
+    prior = np.array([1.0 if n == "base" else 0.0 for n in EV_FEATURES])
+    cv: dict[float, dict[str, float]] = {}
+    for lam in LAMBDAS:
+        h = cross_validate(data, papers, lam, prior, span_judge)
+        t = cross_validate(data, papers, lam, prior, lambda i, w: hits([data[i]], w)[0])
+        cv[lam] = {"span_hit": share(h), "span_hit_gold_dev": share(h, True), "top1": share(t)}
+        print(lam, cv[lam], file=sys.stderr)
+    lam = max(LAMBDAS, key=lambda v: (cv[v]["span_hit"], v))  # ties: the stronger pull to the hand-set score
+    w = fit(data, lam, prior)
+    hand = [span_judge(i, prior) for i in range(len(rows))]
+    out: dict[str, Any] = {
+        "schema_version": "2",
+        "trained_on": "shared/data/traces/psychsci-dev.jsonl, dev part (bench/traces_psychsci.py split), LLM-agent "
+                      "gold (Claude, 2026-12-01)" + (" + bench/data/traces-extra (LLM-agent annotation of the other "
+                                                      "shared psychsci papers)" if not all(gold) else ""),
+        "extra_source": None if all(gold) else (str(Path(args.extra) / "load.py") if (Path(args.extra) / "load.py").is_file()
+                                                 else args.verbatim),
+        "traces": len(rows), "gold_dev_traces": sum(gold), "papers": len(set(papers)),
+        "evidence": {n: round(float(v), 4) for n, v in zip(EV_FEATURES, w, strict=True)},
+        "evidence_fit": {"lambda": lam, "cv_method": "grouped 5-fold over papers; span_hit: the extended evidence span is an "
+                                              "evidence hit by the scorer's definitions; top1: the top candidate is a positive",
+                         "cv": {str(k): v for k, v in cv.items()},
+                         "hand_set_span_hit": share(hand),
+                         "train_span_hit": share([span_judge(i, w) for i in range(len(rows))]),
+                         "traces_with_a_positive_candidate": sum(bool(y.any()) for _, y in data)}}
+    print(json.dumps(out["evidence_fit"]), file=sys.stderr)
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    from provenance import Run
+
+    run = Run(data=[GOLD, DOCS])
+    cvh = cross_validate(data, papers, lam, prior, span_judge)
+    res = {"schema_version": "1", "what": "evidence ranker: grouped 5-fold cross-validation over training papers "
+           "(scripts/train_evidence_ranker.py); evidence hit of the extended span, scorer's definitions",
+           "trained_on": out["trained_on"], "traces": len(rows), "gold_dev_traces": sum(gold), "papers": len(set(papers)),
+           "lambda": lam, "cv_by_lambda": {str(k): v for k, v in cv.items()},
+           "chosen": {"hits": sum(cvh), "n": len(cvh), "gold_dev_hits": sum(h for h, g in zip(cvh, gold, strict=True) if g),
+                      "gold_dev_n": sum(gold)},
+           "hand_set": {"hits": sum(hand), "n": len(hand),
+                        "gold_dev_hits": sum(h for h, g in zip(hand, gold, strict=True) if g)},
+           "provenance": run.finish()}
+    Path(args.cv_out).write_text(json.dumps(res, indent=1) + "\n")
+    print(f"-> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

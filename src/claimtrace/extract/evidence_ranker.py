@@ -1,0 +1,174 @@
+"""The learned sentence ranker of the embedded extractor's evidence stage (stage 2).
+
+Each candidate (a result sentence or a table row) is scored as ``features @ weights``: a linear conditional-logit
+model (one softmax over a paper's candidates, the gold evidence its positives) trained by
+``scripts/train_evidence_ranker.py`` on the DEVELOPMENT part of the gold Psychological Science traces
+(``shared/data/traces``; the untouched part, fixed by ``bench/traces_psychsci.py``'s hash, is never used).
+Weights: ``weights/evidence_ranker.json``. The first feature is the hand-set score the extractor used before
+(``base``), so a weight vector of (1, 0, ...) reproduces it; the others carry the structure of a social-science
+paper:
+
+- the study: the paragraph's study against the finding's (``evidence_study``: the study it names, plurals included,
+  else the first study that is not a pilot), a later study, the General Discussion, a sentence naming another study;
+- the order of the result paragraph inside its study's Results, the first result of its paragraph;
+- the kind of analysis: descriptives without a test (M, SD), follow-up / post hoc, manipulation checks, exploratory
+  and control analyses, balance checks, an omnibus or main test, a sentence packed with tests, a table row;
+- the finding's contrast: an interaction test when the finding is about one (and its words in the sentence), an
+  interaction the finding does not ask about, a null result for a finding that is not null, the finding's words
+  (and crude stems, so "congruence" meets "congruency") in the sentence, its paragraph and its section heading, the
+  hypothesis's words, numbers the finding quotes;
+- relative to the other candidates of the paper: the rank of the candidate's similarity to the query.
+
+The stage-1 ranker (hypothesis) lives in ``trace_ranker.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from claimtrace.documents.studies import studies_named, study_named
+from claimtrace.extract.textclf import WEIGHTS_DIR
+from claimtrace.extract.trace_ranker import (
+    BALANCE,
+    DESCRIPTIVE,
+    EXPLORATORY,
+    FOLLOW_UP,
+    INTERACTION,
+    KEY_CUE,
+    MANIPULATION,
+    NEGATED,
+    NULL_RESULT,
+    _later,
+    content_words,
+    same_study,
+)
+
+EVIDENCE_WEIGHTS = WEIGHTS_DIR / "evidence_ranker.json"
+
+EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_study", "general",
+               "first_results", "results_order", "descriptive", "follow_up", "manipulation", "exploratory",
+               "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch",
+               "stem_overlap", "hyp_overlap", "heading_overlap", "paragraph_overlap", "sim_rank", "first_in_paragraph",
+               "omnibus", "finding_numbers", "many_tests", "contrast_match", "names_other_study", "unasked_interaction")
+
+#: an omnibus or main test (the test of a finding's contrast) rather than its decomposition
+OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of|ANOVA|analys[ie]s of variance|"
+                     r"(two|three|four)-way|mixed[- ]effects? (model|regression)|overall|omnibus|(model|regression|"
+                     r"analysis) (showed|revealed|indicated|confirmed))\b", re.I)
+#: a contrast of two factors ("A x B", "between A and B", "interaction of A with B")
+_CONTRAST = re.compile(r"\b(interaction|×|x)\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])-?\d*\.\d+|\b\d+(?:\.\d+)?%")
+_TEST_STAT = re.compile(r"\b([tFrzbβχ]|chi2|χ2|OR|B)\s*(?:\([^)]*\))?\s*[=<>]\s*-?\s*\d*\.?\d", re.I)
+
+
+def evidence_study(finding: str, paper_studies: list[str]) -> str | None:
+    """The study whose Results hold a finding's test: the first study it names that the paper has ("Studies 1 and
+    2 showed ..." -> "1"), else the paper's first study that is not a pilot (None in a paper without studies)."""
+    for named in studies_named(finding):
+        if any(same_study(named, s) for s in paper_studies):
+            return named
+    main = [s for s in paper_studies if not s.startswith("pilot")] or paper_studies
+    return main[0] if main else None
+
+
+def stems(text: str) -> set[str]:
+    """Crude stems of a text's content words (their first five letters: "congruence" and "congruency" meet)."""
+    return {w[:5] for w in content_words(text)}
+
+
+def _share(a: set[str], b: set[str]) -> float:
+    return len(a & b) / (len(a) or 1)
+
+
+def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
+                    pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str, *,
+                    sections: Sequence[str] | None = None, hypothesis: str = "",
+                    only: np.ndarray | None = None) -> np.ndarray:
+    """Stage-2 feature matrix (rows: sentences or table rows, columns: ``EV_FEATURES``).
+
+    Besides each candidate's own cues, some features compare a candidate with the others of its paper: the rank of
+    its similarity to the query among the result sentences, whether it is the first result of its paragraph. Rows
+    outside ``only`` (units that cannot win: not candidates) are left 0, which keeps the stage fast."""
+    about_interaction = bool(INTERACTION.search(finding))
+    fw = content_words(finding)
+    fs, hs = stems(finding), stems(hypothesis) - stems(finding)
+    fnum = set(_NUMBER.findall(finding))
+    finding_null = bool(NEGATED.search(finding))
+    sections = sections or [""] * len(texts)
+    # order of the result paragraphs (with a parsed statistic) inside each study's Results
+    rank: dict[str, int] = {}
+    seen: dict[str | None, list[str]] = {}
+    for i, pid in enumerate(pids):
+        if kinds[i] == "results" and not is_table[i] and parts["engine"][i] >= 1:
+            lst = seen.setdefault(studies_[i], [])
+            if pid not in lst:
+                lst.append(pid)
+            rank.setdefault(pid, lst.index(pid))
+    keep = np.ones(len(texts), dtype=bool) if only is None else np.asarray(only, dtype=bool)
+    wanted = {pids[i] for i in np.where(keep)[0]}
+    unit_stems = {i: stems(texts[i]) for i, pid in enumerate(pids) if pid in wanted}
+    par_stems: dict[str, set[str]] = {}
+    first_stat: dict[str, int] = {}
+    for i, st in unit_stems.items():
+        par_stems.setdefault(pids[i], set()).update(st)
+    for i, pid in enumerate(pids):
+        if parts["engine"][i] >= 1 and not is_table[i]:
+            first_stat.setdefault(pid, i)
+    # the rank of each result unit's similarity among the paper's result units
+    res = np.array([parts["stat"][i] >= 0.3 for i in range(len(texts))], dtype=bool)
+    sim_rank = np.zeros(len(texts))
+    if res.any():
+        idx = np.where(res)[0]
+        order_ = idx[np.argsort(-np.asarray(parts["sim"])[idx], kind="stable")]
+        for r_, i in enumerate(order_):
+            sim_rank[i] = 1.0 / (1.0 + r_)
+    rows = []
+    zero = [0.0] * len(EV_FEATURES)
+    for i, t in enumerate(texts):
+        if not keep[i]:
+            rows.append(zero)
+            continue
+        r = rank.get(pids[i])
+        tested = parts["engine"][i] >= 2
+        ts = unit_stems[i]
+        named = study_named(t)
+        rows.append([
+            parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
+            float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
+            float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
+            float(bool(DESCRIPTIVE.search(t)) and not tested), float(bool(FOLLOW_UP.search(t))),
+            float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
+            float(about_interaction and bool(re.search(r"\binteraction\b", t, re.I))), float(is_table[i]),
+            float(kinds[i] in ("discussion", "conclusion")), float(bool(KEY_CUE.search(t))),
+            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1),
+            float(not finding_null and bool(NULL_RESULT.search(t))),
+            _share(fs, ts), _share(hs, ts) if hs else 0.0, _share(fs, stems(sections[i])),
+            _share(fs, par_stems.get(pids[i], set())), sim_rank[i], float(first_stat.get(pids[i]) == i),
+            float(bool(OMNIBUS.search(t)) and not FOLLOW_UP.search(t)),
+            _share(fnum, set(_NUMBER.findall(t))) if fnum else 0.0, min(len(_TEST_STAT.findall(t)), 4) / 4.0,
+            float(about_interaction and bool(_CONTRAST.search(t))) * _share(fs, ts),
+            float(named is not None and ref is not None and not same_study(named, ref)),
+            float(not about_interaction and bool(re.search(r"\binteraction\b", t, re.I)))])
+    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
+
+
+@lru_cache(maxsize=1)
+def evidence_weights_file() -> dict[str, Any]:
+    """The shipped evidence-ranker file ({"evidence": {name: w}, "evidence_fit": ...}); empty when absent."""
+    if not EVIDENCE_WEIGHTS.is_file():
+        return {}
+    return dict(json.loads(EVIDENCE_WEIGHTS.read_text()))
+
+
+def evidence_weights() -> np.ndarray | None:
+    """The evidence weights in the order of ``EV_FEATURES`` (None when no weights ship)."""
+    w = evidence_weights_file().get("evidence")
+    if not w:
+        return None
+    return np.array([float(w.get(n, 0.0)) for n in EV_FEATURES])

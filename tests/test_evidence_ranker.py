@@ -1,0 +1,69 @@
+"""The evidence stage on real Psychological Science TEIs: the statistic cues psychology uses (Bayes factors,
+multilevel coefficients, Bayesian credible intervals) make a sentence a candidate, and ``how_chosen`` says why the
+evidence won. The papers are in the DEVELOPMENT part of bench/traces_psychsci.py's split (never the untouched one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from claimtrace.documents import load_document
+from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
+from claimtrace.extract.embedded import EmbeddedExtractor, evidence_candidates
+from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_study, stems
+from claimtrace.extract.pipeline import extract_traces
+from conftest import shared_path
+
+
+def _candidates(paper: str, finding: str) -> tuple[EmbeddedExtractor, list[str]]:
+    doc = load_document(shared_path("documents", "psychsci", paper))
+    ex = EmbeddedExtractor(table_rows=True)
+    ex.record_features = True
+    ex.evidence(doc, finding, get_preset(EMBEDDED_DEFAULT))
+    ix = ex.index(doc)
+    cand, _ = evidence_candidates(ex.last_evidence_inputs["allowed"], ix.stat, ix.is_table, ix.engine, ix.study,
+                                  ix.kind, evidence_study(finding, ix.studies), ix.social)
+    return ex, [s.text for s, c in zip(ix.sents, cand, strict=True) if c]
+
+
+def test_a_bayes_factor_sentence_is_an_evidence_candidate() -> None:
+    _, cands = _candidates("09567976241279291.xml", "We observed a strong Euclidean bias during the path-integration "
+                           "task on the spherical surface.")
+    assert any("BF = 3.5e54" in t for t in cands)
+
+
+def test_a_multilevel_coefficient_without_p_is_an_evidence_candidate() -> None:
+    _, cands = _candidates("09567976231164553.xml", "Our results revealed historical change toward younger subjective "
+                           "ages and toward less increase in subjective age over time.")
+    assert any("γ 08 = -0.232" in t for t in cands)
+
+
+def test_a_bayesian_credible_interval_counts_as_a_statistic() -> None:
+    ex, cands = _candidates("09567976241245695.xml", "Participants who had searched divergently in space performed "
+                            "better on a test of divergent creativity.")
+    assert any("b = 0.81, 95% Bayesian credible interval" in t for t in cands)
+    x, _ = ex.last_features["evidence"]
+    assert x.shape[1] == len(EV_FEATURES) and np.isfinite(x).all()
+
+
+def test_evidence_how_chosen_names_the_candidates_and_the_runner_up() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797617692000.xml"))
+    finding = ("Results across four studies favor a sociofunctional account: When the target of a moral violation "
+               "shifts from the self to another person, anger decreases, but disgust increases.")
+    ev = extract_traces(doc, [finding])[0].evidence
+    assert ev is not None
+    assert "candidates (result sentences of study 1's Results" in ev.how_chosen
+    assert "ahead of the runner-up" in ev.how_chosen
+
+
+def test_stems_join_word_forms() -> None:
+    assert stems("congruence effects") & stems("the congruency effect") == {"congr", "effec"}
+
+
+def test_a_findings_study_skips_the_pilot_and_reads_plurals() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797618772822.xml"))
+    ix = EmbeddedExtractor().index(doc)
+    assert ix.studies[:3] == ["pilot", "1", "2"]
+    assert evidence_study("Studies 1 and 2 showed that shorter men took more resources.", ix.studies) == "1"
+    assert evidence_study("Shorter men took more resources in a dictator game.", ix.studies) == "1"
+    assert evidence_study("In Study 2, shorter men took more.", ix.studies) == "2"
