@@ -156,13 +156,18 @@ def rank_within(values: np.ndarray, among: np.ndarray) -> np.ndarray:
     return out
 
 
-def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
-    """Share of the finding's stemmed content words (BM25's tokens) that each text holds."""
+@lru_cache(maxsize=4)
+def _stem_sets(texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """BM25's stemmed tokens of each text (cached: a paper's sentences are the same for each of its findings)."""
     from claimtrace.retrieval.bm25 import tokenize
 
-    toks = tokenize([finding, *texts])
-    fw = set(toks[0])
-    return np.array([len(fw & set(t)) / (len(fw) or 1) for t in toks[1:]])
+    return tuple(frozenset(t) for t in tokenize(list(texts)))
+
+
+def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
+    """Share of the finding's stemmed content words (BM25's tokens) that each text holds."""
+    fw = _stem_sets((finding,))[0]
+    return np.array([len(fw & t) / (len(fw) or 1) for t in _stem_sets(tuple(texts))])
 
 
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
