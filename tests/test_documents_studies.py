@@ -77,3 +77,27 @@ def test_a_real_abstract_is_kept() -> None:
     doc = load_document(shared_path("documents", "psychsci", "09567976241227411.xml"))
     assert abstract_problem(doc) is None
     assert all(c.source == "abstract" for c in detect_findings(doc))
+
+
+def test_hypothesis_relative_features_rank_each_candidate_among_the_papers_others() -> None:
+    import numpy as np
+
+    from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
+    from claimtrace.extract.embedded import EmbeddedExtractor
+    from claimtrace.extract.trace_ranker import HYP_FEATURES, PREDICTION, rank_within
+
+    assert list(rank_within(np.array([0.2, 0.9, 0.5, 0.7]), np.array([True, False, True, True]))) == [1 / 3, 0.0, 0.5, 1.0]
+    doc = load_document(shared_path("documents", "psychsci", "0956797617692000.xml"))
+    ex = EmbeddedExtractor()
+    ex.record_features = True
+    finding = "When the target of a moral violation shifts from the self to another person, anger decreases, but disgust increases."
+    out = ex.hypothesis(doc, finding, get_preset(EMBEDDED_DEFAULT))
+    x, allowed = ex.last_features["hypothesis"]
+    col = {n: x[:, i] for i, n in enumerate(HYP_FEATURES)}
+    texts = [s.text for s in ex.index(doc).sents]
+    assert col["sim_top"][allowed].sum() == 1 and col["prediction_top"][allowed].sum() == 1
+    assert not col["sim_rank"][~allowed].any()  # a sentence outside the candidates is ranked against none
+    top_pred = int(np.flatnonzero(allowed & (col["prediction_top"] == 1))[0])
+    assert PREDICTION.search(texts[top_pred])
+    assert col["sim_rel"][allowed].max() == 1.0
+    assert out.span is not None and out.span.how_chosen and out.span.how_chosen.startswith("learned ranker")

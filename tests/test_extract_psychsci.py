@@ -204,3 +204,39 @@ def test_the_results_block_of_an_unstructured_abstract_is_chosen(tmp_path: Path)
     # a result stated beside background words is still one when the paper says it found it
     assert results_block(["We used fMRI.", "We found dissimilar responses in regions that have been linked to empathy."]) == [1]
     assert results_block(["Was the effect higher in older adults?"]) == []
+
+
+DISCUSSION_ONLY = """# Stress and memory
+
+## Abstract
+
+Stress can lead to depression, in part because of inflammatory mechanisms.
+We therefore examined psychosocial resources in a longitudinal study of women (N = 187).
+As hypothesized, women with more resources showed weaker associations between stress and depressive symptoms.
+Results highlight the importance of psychosocial resilience for health.
+"""
+
+
+def test_a_comparison_reported_as_observed_is_a_result_of_the_abstracts_results_block(tmp_path: Path) -> None:
+    from claimtrace.extract.findings import RESULT_REPORT, results_block
+
+    path = tmp_path / "stress.md"
+    path.write_text(DISCUSSION_ONLY)
+    doc = load_document(path)
+    texts = [s.text for s in doc.sentences("abstract")]
+    assert results_block(texts) == [2]  # "showed weaker associations", after the sample sentence
+    chosen = {c.text for c in detect_findings(doc) if c.chosen}
+    assert texts[2] in chosen
+    assert RESULT_REPORT.search("Real objects broke suppression faster than their photographs.")
+    assert not RESULT_REPORT.search("We used objects rather than photographs.")
+
+
+def test_discussion_findings_prefer_the_sentence_that_reports_a_result() -> None:
+    from claimtrace.extract.findings import discussion_scores
+
+    texts = ["Here, we examined how children adapt their voices.",
+             "Overall, children showed stronger shifts in voice pitch for masculine occupations.",
+             "Future research could examine adults."]
+    flat = discussion_scores(texts, [(0.3, ""), (0.3, ""), (0.3, "")])
+    assert flat[1][0] > flat[0][0] - 0.3 / len(texts) and flat[1][0] > flat[2][0]
+    assert "reports a result" in flat[1][1]

@@ -265,9 +265,9 @@ class EmbeddedExtractor:
         w = weight_vector("hypothesis", HYP_FEATURES) if ix.social else None
         learned: np.ndarray | None = None
         if self.record_features:
-            self.last_features["hypothesis"] = (self.hypothesis_features(ix, finding, sim, prior, base), allowed)
+            self.last_features["hypothesis"] = (self.hypothesis_features(ix, finding, sim, prior, base, allowed), allowed)
         if w is not None:
-            x = self.hypothesis_features(ix, finding, sim, prior, base)
+            x = self.hypothesis_features(ix, finding, sim, prior, base, allowed)
             learned = np.where(allowed, x @ w, -np.inf)
             best = int(np.argmax(learned))
             score = np.where(allowed, learned - learned[best] + base[best], -np.inf)  # on the hand-set scale
@@ -295,12 +295,13 @@ class EmbeddedExtractor:
         return StageOutput(span)
 
     def hypothesis_features(self, ix: DocIndex, finding: str, sim: np.ndarray, prior: np.ndarray,
-                            base: np.ndarray) -> np.ndarray:
-        """Stage 1's feature matrix over the index's units (``trace_ranker.HYP_FEATURES``)."""
+                            base: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+        """Stage 1's feature matrix over the index's units (``trace_ranker.HYP_FEATURES``), the relative features
+        ranked among the ``allowed`` candidates."""
         parts = {"base": base, "sim": sim, "cls": ix.hyp, "cue": ix.cue, "prior": prior,
                  "stat": (ix.engine >= 1).astype(float)}
         return hypothesis_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study,
-                                 finding_study(finding, ix.studies), ix.studies, finding)
+                                 finding_study(finding, ix.studies), ix.studies, finding, allowed)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
                           base: np.ndarray, hypothesis: str = "", only: np.ndarray | None = None) -> np.ndarray:

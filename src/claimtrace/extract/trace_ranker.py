@@ -3,14 +3,19 @@
 Each stage scores every candidate sentence as ``features @ weights``: a linear conditional-logit model (one
 softmax over a paper's candidate sentences, the gold sentences its positives) trained by
 ``scripts/train_trace_ranker.py`` on the DEVELOPMENT part of the gold Psychological Science traces
-(``shared/data/traces``; the untouched part, fixed by ``bench/traces_psychsci.py``'s hash, is never used).
+(``shared/data/traces``; the untouched part, fixed by ``bench/traces_psychsci.py``'s hash, is never used) and, for
+the hypothesis stage, the extra traces of the other shared psychsci papers (``bench/data/traces-extra``).
 Weights: ``weights/trace_ranker.json``. The first features are the hand-set score the extractor used before
 (``base``) and its parts, so a weight vector of (1, 0, ...) reproduces it; the others carry the structure of a
 social-science paper that the biomedical training data of the classifiers lack:
 
 - hypothesis: a testable expectation ("predicted", "hypothesized", "expected", "should", "H1:", "if ... then",
   preregistered) versus an aim or research question; a sentence that reports a result; a sentence in a later
-  study than the finding's; a sentence naming a study; words shared with the finding;
+  study than the finding's; a sentence naming a study; words shared with the finding; and features relative to the
+  paper's other candidates rather than absolute values: the rank of the sentence's similarity to the finding, whether
+  it is the most similar one, its similarity over the best one's, and the rank of a prediction (and of an explicit
+  one) among the paper's predictions by what it shares with the finding (similarity plus stemmed word overlap), so
+  the prediction tied to the finding wins over an aim and over the paper's other predictions;
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
@@ -82,7 +87,10 @@ NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|un
 
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
-                "method_words", "citations", "question", "pre_method", "intro_position")
+                "method_words", "citations", "question", "pre_method", "intro_position",
+                # relative to the other candidates of the same paper (not absolute values): the rank of the
+                # similarity to the finding, and the rank of a prediction among the paper's predictions
+                "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank")
 
 #: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
 BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
@@ -133,9 +141,33 @@ def _later(study: str | None, ref: str | None, order: list[str]) -> bool:
     return idx.get(study, 0) > min((i for s, i in idx.items() if same_study(s, ref)), default=0)
 
 
+def rank_within(values: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """``1 / (1 + rank)`` of each value among the selected entries (rank 0: the highest), 0 for the others."""
+    out = np.zeros(len(values))
+    idx = np.flatnonzero(among)
+    if len(idx):
+        out[idx[np.argsort(-values[idx], kind="stable")]] = 1.0 / (1.0 + np.arange(len(idx)))
+    return out
+
+
+@lru_cache(maxsize=4)
+def _stem_sets(texts: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """BM25's stemmed tokens of each text (cached: a paper's sentences are the same for each of its findings)."""
+    from claimtrace.retrieval.bm25 import tokenize
+
+    return tuple(frozenset(t) for t in tokenize(list(texts)))
+
+
+def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
+    """Share of the finding's stemmed content words (BM25's tokens) that each text holds."""
+    fw = _stem_sets((finding,))[0]
+    return np.array([len(fw & t) / (len(fw) or 1) for t in _stem_sets(tuple(texts))])
+
+
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
-                      ref: str | None, order: list[str], finding: str) -> np.ndarray:
-    """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``)."""
+                      ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None) -> np.ndarray:
+    """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``); the relative features rank each
+    sentence among ``candidates`` (default: all)."""
     fw = content_words(finding)
     # the introduction by position: the sentences before the first Method paragraph (psychology papers often
     # carry no "Introduction" heading, so the section kind says "other")
@@ -153,7 +185,18 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
             float(bool(MODAL_PREDICTION.search(t))), float(bool(METHOD_WORDS.search(t))),
             min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
             i / first_method if i < first_method else 0.0])
-    return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(HYP_FEATURES))
+    n = len(texts)
+    cand = np.ones(n, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
+    sim = np.asarray(parts["sim"], dtype=np.float64)
+    is_pred = np.array([bool(PREDICTION.search(t)) for t in texts], dtype=bool)
+    is_strong = np.array([bool(STRONG_PREDICTION.search(t)) for t in texts], dtype=bool)
+    tie = sim + stem_overlap(finding, texts) if n else sim  # what the finding and the sentence share
+    sim_rank, pred_rank = rank_within(sim, cand), rank_within(tie, cand & is_pred)
+    top = float(sim[cand].max()) if cand.any() else 0.0
+    rel = np.column_stack([sim_rank, (sim_rank == 1.0).astype(float), sim / top if top > 0 else np.zeros(n),
+                           pred_rank, (pred_rank == 1.0).astype(float), rank_within(tie, cand & is_strong)])
+    x = np.asarray(rows, dtype=np.float64).reshape(n, len(HYP_FEATURES) - rel.shape[1])
+    return np.hstack([x, rel.reshape(n, -1)])
 
 
 @lru_cache(maxsize=1)
