@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from claimtrace.documents import load_document
 from claimtrace.numbers.extract import extract_numbers
-from claimtrace.numbers.forms import comparison_pairs, group_labels
+from claimtrace.numbers.forms import comparison_pairs, group_labels, percent_counts
 from claimtrace.numbers.match import Terms
 from claimtrace.numbers.model import NumbersResult
 from conftest import REPO
@@ -59,3 +59,9 @@ def test_parallel_size_lists_read_in_the_order_the_arms_are_named() -> None:
     assert arm_values(res, "group_size") == (20.0, 16.0)
     swapped = numbers("mean heel pain score", intervention="foam insole", comparator="copper insole")
     assert arm_values(swapped, "group_size") == (16.0, 20.0)
+
+
+def test_percent_counts_read_a_count_of_people_either_way_round() -> None:
+    got = percent_counts("the response was 90% (18 patients) vs. 60% (12 patients); 7 children (35%) had none")
+    assert [(g.events, g.percent) for g in got] == [(18.0, "90"), (12.0, "60"), (7.0, "35")]
+    assert percent_counts("a 90% (18 mg) dose and 60% (12 weeks)") == []

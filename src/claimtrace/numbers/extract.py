@@ -24,6 +24,7 @@ from claimtrace.numbers.forms import (
     drop_baselines,
     group_labels,
     outcome_parts,
+    percent_counts,
     pooled_parts,
 )
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
@@ -668,7 +669,7 @@ def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, s
         return out
     resp = re.search(r"respectively", text, re.I)
     found = _respectively(text, ico) if resp else {}
-    if not found and not (resp and len(_forms(text)[2]) > 2):
+    if not found and not (resp and len(_forms(text)[3]) > 2):
         # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
         found = _assign(text, ipos, cpos, means=means)
     if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
@@ -733,6 +734,7 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     found_all = find_group_numbers(text)
     out = [[g for g in found_all if g.kind == "binary" and g.total is not None],
            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+           percent_counts(text),
            drop_baselines(text, [g for g in found_all if g.kind == "continuous"]),
            _bare_percentages(text, lists=lists)]
     if means and not any(len(f) >= 2 for f in out):

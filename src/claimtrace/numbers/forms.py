@@ -210,3 +210,20 @@ def group_labels(text: str, arms: dict[str, Any]) -> dict[str, re.Pattern[str]]:
             out[a] = re.compile(rf"\b(?:groups?|arms?)\s+(?:[A-Z0-9]{{1,3}}\s*(?:,|and|&|or)\s*)*(?:{alt})\b|"
                                 rf"\b(?:{alt})\s+(?:group|arm)s?\b")
     return out
+
+
+_PEOPLE = (r"(?:patients|participants|subjects|cases|children|infants|women|men|persons|people|individuals|"
+           r"responders|eyes)")
+#: a count of people with its percentage, either way round: "90% (18 patients)", "18 patients (90%)"
+_PCT_COUNT = re.compile(r"(?<![\d.,/])(?P<p1>\d+(?:\.\d+)?)\s?%\s*\(\s*(?:n\s*=\s*)?(?P<k1>\d{1,5})\s+" + _PEOPLE + r"\s*\)|"
+                        r"(?<![\d.,/])(?P<k2>\d{1,5})\s+" + _PEOPLE + r"\s*\(\s*(?P<p2>\d+(?:\.\d+)?)\s?%\s*\)", re.I)
+
+
+def percent_counts(text: str) -> list[GroupNumbers]:
+    """Counts of people written with their percentage and a word for people between them ("90% (18 patients)",
+    "18 patients (90%)"), each a group's events with its percentage."""
+    out = []
+    for m in _PCT_COUNT.finditer(text):
+        k, p = (m.group("k1"), m.group("p1")) if m.group("k1") else (m.group("k2"), m.group("p2"))
+        out.append(GroupNumbers("binary", m.start(), m.end(), m.group(0), events=float(k), percent=p))
+    return out
