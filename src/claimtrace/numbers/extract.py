@@ -609,7 +609,9 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
             if s2.scope != s1.scope or s2.start != s1.start + len(s1.text) + 1:
                 continue
             (i1, c1), (i2, c2) = _named_arms(ico, s1.text), _named_arms(ico, s2.text)
-            if not ((i1 and not c1 and c2 and not i2) or (c1 and not i1 and i2 and not c2)):
+            # the second sentence names the other arm first (it may name both later: "between groups A and B")
+            if not ((i1 and not c1 and c2 and (not i2 or min(c2) < min(i2)))
+                    or (c1 and not i1 and i2 and (not c2 or min(i2) < min(c2)))):
                 continue
             for c in _sentence_candidate(ico, s1.id, f"{s1.text} {s2.text}", s1.scope, s1.start, source, means):
                 c.score -= 0.1
