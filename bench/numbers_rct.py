@@ -209,9 +209,10 @@ def lines() -> list[str]:
             "CLAIMTRACE_LLM_MODEL=… python bench/numbers_rct.py --extractor llm --limit 20 [--llm-policy alone]` "
             "(resumable: rows in `bench/results/numbers_rct_llm_rows.jsonl` or `numbers_rct_llm-alone_rows.jsonl`; `--summarise-only` writes the summary of the rows done), "
             "then `python bench/results_pages.py`."]
+    import i29_remeasure
     import numbers_split
 
-    return out + numbers_split.lines()
+    return out + numbers_split.lines() + i29_remeasure.lines()
 
 
 def main() -> None:

@@ -19,9 +19,12 @@ from claimtrace.numbers import derive
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
     bare_means,
+    comparison_pairs,
     doc_abbreviations,
     drop_baselines,
+    group_labels,
     outcome_parts,
+    percent_counts,
     pooled_parts,
 )
 from claimtrace.numbers.match import Terms, distinctive, mentions, words
@@ -64,6 +67,7 @@ class Ico:
     comparator: Terms
     outcome: Terms
     abbrevs: dict[str, str] = field(default_factory=dict)  # abbreviations the paper defines in its text
+    labels: dict[str, re.Pattern[str]] = field(default_factory=dict)  # arm -> where a sentence names its label
 
     @classmethod
     def of(cls, intervention: str, comparator: str, outcome: str, abbrevs: dict[str, str] | None = None) -> Ico:
@@ -71,16 +75,22 @@ class Ico:
         i, c = Terms.of(intervention), Terms.of(comparator)
         return cls(distinctive(i, c), distinctive(c, i), Terms.of(outcome), dict(abbrevs or {}))
 
+    def with_labels(self, text: str) -> Ico:
+        """The same terms, with the group labels the paper's text gives the arms (:func:`group_labels`)."""
+        self.labels = group_labels(text, {"intervention": self.intervention, "comparator": self.comparator})
+        return self
+
 
 def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str) -> NumbersResult:
     """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
-    abbrevs = doc_abbreviations(f"{doc.abstract_text}\n{doc.body_text}")
-    ico = Ico.of(intervention, comparator, outcome, abbrevs)
+    running = f"{doc.abstract_text}\n{doc.body_text}"
+    abbrevs = doc_abbreviations(running)
+    ico = Ico.of(intervention, comparator, outcome, abbrevs).with_labels(running)
     tables = doc.tables
     cands = _all_candidates(doc, ico, outcome)
     parts = outcome_parts(outcome)
     if not cands and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
-        cands = _all_candidates(doc, Ico.of(intervention, comparator, parts[0], abbrevs), parts[0])
+        cands = _all_candidates(doc, Ico.of(intervention, comparator, parts[0], abbrevs).with_labels(running), parts[0])
     cands.sort(key=lambda c: -c.score)
     best = cands[0] if cands else None
     caption_only = False
@@ -153,6 +163,9 @@ def _all_candidates(doc: Document, ico: Ico, outcome: str) -> list[Candidate]:
     """Every table row, transposed block and sentence that gives both arms' numbers for the outcome."""
     tables = doc.tables
     cands = _table_candidates(tables, ico) + _transposed_candidates(tables, ico) + _sentence_candidates(doc, ico)
+    # a sentence that compares several outcomes is read clause by clause, not as a whole; one comparison of one
+    # outcome, when nothing else reads both arms
+    cands += _clause_candidates(doc, ico, several=bool(cands))
     if _BINARY_WORDS.search(outcome):
         cands += _zero_candidates(doc, ico)
     if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
@@ -587,21 +600,63 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
         units = [(s.id, s.text, s.scope, s.start) for s in sents]
         paired = True
     for uid, text, scope, start in units:
-        out.extend(_sentence_candidate(ico, uid, text, scope, start, source, means))
-    if paired and not out:
+        if len(comparison_pairs(text)) < 2:  # several "A vs. B" clauses: each its own (_clause_candidates)
+            out.extend(_sentence_candidate(ico, uid, text, scope, start, source, means))
+    if paired:
         # the arms reported in two sentences running on ("In group A, X fell from 47 ± 14 to 36 ± 16 ...
         # In contrast, in group B ... from 42 ± 16 to 38 ± 17"): each sentence names one arm, the other the other
         for s1, s2 in pairwise(sents):
             if s2.scope != s1.scope or s2.start != s1.start + len(s1.text) + 1:
                 continue
-            i1, c1 = mentions(ico.intervention, s1.text), mentions(ico.comparator, s1.text)
-            i2, c2 = mentions(ico.intervention, s2.text), mentions(ico.comparator, s2.text)
-            if not ((i1 and not c1 and c2 and not i2) or (c1 and not i1 and i2 and not c2)):
+            (i1, c1), (i2, c2) = _named_arms(ico, s1.text), _named_arms(ico, s2.text)
+            # the second sentence names the other arm first (it may name both later: "between groups A and B")
+            if not ((i1 and not c1 and c2 and (not i2 or min(c2) < min(i2)))
+                    or (c1 and not i1 and i2 and (not c2 or min(i2) < min(c2)))):
                 continue
             for c in _sentence_candidate(ico, s1.id, f"{s1.text} {s2.text}", s1.scope, s1.start, source, means):
                 c.score -= 0.1
                 out.append(c)
     return out
+
+
+def _clause_candidates(doc: Document, ico: Ico, *, several: bool = False) -> list[Candidate]:
+    """The "A vs. B" comparisons of sentences that name both arms, each read in its own clause (with
+    ``several``, only in sentences holding two or more): the clause must name the outcome; the first value is
+    the arm the sentence names first (the order of "X vs. Y")."""
+    out: list[Candidate] = []
+    for sent in doc.sentences("all"):
+        pairs = comparison_pairs(sent.text)
+        if not pairs or (several and len(pairs) < 2):
+            continue
+        ipos, cpos = _arm_mentions(ico, "intervention", sent.text)
+        if not ipos or not cpos or _other_measure(ico.outcome.phrase, sent.text):
+            continue
+        first, second = ("intervention", "comparator") if min(ipos) < min(cpos) else ("comparator", "intervention")
+        for clause, r1, r2 in pairs:
+            s = ico.outcome.score(sent.text[clause:r1.start])
+            if s < OUTCOME_MIN:
+                continue
+            values: dict[str, dict[str, Value]] = {}
+            for arm, r in ((first, r1), (second, r2)):
+                base = {"text": sent.text[r.start:r.end], "source": "text", "unit_id": sent.id, "scope": sent.scope,
+                        "start": sent.start + r.start, "end": sent.start + r.end}
+                vals = {f: Value(value=v, **base) for f, v in (("mean", r.mean), ("sd", r.sd)) if v is not None}
+                if r.percent is not None:
+                    vals["_percent"] = Value(value=float(r.percent), **base)
+                values[arm] = vals
+            out.append(Candidate(s - 0.2, r1.kind, {first: r1, second: r2}, values,
+                                 ["arms_swapped"] if first == "comparator" else [], [sent.id]))
+    return out
+
+
+def _named_arms(ico: Ico, text: str) -> tuple[list[int], list[int]]:
+    """Where a text names the intervention and the comparator: by the group labels the paper gave them when it
+    uses one ("in group B, who wore the cotton textile"), else by the arms' words."""
+    if len(ico.labels) == 2:
+        lab = {a: [m.start() for m in p.finditer(text)] for a, p in ico.labels.items()}
+        if lab["intervention"] or lab["comparator"]:
+            return lab["intervention"], lab["comparator"]
+    return mentions(ico.intervention, text), mentions(ico.comparator, text)
 
 
 def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, source: str,
@@ -616,7 +671,7 @@ def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, s
         return out
     resp = re.search(r"respectively", text, re.I)
     found = _respectively(text, ico) if resp else {}
-    if not found and not (resp and len(_forms(text)[2]) > 2):
+    if not found and not (resp and len(_forms(text)[3]) > 2):
         # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
         found = _assign(text, ipos, cpos, means=means)
     if len(found) < 2 or found["intervention"][0].kind != found["comparator"][0].kind:
@@ -681,6 +736,7 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     found_all = find_group_numbers(text)
     out = [[g for g in found_all if g.kind == "binary" and g.total is not None],
            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
+           percent_counts(text),
            drop_baselines(text, [g for g in found_all if g.kind == "continuous"]),
            _bare_percentages(text, lists=lists)]
     if means and not any(len(f) >= 2 for f in out):
@@ -834,6 +890,8 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
         _allocation_sizes(doc.sentences("all"), ico, arms, context)
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
         _equal_sizes(doc.sentences("all"), arms, context)
+    if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
+        _parallel_sizes(doc.sentences("all"), ico, arms, context)
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
@@ -846,6 +904,25 @@ _EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}
 
 _ONE_ARM_SIZE = re.compile(r"(?<![\d.,/])\d{1,5} (?:in|per|for|to|on) (?:the |each )?(?:[a-z-]+ )?(?:group|arm)s?\b|"
                            r"(?<![\d.,/])\d{1,5} (?:in|to|on) (?:the )?(?:control|placebo|intervention|treatment)\b", re.I)
+
+
+def _parallel_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
+    """Both arms' sizes from the first sentence that gives two sizes and names both arms after them, in the
+    same order ("the test (n=25) and control (n=19) groups wore an anion textile or pure cotton"): parallel
+    lists, read as "respectively" reads them."""
+    for s in sentences:
+        sizes = sample_sizes(s.text)
+        if len(sizes) != 2 or (not _ALLOCATION.search(s.text) and not re.search(r"\bgroups?\b", s.text)):
+            continue
+        ipos, cpos = _arm_mentions(ico, "intervention", s.text)
+        after = sizes[1][2]
+        ia, ca = [p for p in ipos if p > after], [p for p in cpos if p > after]
+        if not ia or not ca or min(ia) == min(ca) or [p for p in ipos + cpos if p < after]:
+            continue
+        order = ("intervention", "comparator") if min(ia) < min(ca) else ("comparator", "intervention")
+        for name, (n, a, b) in zip(order, sizes, strict=True):
+            _set_size(arms[name], float(n), s.text, s.id, s.scope, s.start, a, b, context)
+        return
 
 
 def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> None:
@@ -902,6 +979,9 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     """Where a sentence names this arm and the other one: by their own words, or, when the sentence names
     neither that way, by their roles ("intervention", "treatment" / "control", "placebo")."""
     terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
+    ipos, cpos = _named_arms(ico, text)
+    if ipos and cpos:  # by the arms' group labels, else their words
+        return (ipos, cpos) if arm == "intervention" else (cpos, ipos)
     mine, theirs = mentions(terms, text), mentions(other, text)
     if mine and theirs:
         return mine, theirs

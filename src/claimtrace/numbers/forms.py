@@ -8,6 +8,7 @@ leaves the item to the other readers (and, for an arm that pools groups, makes t
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from claimtrace.stats.groups import GroupNumbers
 
@@ -142,3 +143,87 @@ def bare_means(text: str) -> list[GroupNumbers]:
         reads.append(GroupNumbers("continuous", m.start(), m.end(), m.group(0), mean=v))
     reads = drop_baselines(text, reads)
     return reads if len(reads) == 2 else []
+
+
+#: one arm's value in a comparison clause: a number, its SD ("± 4.2", "(4.2)") or a % sign, and a unit
+_ARM_VALUE = (r"(?P<{p}v>[-−]?\d+(?:\.\d+)?)(?P<{p}pct>\s?%)?"
+              r"(?:\s*(?:±|\+/-|\+/−)\s*(?P<{p}sd>\d+(?:\.\d+)?)|\s*\(\s*(?:SD\s*)?(?P<{p}sdp>\d+(?:\.\d+)?)\s*\))?"
+              r"(?:\s*(?:[A-Za-zµμ£$€/²³]+\.?)){{0,2}}?")
+#: "A vs. B": two arms' values joined by a comparison word; the values stand in the clause's order
+_PAIR = re.compile(r"(?<![\w.,/·-])[£$€]?" + _ARM_VALUE.format(p="a") +
+                   r"\s*,?\s*(?:vs\.?|versus|v\.|compared (?:with|to))\s*[£$€]?" + _ARM_VALUE.format(p="b") +
+                   r"(?![\d.])", re.I)
+_NO_PAIR_BEFORE = re.compile(r"(?:[=<>≤≥]|\b(?:p|t|F|r|z|OR|RR|HR|CI|n|N|df)\s*[=:]?)\s*$")
+
+
+def comparison_pairs(text: str) -> list[tuple[int, GroupNumbers, GroupNumbers]]:
+    """Each "A vs. B" of a sentence (a mean with its SD, a bare value or a percentage per arm) with where its
+    clause starts: right after the previous comparison (or the sentence's start), so that a sentence listing
+    several outcomes ("TST (321.8 min vs. 422.7 min, p < .01) and sleep efficiency (72.5% vs. 91.6%)") gives
+    each outcome its own clause. Test statistics, p-values and medians are no arm values."""
+    out: list[tuple[int, GroupNumbers, GroupNumbers]] = []
+    clause = 0
+    for m in _PAIR.finditer(text):
+        if _NO_PAIR_BEFORE.search(text[max(0, m.start() - 6):m.start()]) or _MEDIAN.search(text[clause:m.start()]):
+            clause = m.end()
+            continue
+        reads = []
+        for p in ("a", "b"):
+            v = float(m.group(f"{p}v").replace("−", "-"))
+            sd = m.group(f"{p}sd") or m.group(f"{p}sdp")
+            a, b = m.span(f"{p}v")
+            if m.group(f"{p}pct"):
+                reads.append(GroupNumbers("binary", a, b, m.group(0), percent=m.group(f"{p}v")))
+            else:
+                reads.append(GroupNumbers("continuous", a, b, m.group(0), mean=v, sd=float(sd) if sd else None))
+        if reads[0].kind == reads[1].kind and (reads[0].sd is None) == (reads[1].sd is None):
+            out.append((clause, reads[0], reads[1]))
+        clause = m.end()
+    return out
+
+
+_LABEL_DEF = re.compile(r"\(\s*(?:the\s+)?(?:(?:group|arm)\s+(?P<a>[A-Z0-9]{1,3})|(?P<b>[A-Z][A-Z0-9]{0,3})\s+(?:group|arm))"
+                        r"\s*[,;)]")
+
+
+def group_labels(text: str, arms: dict[str, Any]) -> dict[str, re.Pattern[str]]:
+    """The group labels a paper gives its arms ("anion textile (group A)", "ketamine 2 µg (K2 group)"): for each
+    arm (name -> its :class:`~claimtrace.numbers.match.Terms`), a pattern of where a sentence names it by its
+    label ("group A", "groups A and B", "the K2 group"). A label goes to the arm whose words fill the clause
+    right before its brackets (back to the previous label), and only to one arm."""
+    found: dict[str, set[str]] = {a: set() for a in arms}
+    last = 0
+    for m in _LABEL_DEF.finditer(text):
+        label = m.group("a") or m.group("b")
+        before = re.split(r"[.;:()]\s", text[max(last, m.start() - 100):m.start()])[-1]
+        last = m.end()
+        scores = {a: t.score(before) for a, t in arms.items()}
+        best = max(scores, key=lambda a: scores[a])
+        if scores[best] >= 0.5 and sorted(scores.values())[-2:-1] != [scores[best]]:
+            found[best].add(label)
+    taken = [lab for labs in found.values() for lab in labs]
+    out: dict[str, re.Pattern[str]] = {}
+    for a, labs in found.items():
+        labs = {lab for lab in labs if taken.count(lab) == 1}
+        if labs:
+            alt = "|".join(re.escape(lab) for lab in sorted(labs))
+            out[a] = re.compile(rf"\b(?:groups?|arms?)\s+(?:[A-Z0-9]{{1,3}}\s*(?:,|and|&|or)\s*)*(?:{alt})\b|"
+                                rf"\b(?:{alt})\s+(?:group|arm)s?\b")
+    return out
+
+
+_PEOPLE = (r"(?:patients|participants|subjects|cases|children|infants|women|men|persons|people|individuals|"
+           r"responders|eyes)")
+#: a count of people with its percentage, either way round: "90% (18 patients)", "18 patients (90%)"
+_PCT_COUNT = re.compile(r"(?<![\d.,/])(?P<p1>\d+(?:\.\d+)?)\s?%\s*\(\s*(?:n\s*=\s*)?(?P<k1>\d{1,5})\s+" + _PEOPLE + r"\s*\)|"
+                        r"(?<![\d.,/])(?P<k2>\d{1,5})\s+" + _PEOPLE + r"\s*\(\s*(?P<p2>\d+(?:\.\d+)?)\s?%\s*\)", re.I)
+
+
+def percent_counts(text: str) -> list[GroupNumbers]:
+    """Counts of people written with their percentage and a word for people between them ("90% (18 patients)",
+    "18 patients (90%)"), each a group's events with its percentage."""
+    out = []
+    for m in _PCT_COUNT.finditer(text):
+        k, p = (m.group("k1"), m.group("p1")) if m.group("k1") else (m.group("k2"), m.group("p2"))
+        out.append(GroupNumbers("binary", m.start(), m.end(), m.group(0), events=float(k), percent=p))
+    return out
