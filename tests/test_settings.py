@@ -176,3 +176,21 @@ def test_cli_help_lists_the_registry() -> None:
     flat = re.sub(r"-\s+", "-", " ".join(out.split()))  # rich wraps at hyphens
     for spelling in specs.RETRIEVERS.spellings() + specs.RERANKERS.spellings():
         assert spelling in flat
+
+
+# ---------------------------------------------------------------------------------------------- the public API
+def test_api_takes_a_settings_object(tmp_path: Path, clean_env: pytest.MonkeyPatch) -> None:
+    import claimtrace
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "PMC1821024.nxml"
+    f = tmp_path / "s.toml"
+    f.write_text("[retrieval]\nretriever = 'bm25'\nk = 2\n", encoding="utf-8")
+    s = claimtrace.Settings.load(settings_file=f)
+    paper = claimtrace.Paper(sample)
+    hits = claimtrace.retrieve(paper, "blood pressure", settings=s)
+    assert len(hits) == 2
+    assert len(paper.retrieve("blood pressure", k=3, settings=s)) == 3  # an explicit argument wins
+    same = paper.retrieve("blood pressure", k=2, retriever=specs.BM25Retriever())  # a typed spec
+    assert [h.unit_id for h in same] == [h.unit_id for h in hits]
+    with pytest.raises(ClaimtraceError, match="unknown retriever 'magic'"):
+        paper.retrieve("blood pressure", retriever="magic")  # type: ignore[arg-type]
