@@ -144,7 +144,7 @@ def test_every_spelling_parses_and_prints_back(registry: specs.SpecRegistry[spec
     for spelling in registry.spellings():
         text = spelling.replace("DIR", "models/x").replace("PATH", "models/ce").replace("SPEC", "hybrid-finetuned:m")
         spec = registry.parse(text)
-        assert str(spec) == text and registry.parse(spec.model_dump()) == spec
+        assert str(spec) == text and registry.parse(spec.to_dict()) == spec
 
 
 @pytest.mark.parametrize("bad", ["magic", "finetuned", "finetuned:", "bm25:x", "BM25 "])

@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from claimtrace import specs
 from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError
 
@@ -38,16 +37,21 @@ if TYPE_CHECKING:
     from claimtrace.retrieval.pipeline import RetrievalPipeline
     from claimtrace.retrieval.units import Hit
     from claimtrace.settings import Settings
+    from claimtrace.specs import Spec
     from claimtrace.stats.model import DocumentStat
 
 #: a retriever by name (``claimtrace retrieve --retriever``), or a spec of ``claimtrace.specs.RETRIEVERS``
 #: (``specs.FinetunedRetriever(arg=DIR)``); the CLI's spellings (``"finetuned:DIR"``) are parsed too
 RetrieverName = Literal["default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained"]
-Retriever = RetrieverName | specs.Spec
 #: a reranker by name, or a spec of ``claimtrace.specs.RERANKERS`` (``specs.CrossEncoderReranker(arg=PATH)``,
 #: ``specs.RescoreReranker(arg=specs.BM25Retriever())``); the CLI's spellings are parsed too
 RerankerName = Literal["none", "cross-encoder", "llm", "dense"]
-Reranker = RerankerName | specs.Spec
+if TYPE_CHECKING:
+    Retriever = RetrieverName | Spec
+    Reranker = RerankerName | Spec
+else:  # claimtrace.specs loads on first use (``claimtrace stats`` never needs it); the names alone at run time
+    Retriever = RetrieverName
+    Reranker = RerankerName
 Units = Literal["paragraph", "sentence", "table-row"]
 Task = Literal["evidence", "hypothesis"]
 GraphMethod = Literal["offline", "staged", "direct"]
@@ -276,7 +280,9 @@ def run_corpus(corpus: str | Path, out: str | Path, *, steps: Sequence[Step] | N
     extractor_ = extractor or base.extractor
     graph_method_ = graph_method or base.graph_method
     conclude_method_ = conclude_method or base.conclude_method
-    _choice("extractor", extractor_, specs.EXTRACTORS.kinds())
+    from claimtrace.specs import EXTRACTORS
+
+    _choice("extractor", extractor_, EXTRACTORS.kinds())
     _choice("graph_method", graph_method_, ("offline", "staged", "direct"))
     _choice("engine", engine, ENGINES)
     step_list = all_steps_valid(list(steps) if steps is not None else list(base.steps))

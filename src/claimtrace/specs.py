@@ -1,7 +1,8 @@
 """Typed specs of the retrievers, rerankers and extractors, parsed from their command-line spellings.
 
 One registry per role (:data:`RETRIEVERS`, :data:`RERANKERS`, :data:`EXTRACTORS`). A spec is a small frozen
-pydantic model: its ``kind`` (the name before any ``:``) and, for the kinds that take one, an argument
+frozen dataclass (pydantic validates and writes it as its spelling, through the field types below; plain
+dataclasses keep this module cheap to import, on the path of every command that loads ``retrieval``): its ``kind`` (the name before any ``:``) and, for the kinds that take one, an argument
 (``finetuned:DIR``, ``cross-encoder:PATH``, ``rescore:SPEC``). The command line's choices and help, the
 public API's parsing and the settings file's validation all read these registries, and the builders in
 ``claimtrace.retrieval`` dispatch on the spec's class; so a new retriever is one registered class here plus
@@ -18,10 +19,11 @@ is ``HybridFinetunedRetriever(path="models/x")``, and ``str()`` of a spec gives 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
+from pydantic import PlainSerializer, PlainValidator
 
 from claimtrace.errors import ClaimtraceError
 
@@ -31,10 +33,9 @@ __all__ = [
 ]
 
 
-class Spec(BaseModel):
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Spec:
     """One component spec: ``kind`` and, where the kind takes one, its argument (a path or an inner spec)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: str
     #: the argument's metavar in help and errors (``DIR``, ``PATH``, ``SPEC``); None: the kind takes none
@@ -47,7 +48,7 @@ class Spec(BaseModel):
     @classmethod
     def kind_name(cls) -> str:
         """The kind this class parses (the default of its ``kind`` field)."""
-        return str(cls.model_fields["kind"].default)
+        return str(cls.__dataclass_fields__["kind"].default)
 
     @classmethod
     def spellings(cls) -> list[str]:
@@ -60,7 +61,19 @@ class Spec(BaseModel):
     @classmethod
     def from_argument(cls, arg: str | None) -> Spec:
         """The spec of this kind with ``arg`` (the text after the first ``:``; None when there is none)."""
-        return cls.model_validate({} if cls.metavar is None or arg is None else {"arg": arg})
+        return cls() if cls.metavar is None or arg is None else cls(arg=arg)  # type: ignore[call-arg]
+
+    def __post_init__(self) -> None:
+        if self.kind != self.kind_name():
+            raise ValueError(f"{type(self).__name__} has kind {self.kind_name()!r}, not {self.kind!r}")
+        arg = getattr(self, "arg", None)
+        if self.metavar is not None and not self.optional_arg and not arg:
+            raise ValueError(f"{self.kind} needs an argument ({self.kind}:{self.metavar})")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as a mapping (``kind`` and any argument, itself spelled); :meth:`SpecRegistry.parse` reads it."""
+        return {f.name: str(v) if isinstance(v, Spec) else v
+                for f in dataclasses.fields(self) if (v := getattr(self, f.name)) is not None or f.name == "kind"}
 
     def argument(self) -> str | None:
         """The argument as spelled after ``:`` (None: none)."""
@@ -129,7 +142,10 @@ class SpecRegistry(Generic[S]):
             kind = str(value.get("kind", ""))
             if kind not in self._kinds:
                 raise ClaimtraceError(f"unknown {self.role} {kind!r} (expected {self.expected()})")
-            return self._kinds[kind].model_validate(dict(value))  # type: ignore[return-value]
+            try:
+                return self._kinds[kind](**dict(value))  # type: ignore[return-value]
+            except (TypeError, ValueError) as exc:
+                raise ClaimtraceError(f"bad {self.role} {dict(value)!r}: {exc}") from None
         text = str(value).strip()
         kind, sep, arg = text.partition(":")
         cls = self._kinds.get(kind)
@@ -141,7 +157,7 @@ class SpecRegistry(Generic[S]):
 
 
 def _parser(registry: SpecRegistry[Any]) -> Any:
-    """A pydantic before-validator: a spelling, a mapping or a spec in, the registry's spec out."""
+    """A pydantic validator: a spelling, a mapping or a spec in, the registry's spec out."""
 
     def parse(value: Any) -> Spec:
         try:
@@ -149,7 +165,7 @@ def _parser(registry: SpecRegistry[Any]) -> Any:
         except ClaimtraceError as exc:
             raise ValueError(str(exc)) from None
 
-    return BeforeValidator(parse)
+    return PlainValidator(parse)
 
 
 #: the retrievers (``claimtrace retrieve --retriever``; built by ``claimtrace.retrieval.pipeline.get_retriever``)
@@ -162,6 +178,7 @@ EXTRACTORS: SpecRegistry[Spec] = SpecRegistry("extractor")
 
 # ----------------------------------------------------------------------------------------------- retrievers
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DefaultRetriever(Spec):
     """The task's default retriever."""
 
@@ -170,6 +187,7 @@ class DefaultRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TwoStageRetriever(Spec):
     """hybrid-trained candidates reranked by the shipped cross-encoder."""
 
@@ -178,6 +196,7 @@ class TwoStageRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class BM25Retriever(Spec):
     """BM25 over the units."""
 
@@ -185,6 +204,7 @@ class BM25Retriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DenseRetriever(Spec):
     """MiniLM bi-encoder retrieval."""
 
@@ -192,6 +212,7 @@ class DenseRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridRetriever(Spec):
     """BM25 + dense, fused by RRF."""
 
@@ -199,6 +220,7 @@ class HybridRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class TrainedRetriever(Spec):
     """The shipped trained retriever."""
 
@@ -206,6 +228,7 @@ class TrainedRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridTrainedRetriever(Spec):
     """BM25 fused with the shipped trained retriever."""
 
@@ -214,6 +237,7 @@ class HybridTrainedRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class FinetunedRetriever(Spec):
     """A fine-tuned bi-encoder from a model folder."""
 
@@ -223,6 +247,7 @@ class FinetunedRetriever(Spec):
 
 
 @RETRIEVERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridFinetunedRetriever(Spec):
     """BM25 fused with a fine-tuned bi-encoder from a model folder."""
 
@@ -237,6 +262,7 @@ RetrieverSpec = Annotated[Spec, _parser(RETRIEVERS), PlainSerializer(str, return
 
 # ----------------------------------------------------------------------------------------------- rerankers
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class NoReranker(Spec):
     """No reranking."""
 
@@ -244,6 +270,7 @@ class NoReranker(Spec):
 
 
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class CrossEncoderReranker(Spec):
     """A cross-encoder: the shipped one, or one from a model folder."""
 
@@ -255,6 +282,7 @@ class CrossEncoderReranker(Spec):
 
 
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class FinetunedReranker(Spec):
     """Rescoring of the candidates by a fine-tuned bi-encoder."""
 
@@ -265,6 +293,7 @@ class FinetunedReranker(Spec):
 
 
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LLMReranker(Spec):
     """RankGPT listwise reranking by the configured LLM."""
 
@@ -272,6 +301,7 @@ class LLMReranker(Spec):
 
 
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class DenseReranker(Spec):
     """Rescoring of the candidates by the MiniLM bi-encoder."""
 
@@ -280,18 +310,18 @@ class DenseReranker(Spec):
 
 
 @RERANKERS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class RescoreReranker(Spec):
     """A retriever re-run over the candidates alone (``rescore:bm25``, ``rescore:hybrid-finetuned:DIR``)."""
 
     kind: Literal["rescore"] = "rescore"
-    arg: RetrieverSpec
+    arg: Spec
     metavar: ClassVar[str | None] = "SPEC"
     help: ClassVar[str] = "a retriever run over the candidates"
 
-    @classmethod
-    def from_argument(cls, arg: str | None) -> Spec:
-        """``rescore:SPEC``: SPEC is a retriever spec."""
-        return cls(arg=RETRIEVERS.parse(arg or ""))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "arg", RETRIEVERS.parse(self.arg))  # SPEC is a retriever spec (or its spelling)
+        super().__post_init__()
 
 
 #: a reranker spec as a pydantic field
@@ -300,6 +330,7 @@ RerankerSpec = Annotated[Spec, _parser(RERANKERS), PlainSerializer(str, return_t
 
 # ----------------------------------------------------------------------------------------------- extractors
 @EXTRACTORS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class EmbeddedExtractor(Spec):
     """The embedded offline extractor (no LLM)."""
 
@@ -308,6 +339,7 @@ class EmbeddedExtractor(Spec):
 
 
 @EXTRACTORS.register
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class LLMExtractor(Spec):
     """The LLM extractor (needs a configured LLM)."""
 
