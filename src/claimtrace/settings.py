@@ -531,11 +531,6 @@ def settings_file_source(settings_cls: type[BaseSettings], path: str | Path) -> 
     return _SettingsFile(settings_cls, inner, p)
 
 
-def read_settings_file(path: str | Path) -> dict[str, Any]:
-    """A settings file's values by section (``{"llm": {...}, "retrieval": {...}}``)."""
-    return settings_file_source(Settings, path)()
-
-
 def _llm_source(cls: type[Settings], load: _Load, given: Mapping[str, Any]) -> str:
     """Where the LLM endpoint comes from: command-line flags, the environment, the settings file or defaults."""
     if given.get("base_url") or given.get("model"):
@@ -560,5 +555,5 @@ def deep_llm(values: Mapping[str, Any]) -> dict[str, Any]:
 __all__ = [
     "DEFAULT_MAX_UPLOAD", "ENV_ALIASES", "ENV_SETTINGS", "KNOWN_TASKS", "OPENAI_BASE_URL", "CorpusSettings",
     "EndpointConfig", "ExtractSettings", "LLMNotConfiguredError", "LLMSettings", "ModelPrice",
-    "RetrievalSettings", "ServeSettings", "Settings", "Spec", "TaskOverride", "read_settings_file",
+    "RetrievalSettings", "ServeSettings", "Settings", "Spec", "TaskOverride",
 ]

@@ -31,22 +31,13 @@ from claimtrace.settings import (
     ModelPrice,
     Settings,
     TaskOverride,
-    deep_llm,
-)
-from claimtrace.settings import (
-    read_settings_file as _read_sections,
 )
 
 __all__ = [
     "ENV_API_KEY", "ENV_BASE_URL", "ENV_CACHE_DIR", "ENV_MODEL", "ENV_OFFLINE", "ENV_SETTINGS", "KNOWN_TASKS",
     "OPENAI_BASE_URL", "BackendKind", "EndpointConfig", "LLMNotConfiguredError", "LLMSettings", "ModelPrice",
-    "TaskOverride", "llm_configured", "load_settings", "read_settings_file",
+    "TaskOverride", "llm_configured", "load_settings",
 ]
-
-
-def read_settings_file(path: str | Path) -> dict[str, Any]:
-    """Read a TOML or YAML settings file's LLM settings (its ``[llm]`` table, or the top level)."""
-    return deep_llm(_read_sections(path))
 
 
 def load_settings(
