@@ -70,7 +70,9 @@ def test_file_then_old_env_names_then_nested_env_then_explicit(settings_file: Pa
         "old-env-model", "http://file-host:1/v1", 9, "environment")
 
     clean_env.setenv("CLAIMTRACE_LLM__MODEL", "nested-env-model")  # the nested name beats the old one
-    assert Settings.load().llm.model == "nested-env-model"
+    clean_env.setenv("CLAIMTRACE_RETRIEVAL__RERANKER", "cross-encoder:/models/ce")  # a spec as its spelling
+    s = Settings.load()
+    assert s.llm.model == "nested-env-model" and s.retrieval.reranker == specs.CrossEncoderReranker(arg="/models/ce")
 
     s = Settings.load(llm={"model": "flag-model", "base_url": None}, retrieval={"k": 3})  # explicit beats all
     assert (s.llm.model, s.llm.base_url, s.retrieval.k, s.llm.source) == (
@@ -194,3 +196,28 @@ def test_api_takes_a_settings_object(tmp_path: Path, clean_env: pytest.MonkeyPat
     assert [h.unit_id for h in same] == [h.unit_id for h in hits]
     with pytest.raises(ClaimtraceError, match="unknown retriever 'magic'"):
         paper.retrieve("blood pressure", retriever="magic")  # type: ignore[arg-type]
+
+
+def test_cli_reads_file_then_environment_then_options(tmp_path: Path) -> None:
+    import json
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "PMC1821024.nxml"
+    f = tmp_path / "s.toml"
+    f.write_text("[retrieval]\nretriever = 'bm25'\nk = 2\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMTRACE_")}
+
+    def run(*extra: str, **more_env: str) -> dict[str, object]:
+        res = subprocess.run([sys.executable, "-m", "claimtrace", "retrieve", str(sample), "-q", "blood pressure",
+                              "--json", "--settings", str(f), *extra], capture_output=True, text=True,
+                             env={**env, **more_env})
+        assert res.returncode == 0, res.stderr
+        out: dict[str, object] = json.loads(res.stdout)
+        return out
+
+    assert (run()["retriever"], run()["k"]) == ("bm25", 2)
+    assert run(CLAIMTRACE_RETRIEVAL__K="3")["k"] == 3
+    assert run("-k", "1", CLAIMTRACE_RETRIEVAL__K="3")["k"] == 1
+    bad = subprocess.run([sys.executable, "-m", "claimtrace", "retrieve", str(sample), "-q", "x", "--settings",
+                          str(f)], capture_output=True, text=True, env={**env, "CLAIMTRACE_RETRIEVAL__RERANKER": "x"})
+    assert bad.returncode == 2 and "invalid setting 'retrieval.reranker'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

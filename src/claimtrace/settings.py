@@ -27,15 +27,17 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     EnvSettingsSource,
     InitSettingsSource,
+    NoDecode,
     PydanticBaseSettingsSource,
     SettingsConfigDict,
+    SettingsError,
     TomlConfigSettingsSource,
     YamlConfigSettingsSource,
 )
@@ -43,7 +45,15 @@ from pydantic_settings import (
 from claimtrace import specs
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.presets import preset_data
-from claimtrace.specs import ExtractorSpec, RerankerSpec, RetrieverSpec, Spec
+from claimtrace.specs import ExtractorSpec as _ExtractorSpec
+from claimtrace.specs import RerankerSpec as _RerankerSpec
+from claimtrace.specs import RetrieverSpec as _RetrieverSpec
+from claimtrace.specs import Spec
+
+# a spec in the environment is its spelling (``CLAIMTRACE_RETRIEVAL__RERANKER=rescore:bm25``), not JSON
+RetrieverSpec = Annotated[_RetrieverSpec, NoDecode]
+RerankerSpec = Annotated[_RerankerSpec, NoDecode]
+ExtractorSpec = Annotated[_ExtractorSpec, NoDecode]
 
 ENV_PREFIX = "CLAIMTRACE_"
 ENV_SETTINGS = "CLAIMTRACE_SETTINGS"
@@ -398,6 +408,8 @@ class Settings(BaseSettings):
                 return cls(**given)
             except ValidationError as exc:
                 raise InputError(path, _error_line(exc)) from None
+            except SettingsError as exc:  # a value the environment source cannot decode
+                raise InputError(None, f"invalid setting in the environment: {str(exc).splitlines()[0]}") from None
 
     @classmethod
     def from_preset(cls, name: str, **load: Any) -> Settings:
