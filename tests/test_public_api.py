@@ -64,9 +64,10 @@ def _model_names() -> dict[str, object]:
     from claimtrace.metrics import PRF
     from claimtrace.numbers.model import NumbersResult
     from claimtrace.retrieval.units import Hit
+    from claimtrace.settings import Settings
     from claimtrace.stats.model import DocumentStat
 
-    return {"ConcludeResult": ConcludeResult, "EvidenceScore": EvidenceScore, "PRF": PRF, "ClaimTrace": ClaimTrace,
+    return {"Settings": Settings, "ConcludeResult": ConcludeResult, "EvidenceScore": EvidenceScore, "PRF": PRF, "ClaimTrace": ClaimTrace,
             "GraphEvaluation": GraphEvaluation, "EmpiricalGraph": EmpiricalGraph, "LLMClient": LLMClient,
             "Hit": Hit, "DocumentStat": DocumentStat, "NumbersResult": NumbersResult, "RunSummary": RunSummary,
             "LLMSettings": LLMSettings, "Method": Method}

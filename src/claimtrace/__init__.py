@@ -24,6 +24,7 @@ _LAZY = {
          "retrieve", "run_corpus"], "claimtrace.api"),
     **dict.fromkeys(["Document", "Paragraph", "ReaderSettings", "Sentence", "Span", "load_document", "read_bytes",
                      "use_reader_settings"], "claimtrace.documents"),
+    "Settings": "claimtrace.settings",
     "__version__": "claimtrace.version",
 }
 
@@ -35,6 +36,7 @@ __all__ = [
     "Paragraph",
     "ReaderSettings",
     "Sentence",
+    "Settings",
     "Span",
     "__version__",
     "analyze_statistics",
@@ -96,4 +98,5 @@ if TYPE_CHECKING:
         read_bytes,
         use_reader_settings,
     )
+    from claimtrace.settings import Settings
     from claimtrace.version import __version__

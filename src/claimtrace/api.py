@@ -7,8 +7,11 @@ Each function is the code its CLI command runs (``claimtrace stats`` calls :func
 ``claimtrace.corpus.runner.run_corpus``), so the two cannot disagree.
 
 Papers are given as a path, an already loaded :class:`~claimtrace.documents.Document`, or a :class:`Paper`
-(a document kept parsed and indexed for repeated calls). Options are typed (``Literal``\ s); a value outside
-them is a :class:`~claimtrace.errors.ClaimtraceError`, as on the command line.
+(a document kept parsed and indexed for repeated calls). Options are typed (``Literal``\ s, and the specs of
+:mod:`claimtrace.specs` for retrievers and rerankers); a value outside them is a
+:class:`~claimtrace.errors.ClaimtraceError`, as on the command line. Where a function takes a
+``settings=`` (:class:`claimtrace.Settings`), its section gives the options not passed explicitly, as a
+settings file or the environment does for the CLI (``claimtrace.Settings.load()`` reads both).
 """
 
 from __future__ import annotations
@@ -33,13 +36,22 @@ if TYPE_CHECKING:
     from claimtrace.numbers.model import NumbersResult
     from claimtrace.retrieval.pipeline import RetrievalPipeline
     from claimtrace.retrieval.units import Hit
+    from claimtrace.settings import Settings
+    from claimtrace.specs import Spec
     from claimtrace.stats.model import DocumentStat
 
-#: a retriever by name (``claimtrace retrieve --retriever``); spec strings ``finetuned:DIR`` and
-#: ``hybrid-finetuned:DIR`` name a fine-tuned model folder
-Retriever = Literal["default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained"] | str
-#: a reranker by name; ``cross-encoder:PATH``, ``finetuned:DIR`` and ``rescore:SPEC`` are spec strings
-Reranker = Literal["none", "cross-encoder", "llm"] | str
+#: a retriever by name (``claimtrace retrieve --retriever``), or a spec of ``claimtrace.specs.RETRIEVERS``
+#: (``specs.FinetunedRetriever(arg=DIR)``); the CLI's spellings (``"finetuned:DIR"``) are parsed too
+RetrieverName = Literal["default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained"]
+#: a reranker by name, or a spec of ``claimtrace.specs.RERANKERS`` (``specs.CrossEncoderReranker(arg=PATH)``,
+#: ``specs.RescoreReranker(arg=specs.BM25Retriever())``); the CLI's spellings are parsed too
+RerankerName = Literal["none", "cross-encoder", "llm", "dense"]
+if TYPE_CHECKING:
+    Retriever = RetrieverName | Spec
+    Reranker = RerankerName | Spec
+else:  # claimtrace.specs loads on first use (``claimtrace stats`` never needs it); the names alone at run time
+    Retriever = RetrieverName
+    Reranker = RerankerName
 Units = Literal["paragraph", "sentence", "table-row"]
 Task = Literal["evidence", "hypothesis"]
 GraphMethod = Literal["offline", "staged", "direct"]
@@ -70,21 +82,25 @@ class Paper:
             self._stats[alpha] = analyze_statistics(self.document, alpha=alpha)
         return self._stats[alpha]
 
-    def retrieve(self, query: str, *, k: int = 5, retriever: Retriever = "default", reranker: Reranker = "none",
-                 units: Units = "paragraph", include_abstract: bool = False, task: Task = "evidence") -> list[Hit]:
-        """The ``k`` most relevant units (the index of each retriever setting is built once)."""
-        key = (retriever, reranker, units, include_abstract, task)
+    def retrieve(self, query: str, *, k: int | None = None, retriever: Retriever | None = None,
+                 reranker: Reranker | None = None, units: Units | None = None, include_abstract: bool | None = None,
+                 task: Task | None = None, settings: Settings | None = None) -> list[Hit]:
+        """The ``k`` most relevant units (the index of each retriever setting is built once); options not
+        given come from ``settings.retrieval`` (default: the defaults: k 5, retriever default, no reranker)."""
+        r = _retrieval(settings, k=k, retriever=retriever, reranker=reranker, units=units,
+                       include_abstract=include_abstract, task=task)
+        key = (str(r.retriever), str(r.reranker), r.units, r.include_abstract, r.task, r.m)
         if key not in self._pipes:
             from claimtrace.retrieval.pipeline import RetrievalPipeline
 
-            self._pipes[key] = RetrievalPipeline(retriever, reranker=reranker, unit=units,
-                                                 include_abstract=include_abstract, task=task)
-        return self._pipes[key].retrieve(self.document, query, k)
+            self._pipes[key] = RetrievalPipeline(r.retriever, reranker=r.reranker, unit=r.units,
+                                                 include_abstract=r.include_abstract, task=r.task, m=r.m)
+        return self._pipes[key].retrieve(self.document, query, r.k)
 
     def traces(self, findings: Sequence[str] | None = None, *, llm: LLMClient | None = None,
-               config: str | None = None) -> list[ClaimTrace]:
+               config: str | None = None, settings: Settings | None = None) -> list[ClaimTrace]:
         """Claim traces of this paper (see :func:`extract_traces`)."""
-        return extract_traces(self.document, findings, llm=llm, config=config)
+        return extract_traces(self.document, findings, llm=llm, config=config, settings=settings)
 
     def graph(self, *, method: GraphMethod = "offline", llm: LLMClient | None = None) -> EmpiricalGraph:
         """The empirical relation graph of the abstract (see :func:`build_graph`)."""
@@ -104,6 +120,20 @@ def _doc(paper: PaperLike) -> Document:
     if isinstance(paper, Paper):
         return paper.document
     return paper if isinstance(paper, Document) else load_document(paper)
+
+
+def _retrieval(settings: Settings | None, **given: Any) -> Any:
+    """The retrieval section: the arguments given (not None) over ``settings.retrieval`` (or the defaults)."""
+    from pydantic import ValidationError
+
+    from claimtrace.settings import RetrievalSettings
+
+    base = settings.retrieval if settings is not None else RetrievalSettings()
+    try:
+        return RetrievalSettings.model_validate({**base.model_dump(), **{k: v for k, v in given.items() if v is not None}})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ClaimtraceError(f"{'.'.join(str(x) for x in err['loc'])}: {str(err['msg']).removeprefix('Value error, ')}") from None
 
 
 def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -147,20 +177,25 @@ def analyze_text(text: str, *, alpha: float = 0.05) -> list[DocumentStat]:
     return [DocumentStat(**r.model_dump(), scope="text") for r in analyze(text, alpha=alpha)]
 
 
-def retrieve(paper: PaperLike, query: str, *, k: int = 5, retriever: Retriever = "default",
-             reranker: Reranker = "none", units: Units = "paragraph", include_abstract: bool = False,
-             task: Task = "evidence") -> list[Hit]:
-    """The ``k`` units of a paper most relevant to a query, with ``claimtrace retrieve``'s defaults."""
+def retrieve(paper: PaperLike, query: str, *, k: int | None = None, retriever: Retriever | None = None,
+             reranker: Reranker | None = None, units: Units | None = None, include_abstract: bool | None = None,
+             task: Task | None = None, settings: Settings | None = None) -> list[Hit]:
+    """The ``k`` units of a paper most relevant to a query, with ``claimtrace retrieve``'s defaults (or those of
+    ``settings.retrieval``)."""
     p = paper if isinstance(paper, Paper) else Paper(_doc(paper))
     return p.retrieve(query, k=k, retriever=retriever, reranker=reranker, units=units,
-                      include_abstract=include_abstract, task=task)
+                      include_abstract=include_abstract, task=task, settings=settings)
 
 
 def extract_traces(paper: PaperLike, findings: Sequence[str] | None = None, *, llm: LLMClient | None = None,
-                   config: str | None = None) -> list[ClaimTrace]:
+                   config: str | None = None, settings: Settings | None = None) -> list[ClaimTrace]:
     """Claim traces (finding -> hypothesis -> statistical evidence); findings default to those detected in the
-    abstract. Offline (the embedded extractor) unless an ``LLMClient`` is given."""
+    abstract. Offline (the embedded extractor) unless an ``LLMClient`` is given; ``config`` defaults to
+    ``settings.extract.config`` (``Settings.from_preset(name)``)."""
     from claimtrace.extract.pipeline import extract_traces as run
+
+    if config is None and settings is not None:
+        config = settings.extract.config
 
     extractor: Any = None
     if llm is not None:
@@ -229,24 +264,39 @@ def extract_numbers(paper: PaperLike, *, intervention: str, comparator: str, out
     return run(doc, intervention, comparator, outcome)
 
 
-def run_corpus(corpus: str | Path, out: str | Path, *, steps: Sequence[Step] = ("parse", "stats", "traces"),
-               config: str | None = None, extractor: Extractor = "embedded", graph_method: GraphMethod = "offline",
-               conclude_method: Method = "offline", llm: LLMSettings | None = None, workers: int | None = None,
-               engine: Engine = "local", batch_size: int = 32) -> RunSummary:
+def run_corpus(corpus: str | Path, out: str | Path, *, steps: Sequence[Step] | None = None,
+               config: str | None = None, extractor: Extractor | None = None, graph_method: GraphMethod | None = None,
+               conclude_method: Method | None = None, llm: LLMSettings | None = None, workers: int | None = None,
+               engine: Engine = "local", batch_size: int = 32, settings: Settings | None = None) -> RunSummary:
     """Run steps over a corpus (a folder, a glob or a list file) into a results folder of Parquet tables,
-    resuming what an earlier run left (``claimtrace run``)."""
+    resuming what an earlier run left (``claimtrace run``). Options not given come from ``settings.corpus``
+    (default: parse, stats, traces with the embedded extractor, offline graphs and conclusions), the LLM of
+    an LLM step from ``settings.llm``."""
     from claimtrace.corpus.runner import ENGINES, discover
     from claimtrace.corpus.runner import run_corpus as run
     from claimtrace.corpus.work import RunSettings, all_steps_valid
 
-    _choice("extractor", extractor, ("embedded", "llm"))
-    _choice("graph_method", graph_method, ("offline", "staged", "direct"))
+    base = settings.corpus if settings is not None else RunSettings()
+    extractor_ = extractor or base.extractor
+    graph_method_ = graph_method or base.graph_method
+    conclude_method_ = conclude_method or base.conclude_method
+    from claimtrace.specs import EXTRACTORS
+
+    _choice("extractor", extractor_, EXTRACTORS.kinds())
+    _choice("graph_method", graph_method_, ("offline", "staged", "direct"))
     _choice("engine", engine, ENGINES)
-    step_list = all_steps_valid(list(steps))
+    step_list = all_steps_valid(list(steps) if steps is not None else list(base.steps))
+    if llm is None and settings is not None and settings.llm.configured():
+        needs_llm = (("traces" in step_list and extractor_ == "llm") or
+                     ("graphs" in step_list and graph_method_ != "offline") or
+                     ("conclusions" in step_list and conclude_method_ != "offline"))
+        llm = settings.llm if needs_llm else None
     items = discover(str(corpus))
     model = llm.for_task("extraction").model if llm is not None else None
-    rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
-                     conclude_method=conclude_method, llm=llm.model_dump(mode="json") if llm else None, llm_model=model)
+    rs = base.model_copy(update={
+        "steps": step_list, "config": config if config is not None else base.config, "extractor": extractor_,
+        "graph_method": graph_method_, "conclude_method": conclude_method_,
+        "llm": llm.model_dump(mode="json") if llm else base.llm, "llm_model": model or base.llm_model})
     Path(out).mkdir(parents=True, exist_ok=True)
     return run(items, out, rs, workers=workers, engine=engine, batch_size=batch_size, corpus_name=str(corpus))
 

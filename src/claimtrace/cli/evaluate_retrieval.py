@@ -11,6 +11,7 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stdout_console
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.schema_version import SCHEMA_VERSION
+from claimtrace.specs import RERANKERS, RETRIEVERS
 
 
 @evaluate_app.command("retrieval")
@@ -19,9 +20,9 @@ def evaluate_retrieval(
     gold: Path = typer.Argument(..., help='JSONL: {"id", "doc", "query", "gold_units": [ids] and/or "gold_texts": [spans]}.'),
     pred: Path | None = typer.Option(None, "--pred", help="Output of `claimtrace retrieve --batch` to score; "
                                      "without it the retriever below is run on the gold file."),
-    retriever: str | None = typer.Option(None, "--retriever", help="bm25 (default), dense, hybrid, finetuned:DIR (without --pred)."),
+    retriever: str | None = typer.Option(None, "--retriever", help=f"{RETRIEVERS.help()}; default bm25 (without --pred)."),
     task: str | None = typer.Option(None, "--task", help="hypothesis or evidence (default; without --pred)."),
-    rerank: str | None = typer.Option(None, "--reranker", "--rerank", help="none (default), cross-encoder:PATH, finetuned:DIR or llm (without --pred)."),
+    rerank: str | None = typer.Option(None, "--reranker", "--rerank", help=f"{RERANKERS.help()}; default none (without --pred)."),
     unit: str | None = typer.Option(None, "--units", "--unit", help="paragraph (default) or sentence (without --pred)."),
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too (without --pred)."),
     cutoffs: str = typer.Option("1,3,5,10", "--cutoffs", help="Comma-separated cut-offs k for recall@k, hit@k and nDCG@k."),

@@ -14,6 +14,7 @@ from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
+from claimtrace.specs import RERANKERS, RETRIEVERS
 
 _EXTRACTORS = ("embedded", "llm")
 #: evidence units of the embedded extractor by default (measured on EI validation: docs/tables.md)
@@ -56,8 +57,8 @@ def extract(
     max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
     similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
     units: str = typer.Option(DEFAULT_UNITS, "--units", help="Evidence units of the embedded extractor: sentences, optionally with table-rows (docs/tables.md)."),
-    retriever: str = typer.Option("hybrid", "--retriever", help="Retriever for rag-* configurations (bm25, dense, hybrid, finetuned:DIR)."),
-    reranker: str | None = typer.Option(None, "--reranker", help="Reranker for rag-rerank/finetuned-rerank: llm (the LLM extractor's default), cross-encoder:PATH, finetuned:DIR, dense (embedded default: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
+    retriever: str = typer.Option("hybrid", "--retriever", help=f"Retriever for rag-* configurations: {RETRIEVERS.help()}."),
+    reranker: str | None = typer.Option(None, "--reranker", help=f"Reranker for rag-rerank/finetuned-rerank: {RERANKERS.help()} (the LLM extractor's default: llm; the embedded one's: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
     out: BatchOut = None,
@@ -69,6 +70,11 @@ def extract(
 
     if config is not None and config not in PRESETS:
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
+    try:  # the registry's spellings (claimtrace.specs), checked before any paper is read
+        retriever = str(RETRIEVERS.parse(retriever))
+        reranker = str(RERANKERS.parse(reranker)) if reranker is not None else None
+    except ClaimtraceError as exc:
+        fail(str(exc))
     if similarity not in ("bm25", "dense", "hybrid"):
         fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
     from claimtrace.retrieval.units import parse_units

@@ -1,7 +1,7 @@
 """Shared LLM options for every command that can use an LLM (extract, retrieve --reranker llm, graph, conclude...).
 
 Use in a command: declare one ``llm`` parameter and decorate the command; the decorator puts the options
-(``--llm-base-url``, ``--llm-model``, ``--llm-api-key-env``, ``--llm-settings``, ``--offline``,
+(``--llm-base-url``, ``--llm-model``, ``--llm-api-key-env``, ``--settings``/``--llm-settings``, ``--offline``,
 ``--no-cache``) in its place and hands the command what was given as one :class:`LLMOptions`::
 
     from claimtrace.cli import llm_options as lo
@@ -25,12 +25,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from claimtrace.cli.common import set_signature
 from claimtrace.llm.settings import LLMSettings, load_settings
+
+if TYPE_CHECKING:
+    from claimtrace.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +48,9 @@ LLM_API_KEY_ENV = typer.Option(
     help="Name of the environment variable that holds the API key, e.g. OPENAI_API_KEY (or set CLAIMTRACE_LLM_API_KEY).",
 )
 LLM_SETTINGS = typer.Option(
-    None, "--llm-settings", help="LLM settings file (TOML or YAML; env CLAIMTRACE_SETTINGS); may set per-task models."
+    None, "--settings", "--llm-settings", metavar="FILE",
+    help="Settings file (TOML or YAML; env CLAIMTRACE_SETTINGS): sections llm (may set per-task models), retrieval, "
+         "extract, corpus, serve (docs/settings.md).",
 )
 OFFLINE = typer.Option(False, "--offline", help="Never call an LLM: use the embedded offline methods.")
 NO_CACHE = typer.Option(False, "--no-cache", help="Bypass the LLM response cache.")
@@ -74,6 +79,17 @@ class LLMOptions:
                              api_key_env=self.api_key_env or None, settings_file=self.settings_file or None,
                              offline=True if (self.offline if offline is None else offline) else None,
                              cache=False if self.no_cache else None)
+
+    def load(self, **sections: Any) -> Settings:
+        """Every section (:meth:`claimtrace.settings.Settings.load`): the command's other options as
+        ``sections`` (``retrieval={"k": 3}``; None: not given) over the environment, the settings file and the
+        defaults."""
+        from claimtrace.settings import Settings
+
+        explicit = {"base_url": self.base_url or None, "model": self.model or None,
+                    "api_key_env": self.api_key_env or None, "offline": True if self.offline else None,
+                    "cache": False if self.no_cache else None}
+        return Settings.load(settings_file=self.settings_file or None, llm=explicit, **sections)
 
 
 #: a command's ``llm`` parameter default (no LLM option given); the decorator replaces it

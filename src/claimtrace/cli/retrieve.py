@@ -14,6 +14,7 @@ from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.schema_version import SCHEMA_VERSION
+from claimtrace.specs import RERANKERS, RETRIEVERS
 
 
 @app.command()
@@ -24,11 +25,11 @@ def retrieve(
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
     units: str = typer.Option("paragraphs", "--units", "--unit",
                               help="Unit kinds, comma-separated: paragraphs, sentences, table-rows."),
-    retriever: str = typer.Option("default", "--retriever", help="default (evidence: two-stage; hypothesis: hybrid-trained), two-stage (hybrid-trained, then the shipped cross-encoder over its top candidates), bm25, dense, hybrid, trained, hybrid-trained (BM25 fused with the shipped trained retriever), finetuned:DIR or hybrid-finetuned:DIR."),
+    retriever: str | None = typer.Option(None, "--retriever", help=f"{RETRIEVERS.help()} (default: the settings' retrieval.retriever, else default)."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
-    rerank: str = typer.Option("none", "--reranker", "--rerank", help="none, cross-encoder (the shipped model), cross-encoder:PATH, finetuned:DIR (rescore the M candidates) or llm."),
-    k: int = typer.Option(5, "-k", "--k", help="How many units to return."),
-    m: int = typer.Option(30, "-m", help="Candidates retrieved before reranking."),
+    rerank: str | None = typer.Option(None, "--reranker", "--rerank", help=f"{RERANKERS.help()} (default: the settings' retrieval.reranker, else none)."),
+    k: int | None = typer.Option(None, "-k", "--k", help="How many units to return (default: retrieval.k, else 5)."),
+    m: int | None = typer.Option(None, "-m", help="Candidates retrieved before reranking (default: retrieval.m, else 30)."),
     include_abstract: bool = typer.Option(False, "--include-abstract", help="Retrieve from the abstract too."),
     rerank_log: Path | None = typer.Option(None, "--rerank-log", help="JSONL log of every LLM rerank call."),
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
@@ -47,8 +48,16 @@ def retrieve(
         fail(f"--units: {exc}")
     if task not in ("hypothesis", "evidence"):
         fail(f"--task must be hypothesis or evidence, got {task!r}")
-    if k < 1:
+    if k is not None and k < 1:
         fail("-k must be at least 1")
+    try:
+        given = {"retriever": RETRIEVERS.parse(retriever) if retriever is not None else None,
+                 "reranker": RERANKERS.parse(rerank) if rerank is not None else None, "k": k, "m": m}
+    except ClaimtraceError as exc:
+        fail(str(exc))
+    # the options given, over CLAIMTRACE_RETRIEVAL__*, the settings file's [retrieval] and the defaults
+    section = llm.load(retrieval=given).retrieval
+    retriever, rerank, k, m = str(section.retriever), str(section.reranker), section.k, section.m
     if batch is None and (file is None or not query):
         fail("give a FILE and --query, or --batch QUERIES.jsonl")
     if batch is not None and (file is not None or query):

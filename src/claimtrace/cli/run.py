@@ -15,6 +15,7 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import fail, print_json, stderr_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents.readers.options import ReaderSettings, current_settings
+from claimtrace.specs import EXTRACTORS
 
 
 @app.command("run")
@@ -25,7 +26,7 @@ def run_cmd(
     out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
     steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions,checks."),
     config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step."),
-    extractor: str = typer.Option("embedded", "--extractor", help="Traces extractor: embedded (offline) or llm."),
+    extractor: str = typer.Option("embedded", "--extractor", help=f"Traces extractor: {EXTRACTORS.help()}."),
     graph_method: str = typer.Option("offline", "--graph-method", help="graphs step: offline, staged or direct."),
     conclude_method: str = typer.Option("offline", "--conclude-method", help="conclusions step: offline or an LLM method."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Worker processes (default: the cores)."),
@@ -49,8 +50,8 @@ def run_cmd(
     step_list = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()])
     if config is not None and config not in PRESETS:
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
-    if extractor not in ("embedded", "llm"):
-        fail(f"unknown --extractor {extractor!r}; choose embedded or llm")
+    if extractor not in EXTRACTORS:
+        fail(f"unknown --extractor {extractor!r}; choose {EXTRACTORS.expected()}")
     if engine not in ENGINES:
         fail(f"unknown --engine {engine!r}; choose local or ray")
     if ray_address and engine != "ray":

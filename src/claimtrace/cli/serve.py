@@ -39,11 +39,12 @@ def _check_bind(host: str, port: int) -> None:
 @app.command("serve")
 def serve_cmd(
     results: Path = typer.Argument(..., help="A results folder written by claimtrace run."),
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind; anything but loopback needs a token."),
-    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0: a free one)."),
+    host: str | None = typer.Option(None, "--host", help="Address to bind; anything but loopback needs a token (default: serve.host, else 127.0.0.1)."),
+    port: int | None = typer.Option(None, "--port", min=0, max=65535, help="Port (0: a free one; default: serve.port, else 8765)."),
     token: str | None = typer.Option(None, "--token", help="Access token required on every request (generated and printed when binding a non-loopback address without one)."),
     cache_dir: Path | None = typer.Option(None, "--cache-dir", help="Folder for page renders and parsed papers (default RESULTS/.serve-cache)."),
-    max_upload_mb: float = typer.Option(20.0, "--max-upload-mb", min=0.001, help="Quick check: largest upload in MiB."),
+    max_upload_mb: float | None = typer.Option(None, "--max-upload-mb", min=0.001, help="Quick check: largest upload in MiB (default: serve.max_upload, else 20 MiB)."),
+    settings_file: Path | None = typer.Option(None, "--settings", metavar="FILE", help="Settings file (TOML or YAML; env CLAIMTRACE_SETTINGS): its [serve] section (docs/settings.md)."),
     json_out: bool = typer.Option(False, "--json", help="Print the address (and token) as JSON on stdout when listening."),
 ) -> None:
     """Serve the review app: corpus page, paper pages with highlights, review decisions, quick check."""
@@ -68,8 +69,16 @@ def serve_cmd(
     except ImportError as exc:
         package = {"python_multipart": "python-multipart"}.get(exc.name or "", exc.name or "fastapi")
         raise MissingExtraError("claimtrace serve", "serve", package) from None
-    from claimtrace.serve.app import ServeSettings, create_app
+    from claimtrace.serve.app import create_app
+    from claimtrace.settings import Settings
 
+    # the options given, over CLAIMTRACE_SERVE__* (and CLAIMTRACE_SERVE_NO_WARM), the settings file, the defaults
+    given = {"results_dir": results, "host": host, "port": port, "token": token, "cache_dir": cache_dir,
+             "max_upload": int(max_upload_mb * 1024 * 1024) if max_upload_mb is not None else None}
+    settings = Settings.load(settings_file=settings_file, serve=given).serve
+    host, port, token = settings.host, settings.port, settings.token
+    if token is not None and len(token) < 8:
+        fail("serve.token (settings file or CLAIMTRACE_SERVE__TOKEN) must be at least 8 characters")
     loopback = is_loopback(host)
     generated = False
     if not loopback and not token:
@@ -77,9 +86,8 @@ def serve_cmd(
     if port == 0:
         port = _free_port(host)
     _check_bind(host, port)
-    settings = ServeSettings(results, host=host, token=token, cache_dir=cache_dir,
-                             max_upload=int(max_upload_mb * 1024 * 1024),
-                             warm_quick=os.environ.get("CLAIMTRACE_SERVE_NO_WARM") != "1")
+    if generated:
+        settings = settings.model_copy(update={"token": token})
     web = create_app(settings)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")

@@ -27,6 +27,7 @@ from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.embedded import EmbeddedExtractor
 from claimtrace.extract.pipeline import extract_traces
+from claimtrace.settings import CorpusSettings
 from claimtrace.stats import analyze_document
 from claimtrace.version import __version__
 
@@ -34,24 +35,8 @@ from claimtrace.version import __version__
 STEP_VERSIONS = {"parse": "1", "stats": "1", "traces": "1", "graphs": "1", "conclusions": "1", "checks": "1"}
 
 
-class RunSettings(BaseModel):
-    """The settings of a corpus run that affect results (they go into the step keys and the manifest)."""
-
-    steps: list[str] = Field(default_factory=lambda: ["parse", "stats", "traces"])
-    config: str | None = None
-    extractor: str = "embedded"
-    max_evidence_sentences: int = 3
-    similarity: str = "bm25"
-    alpha: float = 0.05
-    graph_method: str = "offline"
-    conclude_method: str = "offline"
-    max_bytes: int | None = None
-    reader: dict[str, Any] | None = Field(None, description="how PDFs are read (dumped ReaderSettings); None: "
-                                          "claimtrace's own reader without OCR")
-    llm: dict[str, Any] | None = Field(None, description="LLM settings (dumped LLMSettings) for LLM steps")
-    llm_model: str | None = Field(None, description="the model name recorded in the step keys")
-    llm_max_concurrent: int | None = Field(None, description="per-endpoint requests in flight, whole run (Ray)")
-    llm_tokens_per_minute: int | None = Field(None, description="per-endpoint tokens per minute, whole run (Ray)")
+#: the settings of a corpus run that affect results: the ``corpus`` section of :class:`claimtrace.settings.Settings`
+RunSettings = CorpusSettings
 
 
 class CorpusItem(BaseModel):

@@ -14,35 +14,12 @@ from typing import Any
 from claimtrace.documents.model import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import ContextConfig
+from claimtrace.retrieval.rerank import RetrieverReranker  # noqa: F401  (its home moved to retrieval)
 
 #: the reranker used for rag-rerank / finetuned-rerank when none is given (no LLM needed): after hybrid
 #: retrieval, the fine-tuned bi-encoder's rescoring; after fine-tuned retrieval, rescoring by the RRF of
 #: BM25 and the fine-tuned retriever over the M candidates
 DEFAULT_RERANKERS = {None: "finetuned", "finetuned": "rescore:hybrid-finetuned"}
-
-
-class RetrieverReranker:
-    """Rerank M candidates by re-running a retriever over them alone (``rescore:SPEC``, e.g. ``rescore:bm25``,
-    ``rescore:hybrid-finetuned:DIR``): a second, different ranking of the first stage's candidates."""
-
-    name = "rescore"
-
-    def __init__(self, spec: str, task: str = "evidence") -> None:
-        from claimtrace.retrieval.pipeline import get_retriever
-
-        self.spec = spec
-        self.retriever = get_retriever(spec, task=task)
-
-    def rerank(self, query: str, hits: Sequence[Any], k: int | None = None) -> list[Any]:
-        """The hits ranked by the retriever's scores over the candidates."""
-        from claimtrace.retrieval.base import search
-        from claimtrace.retrieval.units import Unit
-
-        if not hits:
-            return []
-        units = [Unit(id=h.unit_id, text=h.text, scope=h.scope, start=h.start, end=h.end, section=h.section,
-                      paragraph_id=h.unit_id.split(".")[0]) for h in hits]
-        return search(self.retriever, units, query, min(k or len(units), len(units)))
 
 
 #: stage 1's fusion: the weight of the reranker's relevance (min-max over the M candidates) next to a paragraph's
@@ -220,20 +197,10 @@ class ContextSelector:
     def _get_reranker(self, spec: str, task: str = "evidence") -> Any:
         key = f"{spec} ({task})"
         if key not in self._rerankers:
-            if spec.startswith("rescore:"):
-                self._rerankers[key] = RetrieverReranker(spec.split(":", 1)[1], task)
-            elif spec == "dense":
-                from claimtrace.retrieval.embeddings import get_embedder
-                from claimtrace.retrieval.rerank import BiEncoderReranker
+            from claimtrace.retrieval.rerank import get_reranker
 
-                self._rerankers[key] = BiEncoderReranker(get_embedder(None))
-            else:
-                from claimtrace.retrieval.rerank import get_reranker
-
-                kwargs: dict[str, Any] = {}
-                if spec.startswith("finetuned:"):
-                    kwargs["task"] = task
-                elif spec == "llm" and self.llm_client is not None:
-                    kwargs["client"] = self.llm_client
-                self._rerankers[key] = get_reranker(spec, **kwargs)
+            kwargs: dict[str, Any] = {}
+            if spec == "llm" and self.llm_client is not None:
+                kwargs["client"] = self.llm_client
+            self._rerankers[key] = get_reranker(spec, task=task, **kwargs)
         return self._rerankers[key]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from claimtrace import specs
 from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.base import Retriever, search
@@ -15,8 +16,8 @@ from claimtrace.retrieval.rerank import NoReranker, Reranker, get_reranker
 from claimtrace.retrieval.two_stage import TwoStageSettings
 from claimtrace.retrieval.units import Hit, Unit, UnitKind, document_units, parse_units
 
-RETRIEVERS = ("default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained", "finetuned:DIR",
-              "hybrid-finetuned:DIR")
+#: the retriever spellings (from the registry, ``claimtrace.specs.RETRIEVERS``)
+RETRIEVERS = specs.RETRIEVERS.spellings()
 #: what ``default`` means for the evidence task: ``two-stage`` (the ``hybrid-trained`` candidates reranked by the
 #: shipped cross-encoder, settings ``TWO_STAGE`` chosen on EI train development papers by
 #: bench/retrieval_two_stage.py); for the hypothesis task (the cross-encoder is trained on evidence only)
@@ -36,65 +37,105 @@ TWO_STAGE: tuple[TwoStageSettings, TwoStageSettings] = (
     TwoStageSettings(m=15, fusion="rrf", ce_weight=2.0, unit_score="unit+maxsent"))
 
 
-def get_retriever(spec: str = "default", *, task: str = "evidence", embedder: str | None = None,
+#: how each registered retriever spec (``claimtrace.specs.RETRIEVERS``) is built: spec class -> builder
+_BUILDERS: dict[type[specs.Spec], Callable[..., Retriever]] = {}
+B = TypeVar("B", bound=Callable[..., Retriever])
+
+
+def builds(spec_cls: type[specs.Spec]) -> Callable[[B], B]:
+    """Register the builder of one retriever spec class (``builder(spec, task=..., embedder=..., weights=...)``)."""
+
+    def register(fn: B) -> B:
+        _BUILDERS[spec_cls] = fn
+        return fn
+
+    return register
+
+
+def retriever_builders() -> dict[type[specs.Spec], Callable[..., Retriever]]:
+    """The registered builders by spec class (every kind in ``RETRIEVERS`` has one; a test holds it)."""
+    return dict(_BUILDERS)
+
+
+def get_retriever(spec: str | specs.Spec = "default", *, task: str = "evidence", embedder: str | None = None,
                   weights: tuple[float, float] = (1.0, 1.0)) -> Retriever:
-    """A retriever from a spec: default, two-stage (hybrid-trained, then the shipped cross-encoder), bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
+    """A retriever from a spec (a spelling or a :mod:`claimtrace.specs` spec): default, two-stage (hybrid-trained,
+    then the shipped cross-encoder), bm25, dense, hybrid (bm25 + dense RRF), trained (the shipped trained
     retriever), hybrid-trained (bm25 + trained), finetuned:DIR, hybrid-finetuned:DIR."""
+    parsed = specs.RETRIEVERS.parse(spec)
+    return _BUILDERS[type(parsed)](parsed, task=task, embedder=embedder, weights=weights)
 
-    if spec == "default":
-        spec = DEFAULT_RETRIEVER_BY_TASK.get(task, DEFAULT_RETRIEVER)
-    if spec == "two-stage":
-        from claimtrace.retrieval.cross_encoder import OnnxCrossEncoder
-        from claimtrace.retrieval.two_stage import TwoStageRetriever
 
-        sentence, paragraph = TWO_STAGE
-        return TwoStageRetriever(get_retriever("hybrid-trained", task=task), OnnxCrossEncoder(), sentence, paragraph)
-    if spec in ("trained", "hybrid-trained"):
-        from claimtrace.retrieval.embeddings import shipped_retriever_dir
-        from claimtrace.retrieval.finetuned import FinetunedRetriever
+@builds(specs.DefaultRetriever)
+def _default(spec: specs.Spec, *, task: str, **kw: Any) -> Retriever:
+    return get_retriever(DEFAULT_RETRIEVER_BY_TASK.get(task, DEFAULT_RETRIEVER), task=task, **kw)
 
-        fusion, w_bm25, w_trained, max_sentence = TRAINED_FUSION
-        trained = FinetunedRetriever(shipped_retriever_dir(), task=task, max_sentence=max_sentence)
-        if spec == "trained":
-            return trained
-        from claimtrace.retrieval.hybrid import HybridRetriever
 
-        return HybridRetriever([BM25Retriever(), trained], (w_bm25, w_trained), fusion=fusion)
-    if spec == "bm25":
-        return BM25Retriever()
-    if spec == "dense":
-        from claimtrace.retrieval.dense import DenseRetriever
+@builds(specs.TwoStageRetriever)
+def _two_stage(spec: specs.Spec, *, task: str, **kw: Any) -> Retriever:
+    from claimtrace.retrieval.cross_encoder import OnnxCrossEncoder
+    from claimtrace.retrieval.two_stage import TwoStageRetriever
 
+    sentence, paragraph = TWO_STAGE
+    return TwoStageRetriever(get_retriever("hybrid-trained", task=task), OnnxCrossEncoder(), sentence, paragraph)
+
+
+@builds(specs.TrainedRetriever)
+@builds(specs.HybridTrainedRetriever)
+def _trained(spec: specs.Spec, *, task: str, **kw: Any) -> Retriever:
+    from claimtrace.retrieval.embeddings import shipped_retriever_dir
+    from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+    fusion, w_bm25, w_trained, max_sentence = TRAINED_FUSION
+    trained = FinetunedRetriever(shipped_retriever_dir(), task=task, max_sentence=max_sentence)
+    if isinstance(spec, specs.TrainedRetriever):
+        return trained
+    from claimtrace.retrieval.hybrid import HybridRetriever
+
+    return HybridRetriever([BM25Retriever(), trained], (w_bm25, w_trained), fusion=fusion)
+
+
+@builds(specs.BM25Retriever)
+def _bm25(spec: specs.Spec, **kw: Any) -> Retriever:
+    return BM25Retriever()
+
+
+@builds(specs.DenseRetriever)
+@builds(specs.HybridRetriever)
+def _dense(spec: specs.Spec, *, embedder: str | None, weights: tuple[float, float], **kw: Any) -> Retriever:
+    from claimtrace.retrieval.dense import DenseRetriever
+
+    if isinstance(spec, specs.DenseRetriever):
         return DenseRetriever(embedder)
-    if spec == "hybrid":
-        from claimtrace.retrieval.dense import DenseRetriever
+    from claimtrace.retrieval.hybrid import HybridRetriever
+
+    return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], weights)
+
+
+@builds(specs.FinetunedRetriever)
+@builds(specs.HybridFinetunedRetriever)
+def _finetuned(spec: specs.Spec, *, task: str, weights: tuple[float, float], **kw: Any) -> Retriever:
+    from claimtrace.retrieval.finetuned import FinetunedRetriever
+
+    ft = FinetunedRetriever(spec.argument() or "", task=task)
+    if isinstance(spec, specs.HybridFinetunedRetriever):
         from claimtrace.retrieval.hybrid import HybridRetriever
 
-        return HybridRetriever([BM25Retriever(), DenseRetriever(embedder)], weights)
-    if spec.startswith(("finetuned:", "hybrid-finetuned:")):
-        from claimtrace.retrieval.finetuned import FinetunedRetriever
-
-        path = spec.split(":", 1)[1]
-        ft = FinetunedRetriever(path, task=task)
-        if spec.startswith("hybrid-"):
-            from claimtrace.retrieval.hybrid import HybridRetriever
-
-            return HybridRetriever([BM25Retriever(), ft], weights)
-        return ft
-    raise ClaimtraceError(f"unknown retriever {spec!r} (expected {', '.join(RETRIEVERS)})")
+        return HybridRetriever([BM25Retriever(), ft], weights)
+    return ft
 
 
 class RetrievalPipeline:
     """A retriever (+ reranker) with a small cache of parsed, indexed documents."""
 
-    def __init__(self, retriever: str | Retriever = "default", *, reranker: str | Reranker | None = "none",
+    def __init__(self, retriever: str | specs.Spec | Retriever = "default", *,
+                 reranker: str | specs.Spec | Reranker | None = "none",
                  unit: UnitKind | Sequence[UnitKind] = "paragraph", include_abstract: bool = False, task: str = "evidence",
                  m: int = 30, max_docs: int = 16, reranker_options: dict[str, Any] | None = None) -> None:
-        self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str) else retriever
-        if reranker is None or isinstance(reranker, str):
+        self.retriever = get_retriever(retriever, task=task) if isinstance(retriever, str | specs.Spec) else retriever
+        if reranker is None or isinstance(reranker, str | specs.Spec):
             opts = dict(reranker_options or {})
-            if reranker and reranker.startswith("finetuned:"):
-                opts.setdefault("task", task)
+            opts.setdefault("task", task)
             self.reranker = get_reranker(reranker, **opts)
         else:
             self.reranker = reranker

@@ -14,6 +14,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from claimtrace import specs
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.cross_encoder import MODEL_FILE, OnnxCrossEncoder
 from claimtrace.retrieval.embeddings import _sentence_transformers
@@ -290,20 +291,57 @@ class LLMListwiseReranker:
                 fh.write(json.dumps(record, ensure_ascii=False) + "\n")
 
 
-def get_reranker(spec: str | None, **kwargs: Any) -> Reranker:
-    """A reranker from a spec: 'none', 'cross-encoder' (the shipped model), 'cross-encoder:PATH',
-    'finetuned:DIR' (bi-encoder rescoring) or 'llm'."""
-    if spec in (None, "", "none"):
+class RetrieverReranker:
+    """Rerank M candidates by re-running a retriever over them alone (``rescore:SPEC``, e.g. ``rescore:bm25``,
+    ``rescore:hybrid-finetuned:DIR``): a second, different ranking of the first stage's candidates."""
+
+    name = "rescore"
+
+    def __init__(self, spec: str | specs.Spec, task: str = "evidence") -> None:
+        from claimtrace.retrieval.pipeline import get_retriever
+
+        self.spec = str(spec)
+        self.retriever = get_retriever(spec, task=task)
+
+    def rerank(self, query: str, hits: Sequence[Any], k: int | None = None) -> list[Any]:
+        """The hits ranked by the retriever's scores over the candidates."""
+        from claimtrace.retrieval.base import search
+        from claimtrace.retrieval.units import Unit
+
+        if not hits:
+            return []
+        units = [Unit(id=h.unit_id, text=h.text, scope=h.scope, start=h.start, end=h.end, section=h.section,
+                      paragraph_id=h.unit_id.split(".")[0]) for h in hits]
+        return search(self.retriever, units, query, min(k or len(units), len(units)))
+
+
+def _build_reranker(spec: specs.Spec, task: str, kwargs: dict[str, Any]) -> Reranker:
+    """The reranker of one registered spec (every kind in ``claimtrace.specs.RERANKERS``; a test holds it)."""
+    if isinstance(spec, specs.NoReranker):
         return NoReranker()
-    if spec == "cross-encoder":
-        return CrossEncoderReranker()
-    if spec.startswith("cross-encoder:"):
-        return CrossEncoderReranker(spec.split(":", 1)[1])
-    if spec == "llm":
+    if isinstance(spec, specs.CrossEncoderReranker):
+        return CrossEncoderReranker(spec.arg)
+    if isinstance(spec, specs.LLMReranker):
         return LLMListwiseReranker(**kwargs)
-    if spec.startswith("finetuned:"):
+    if isinstance(spec, specs.FinetunedReranker):
         from claimtrace.retrieval.embeddings import CachedEmbedder
         from claimtrace.retrieval.finetuned import FinetunedEmbedder
 
-        return BiEncoderReranker(CachedEmbedder(FinetunedEmbedder(spec.split(":", 1)[1], kwargs.get("task", "evidence"))))
-    raise ClaimtraceError(f"unknown reranker {spec!r} (expected none, cross-encoder, cross-encoder:PATH, finetuned:DIR or llm)")
+        return BiEncoderReranker(CachedEmbedder(FinetunedEmbedder(spec.arg, task)))
+    if isinstance(spec, specs.DenseReranker):
+        from claimtrace.retrieval.embeddings import get_embedder
+
+        return BiEncoderReranker(get_embedder(None))
+    if isinstance(spec, specs.RescoreReranker):
+        return RetrieverReranker(spec.arg, task)
+    raise ClaimtraceError(f"reranker {spec} is registered but has no builder in claimtrace.retrieval.rerank")
+
+
+def get_reranker(spec: str | specs.Spec | None, *, task: str = "evidence", **kwargs: Any) -> Reranker:
+    """A reranker from a spec (a spelling or a :mod:`claimtrace.specs` spec): none, cross-encoder (the shipped
+    model), cross-encoder:PATH, finetuned:DIR (bi-encoder rescoring, ``task``'s head), llm (RankGPT; ``kwargs``
+    go to :class:`LLMListwiseReranker`), dense (MiniLM rescoring) or rescore:SPEC (a retriever over the
+    candidates)."""
+    if spec in (None, ""):
+        spec = "none"
+    return _build_reranker(specs.RERANKERS.parse(spec), task, kwargs)

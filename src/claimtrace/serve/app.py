@@ -24,27 +24,13 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from claimtrace.errors import ClaimtraceError
 from claimtrace.serve import security as sec
 from claimtrace.serve.deps import ServeState, error_page, templates
-from claimtrace.serve.quick import DEFAULT_MAX_UPLOAD
 from claimtrace.serve.routes import images, pages, review
+from claimtrace.settings import ServeSettings  # the serve section of claimtrace.settings.Settings
 
 __all__ = ["ServeSettings", "ServeState", "create_app"]
 
 log = logging.getLogger("claimtrace.serve")
 HERE = Path(__file__).parent
-
-
-class ServeSettings:
-    """What the app serves and how it is protected."""
-
-    def __init__(self, results_dir: Path, *, host: str = "127.0.0.1", token: str | None = None,
-                 cache_dir: Path | None = None, max_upload: int = DEFAULT_MAX_UPLOAD, warm_quick: bool = True) -> None:
-        """Settings of one server (see ``claimtrace serve --help``)."""
-        self.root = Path(results_dir).resolve()
-        self.host = host
-        self.token = token
-        self.cache = (cache_dir or self.root / ".serve-cache").resolve()
-        self.max_upload = max_upload
-        self.warm_quick = warm_quick
 
 
 def create_app(settings: ServeSettings) -> FastAPI:

@@ -19,10 +19,10 @@ from claimtrace.corpus.work import CorpusItem, RunSettings, Worker, sha256_of
 from claimtrace.documents.builder import content_hash
 from claimtrace.documents.readers import read_bytes, sniff_format
 from claimtrace.errors import InputError
+from claimtrace.settings import DEFAULT_MAX_UPLOAD  # noqa: F401  (its home is the serve section)
 
 #: file name suffix -> the formats its content may have
 ALLOWED = {".pdf": ("pdf",), ".xml": ("jats", "tei"), ".nxml": ("jats",), ".tei": ("tei",)}
-DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
 QUICK_DIR = "quick"
 _NAMES = {"pdf": "a PDF", "jats": "JATS XML", "tei": "TEI XML"}
 
