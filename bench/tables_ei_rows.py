@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import sys
 from collections import defaultdict
@@ -36,9 +35,9 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from provenance import Run  # noqa: E402
+from tables_ei import _ei  # noqa: E402  (the shared scorer, loaded as tables_ei loads it)
 
 SHARED = ROOT.parent / "shared"
-TOOLS = SHARED / "tools"
 EI = SHARED / "data" / "evidence-inference"
 OUT = ROOT / "bench" / "results" / "tables_ei_rows.json"
 SALT = "claimtrace-i29-eirows:"
@@ -58,14 +57,6 @@ def wilson(k: int, n: int) -> dict[str, Any]:
         return {"k": 0, "n": 0, "share": None, "ci95": None}
     ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
     return {"k": k, "n": n, "share": round(k / n, 4), "ci95": [round(ci.low, 4), round(ci.high, 4)]}
-
-
-def _ei() -> Any:
-    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
-    assert spec and spec.loader
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def why_missed(ei: Any, gold: str, doc: Any) -> str:
