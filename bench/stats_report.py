@@ -56,6 +56,7 @@ def block() -> str:
              "| figure | development | untouched split |", "|---|---|---|"]
     names = {"found": "a result found in the string (the issue's definition)",
              "found_inferential": "a result found, strings the coders flag `T`/`F` (`Non-inf` left out)",
+             "found_among_cue": "a result found, among strings with a result or a statistical cue (`CUE`)",
              "decided_share": "engine decides significance (of strings the coders decided)",
              "significance": "significance agrees with the coders' nonsig flag: rule \"first\" (the string's first "
              "decided result), alpha .05",

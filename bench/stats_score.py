@@ -6,7 +6,8 @@ Split (fixed before any pattern was written for these files, never changed): a p
 when ``int(sha256("claimtrace-i13-score:" + paper_id).hexdigest()[:8], 16) % 10 < 3`` (about 30% of
 the papers), else **development**. Patterns were written looking at development strings only.
 
-Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples, seed 13):
+Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples, seed 13; ``wilson95``: the
+Wilson interval, strings taken as independent):
 
 - ``found``: share of coded evidence strings in which ``parse`` finds at least one result;
 - ``found_inferential``: the same among the strings the coders flagged ``T`` or ``F`` (significance decided),
@@ -32,6 +33,8 @@ Figures, per split (n and a 95% CI from a bootstrap over papers, 2,000 resamples
 - ``found_misses_cue``: the strings with no result found, split by a mechanical test (``CUE``, independent of
   the engine) of whether they hold any statistical cue at all, by the coders' flag; on the untouched split this
   is computed without the strings being read. ``found`` can rise at most by the misses with a cue;
+- ``found_among_cue``: ``found`` among the strings where a result is found or ``CUE`` finds a statistical cue (the
+  issue 29 figure: found / (found + misses with a cue));
 - ``coef_se``: among ``orig_outcomes`` rows with a coded coefficient, its SE and the effect text, the
   share where one parsed result of the text has both the coefficient (``value``) and the SE (``se``)
   equal to the coded ones (to 1e-6).
@@ -136,13 +139,23 @@ def _bootstrap(items: list[tuple[str, int]], reps: int = 2000, seed: int = 13) -
     shares.sort()
     hits = sum(h for _, h in items)
     return {"n": n, "papers": len(papers), "hits": hits, "share": round(hits / n, 4),
-            "ci95": [round(shares[int(0.025 * reps)], 4), round(shares[int(0.975 * reps) - 1], 4)]}
+            "ci95": [round(shares[int(0.025 * reps)], 4), round(shares[int(0.975 * reps) - 1], 4)],
+            "wilson95": _wilson(hits, n)}
+
+
+def _wilson(k: int, n: int, z: float = 1.96) -> list[float]:
+    """The Wilson 95% interval of k/n (strings taken as independent; ``ci95`` resamples papers)."""
+    p = k / n
+    mid = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return [round(mid - half, 4), round(mid + half, 4)]
 
 
 def evaluate(split: str, show: bool = False) -> dict[str, Any]:
     """Every figure on one split (module docstring)."""
     found: list[tuple[str, int]] = []
     found_inf: list[tuple[str, int]] = []
+    found_cue: list[tuple[str, int]] = []
     missed_keys: list[str] = []
     cue: dict[str, dict[str, int]] = {"with_cue": defaultdict(int), "without_cue": defaultdict(int)}
     stated10: dict[str, int] = defaultdict(int)
@@ -163,10 +176,13 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             flag = row["nonsig"]
             if flag in ("T", "F"):
                 found_inf.append((pid, int(bool(res))))
+            has_cue = CUE.search(text) is not None
+            if res or has_cue:
+                found_cue.append((pid, int(bool(res))))
             if not res:
                 misses["found"].append(f"[nonsig={flag}] {text}")
                 missed_keys.append(f"{pid}/{row['claim4_id']}")
-                cue["with_cue" if CUE.search(text) else "without_cue"][f"nonsig={flag}"] += 1
+                cue["with_cue" if has_cue else "without_cue"][f"nonsig={flag}"] += 1
             if flag in ("T", "F"):
                 eng = _engine_significant(res)
                 decided.append((pid, int(eng is not None)))
@@ -220,7 +236,9 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
                                "annotated_now_found": sorted(set(cat_of) - set(missed_keys))}
     out["p_below_10_percent_stated_flags"] = dict(stated10)
     out["found_misses_cue"] = {k: dict(sorted(v.items())) for k, v in cue.items()}
-    return {**out, "found": _bootstrap(found), "found_inferential": _bootstrap(found_inf), "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
+    return {**out, "found": _bootstrap(found), "found_inferential": _bootstrap(found_inf),
+            "found_among_cue": _bootstrap(found_cue),
+            "significance": _bootstrap(sig), "decided_share": _bootstrap(decided),
             "significance_stated_level": _bootstrap(sig10),
             "significance_stated_result": _bootstrap(sig_st),
             "significance_stated_result_level": _bootstrap(sig_st10),

@@ -89,6 +89,33 @@ def twin_lines(twin: dict[str, Any]) -> list[str]:
     return out
 
 
+def rows_lines(r: dict[str, Any]) -> list[str]:
+    """The section on EI train + validation gold table rows, by split (bench/results/tables_ei_rows.json)."""
+    def fig(x: dict[str, Any]) -> str:
+        if not x["n"]:
+            return "–"
+        return f"{x['k']}/{x['n']} = {x['share']:.3f} (Wilson 95% {x['ci95'][0]:.3f}–{x['ci95'][1]:.3f})"
+
+    out = ["", "## EI gold evidence that is a table row, by split (train + validation)", "",
+           f"`bench/tables_ei_rows.py` (run: {_prov(r)}); split: `{r['split_rule']}`, fixed before any table code "
+           "was read against these spans; only development misses were read. Gold spans held by no sentence or "
+           "paragraph, and the share that one `table-row` unit holds (the scorer's `overlaps`):", "",
+           "| split | EI split | spans held by no sentence | found in one table-row unit | articles | "
+           "figure legends left out |", "|---|---|---|---|---|---|"]
+    for split in ("dev", "untouched"):
+        for part in ("validation", "train", "all"):
+            x = r[split][part]
+            out.append(f"| {split} | {part} | {x['n']} | {fig(x)} | {x['papers']} | {fig(x['without_figure_legends'])} |")
+    for split in ("dev", "untouched"):
+        why: dict[str, int] = {}
+        for part in ("validation", "train"):
+            for k, v in r[split][part]["misses_by_reason"].items():
+                why[k] = why.get(k, 0) + v
+        out += ["", f"Misses on {split}, by a mechanical test (`why_missed`): "
+                + ("; ".join(f"{k}: {v}" for k, v in sorted(why.items(), key=lambda kv: -kv[1])) or "none") + "."]
+    return out
+
+
 def lines() -> list[str]:
     """The Markdown page's lines, from the committed result files."""
     ei = json.loads((RES / "tables_ei.json").read_text())
@@ -121,6 +148,9 @@ def lines() -> list[str]:
     for s in g["spans"]:
         gold = " ".join(s["gold"].split())[:70].replace("|", "\\|")
         out.append(f"| {s['prompt_id']} | {s['pmcid']} | {s['row'] or 'missed'} | {gold} |")
+    rows_file = RES / "tables_ei_rows.json"
+    if rows_file.exists():
+        out += rows_lines(json.loads(rows_file.read_text()))
     h = ei["extract_hit_at_1"]
     d = h["difference"]
     out += ["", "## Evidence hit@1 with and without table rows (EI validation)", "",

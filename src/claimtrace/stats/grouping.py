@@ -113,7 +113,10 @@ def group_tokens(t: str, toks: list[_Tok]) -> list[Res]:
                 cur.effects.append((d["test"], d["value"], tk.start, tk.end))
                 cur.last = cur.end = cur.end if cur.end > tk.end else tk.end
                 continue
+            ratio = d["test"] in ("t", "z") and _coef_ratio(t, cur, tk)
             cur = open_result("estimate" if d["test"] in _ESTIMATE_TESTS else "test", tk)
+            if ratio:
+                cur.fields["test_detail"] = COEF_RATIO
             for key in ("test", "test_text", "test_detail", "value", "df1", "df2", "n", "comparison", "se",
                         "p_comparison", "p_value", "planned"):
                 if key in d:
@@ -175,7 +178,7 @@ def group_tokens(t: str, toks: list[_Tok]) -> list[Res]:
             else:
                 pending_n = tk
         elif tk.kind == "se":
-            if cur is not None and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
+            if cur is not None and cur.kind != "p" and "se" not in cur.fields and _gap_ok(t, cur.last, tk.start, 45):
                 cur.fields["se"] = tk.data["se"]
                 x, y = tk.data.get("num_at", (0, tk.end - tk.start))
                 cur.spans["se"] = (tk.start + x, tk.start + y)
@@ -183,7 +186,28 @@ def group_tokens(t: str, toks: list[_Tok]) -> list[Res]:
         elif tk.kind == "desc":
             pending_desc = [d for d in pending_desc if _gap_ok(t, d.end, tk.start, 400)]
             pending_desc.append(tk)
+    for r in results:  # a t or z that has its own p or df needs no coefficient to be a result: the detail goes
+        if r.fields.get("test_detail") == COEF_RATIO and ("p_comparison" in r.fields or "df1" in r.fields):
+            del r.fields["test_detail"]
     return results
+
+
+def _named(name: str | None) -> bool:
+    return name is not None and len(name) > 2 and ("stat" in name or "value" in name or "ratio" in name)
+
+
+# the test_detail of a t or z without df that follows a coefficient: the coefficient's own ratio to its SE
+# ("b = .21, t = 3.10", "coefficient 0.21 (t = 2.45)", "Long-short beta 0.32, t-stat 1.81")
+COEF_RATIO = "ratio of the coefficient before it"
+
+
+def _coef_ratio(t: str, cur: Res | None, tk: _Tok) -> bool:
+    """Whether the t or z test token ``tk`` (no df) is the ratio of the coefficient just before it."""
+    d = tk.data
+    if d["test"] not in ("t", "z") or d.get("has_df") or "p_comparison" in d:
+        return False
+    return (cur is not None and cur.fields.get("test") in ("b", "beta") and "p_comparison" not in cur.fields
+            and "ci_low" not in cur.fields and _gap_ok(t, cur.last, tk.start, 20))
 
 
 def _own_ci_of_effect(prev: Res | None, r: Res) -> None:
@@ -247,7 +271,7 @@ def is_kept(r: Res) -> bool:
     """Whether a grouped result is a result (a test with support, an estimate with a CI, a p with a context...)."""
     f = r.fields
     test = f.get("test")
-    has_support = "p_comparison" in f or "ci_low" in f or "se" in f
+    has_support = "p_comparison" in f or "ci_low" in f or "se" in f or "stars" in r.spans
     v = f.get("value")
     if r.kind == "p":
         return "p_comparison" in f
@@ -268,8 +292,8 @@ def is_kept(r: Res) -> bool:
         return False
     if test in _ESTIMATE_TESTS or test in ("b", "beta"):
         return has_support
-    if test in ("t", "F", "z", "chi2") and "stat" in (f.get("test_text") or ""):
-        return True  # "t-statistic = -2.49": named in full, a result even without df or p
+    if test in ("t", "F", "z", "chi2") and (_named(f.get("test_text")) or f.get("test_detail") == COEF_RATIO):
+        return True  # "t-statistic = -2.49": named in full, a result even without df or p; or a coefficient's t
     if has_df:
         return True
     if test in ("r", "rho", "tau", "d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2"):

@@ -31,6 +31,7 @@ from claimtrace.stats.scanners import (
     _BREAK_RE,
     _ONE_TAILED_RE,
     _PAREN_COEF_RE,
+    _PAREN_COEF_WORD_RE,
     _find_all,
     _matches_at,
     _n_starts,
@@ -330,7 +331,7 @@ _DAMAGED_BANG = re.compile(rb"!(?= [-.\d])")  # candidate start: 2 before it
 #   _DAMAGED_BANG, then _TRIGGER_DAMAGED_P).
 _TRIGGER_WORDS: list[tuple[bytes, str]] = [
     *((w, "ns") for w in (b"NS)", b"ns)", b"n.s", b"n. s", b"significant at", b"Significant at",
-                          b"significance at", b"Significance at", b"value", b"Value")),
+                          b"significance at", b"Significance at", b"value", b"Value", b"ig. at", b"ignificant (")),
     *((w, "ci") for w in (b"CI", b"C.I", b"CrI", b"onfidence int", b"redible int", b"redibility int",
                           b"HPD", b"HDI")),  # HPD/HDI: Bayesian highest-(posterior-)density intervals
     *((w, "nsp") for w in (b", ns", b", NS", b"Sig")),
@@ -341,16 +342,29 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
     *((w, "var") for w in (b"of the variance", b"of variance", b"of the total variance", b"of the overall variance")),
     (b"ffect size", "esz"),  # "effect size (Cohen's d) was .69"
     # a coefficient with its SE in parentheses: stars after it, or an estimate word in its row label
-    *((w, "pse") for w in (b")*", b"]*", b")?", b"ffect", b"oefficient", b"oef.", b"stimate")),
+    *((w, "pse") for w in (b")*", b"]*", b")?", b"* (", b"*(", b"ffect", b"oefficient", b"oef", b"stimate")),
+    # estimates that can stand without a comparator, CI word or p: a statistic named in full ("t-statistic of 2.1",
+    # "0.21 (t-stat 2.45)"), a ratio before its bare CI ("OR 1.5 [1.1-2.0]", "relative risk 1.2 (1.1 to 1.4)"), a
+    # number with significance stars ("coefficient 0.23***")
+    *((c + sep + w, "est") for c in (b"t", b"z", b"F") for sep, words in ((b"-", (b"stat", b"val", b"rat")),
+                                                                         (b" ", (b"stat", b"val")))
+      for w in words),
+    *((w, "est") for w in (b"OR ", b"ORs ", b"HR ", b"HRs ", b"RR ", b"RRs ", b"IRR", b"AOR", b"aOR", b" ratio",
+                           b"elative risk")),
+    *((bytes([d]) + b"*", "est") for d in range(48, 58)),
     # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
     *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
-    *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:")),
+    *((w, "se") for w in (b"SE", b"rror", b"S.E", b"s.e.", b" se ", b" se=", b"(se", b" se:", b"td. err", b"td err",
+                          b"td.err")),
     # "p" or "P", an optional "s" (after "p") and space, then b, N, !, p; "p" or "!", a space, then -, . or a digit
     *((c + s + sp + x, "dmg") for c in (b"p", b"P") for s in ((b"", b"s") if c == b"p" else (b"",))
       for sp in (b"", b" ") for x in (b"b", b"N", b"!", b"p")),
     *((c + b" " + x, "dmg") for c in (b"p", b"!") for x in (b"-", b".", *(bytes([d]) for d in range(48, 58)))),
 ]
-_TRIGGERS = ahocorasick_rs.BytesAhoCorasick([w for w, _ in _TRIGGER_WORDS])
+_DIGIT_NEAR = re.compile(r"\d")  # a window after a name or SE word is scanned only where a number follows it
+_STAT_VALUE_END = re.compile(r"(?<![A-Za-z])[tzF][- ]?value$")
+# a DFA, named: the library picks one by itself only for up to 100 patterns, and its NFA scans this text ~3x slower
+_TRIGGERS = ahocorasick_rs.BytesAhoCorasick([w for w, _ in _TRIGGER_WORDS], implementation=ahocorasick_rs.Implementation.DFA)
 _TRIGGER_KIND = [k for _, k in _TRIGGER_WORDS]
 _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 
@@ -358,7 +372,7 @@ _TRIGGER_LEN = [len(w) for w, _ in _TRIGGER_WORDS]
 class _Triggers:
     """What one pass of ``_TRIGGERS`` found in a text (positions in text order within each list)."""
 
-    __slots__ = ("ci", "damaged", "esz", "ns", "nsp", "pse", "rej", "se", "tail", "var", "vns")
+    __slots__ = ("ci", "damaged", "est", "esz", "ns", "nsp", "pse", "rej", "se", "tail", "var", "vns")
 
     def __init__(self, t: str, tb: bytes) -> None:
         self.ns: list[int] = []
@@ -369,10 +383,11 @@ class _Triggers:
         self.var: list[int] = []
         self.esz: list[int] = []
         self.pse: list[int] = []
+        self.est: list[int] = []
         self.tail: list[tuple[int, int]] = []  # (start, end) of each tail word
         self.se: list[tuple[int, int]] = []  # (start, end) of each standard-error word
         at: set[int] = set()  # where a damaged-p word starts
-        simple = {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz, "pse": self.pse}
+        simple = {"rej": self.rej, "vns": self.vns, "var": self.var, "esz": self.esz, "pse": self.pse, "est": self.est}
         for idx, i, e in _TRIGGERS.find_matches_as_indexes(tb, overlapping=True):
             kind = _TRIGGER_KIND[idx]
             if kind in simple:
@@ -425,7 +440,7 @@ def _word_ok(t: str, tb: bytes, i: int, k: int) -> bool:
     return k > 3 or (not (i > 0 and t[i - 1].isalpha() and 65 <= tb[i] <= 90) and not t[i + k : i + k + 1].isalpha())
 
 
-_P_ENDINGS = ("p", "P", "ps", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
+_P_ENDINGS = ("p", "P", "ps", "p's", "p’s", "value", "values", "Value", "Sig", "Sig.", "trend", "interaction", "heterogeneity", "overall", "difference",
               "tailed)", "sided)")
 
 
@@ -530,7 +545,8 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     for i in cmp_pos:
         # _p_before / _n_before of the 16 characters before, inlined (a call each per comparator is this loop's cost)
         b = t[i - 16 if i > 16 else 0 : i].rstrip()
-        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()):
+        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()) and not (
+                b[-1] == "e" and _STAT_VALUE_END.search(b)):  # "t-value = 2.1" is a t, not a p
             p_r.append((i - 40, i + 40))
         elif not (b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())):
             test_r.append((i - 50, i + 45))
@@ -551,6 +567,11 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     # before a CI or p-value
     test_r.extend((i - 70, i + 2) for i in ci_hits)
     test_r.extend((a - 45, a + 2) for a, _ in p_r)
+    # so are coefficients before their standard error ("coefficient 0.21 (SE 0.05)", "Estimate 0.21, Std. Error
+    # 0.05"): a window ends just after each standard-error word (``_scan_coef`` and the test scanner read them)
+    # (an SE word with "=" after it lies in that comparator's window already)
+    test_r.extend((i - 70, e + 20) for i, e in trig.se if "=" not in t[e : e + 3] and _DIGIT_NEAR.search(t, e, e + 14))
+    test_r.extend((i - 60, i + 60) for i in trig.est if _DIGIT_NEAR.search(t, i, i + 30))
     test_w = _merge(test_r, n)
     primary = _dedupe(_scan_in(t, test_w, _scan_tests) + _scan_in(t, _merge(p_r, n), _scan_p)
                       + _scan_in(t, _merge(ci_r, n), _scan_ci)
@@ -564,8 +585,9 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
                          if trig.esz else []))
     if trig.pse:
         # only the windows the pattern matches in (no slicing or call for the many "effect" words without one)
-        wins = [(a, b) for a, b in _merge([(i - 40, i + 4) if tb[i] in b")]" else (i - 2, i + 140) for i in trig.pse], n)
-                if _PAREN_COEF_RE.search(t, a, b)]
+        wins = [(a, b) for a, b in _merge([(i - 40, i + 4) if tb[i] in b")]" else (i - 30, i + 30) if tb[i] == 42
+                                           else (i - 2, i + 140) for i in trig.pse], n)
+                if _PAREN_COEF_RE.search(t, a, b) or _PAREN_COEF_WORD_RE.search(t, a, b)]
         pse = _scan_in(t, wins, _scan_paren_coef) if wins else []
         # a coefficient the test scanner read already ("B = .026 (.009)") is its
         tests = [(tk.start, tk.end) for tk in primary if tk.kind == "test"]

@@ -80,15 +80,17 @@ _TEST_AFTER_RE = _after_re(_TEST_RE, r"(?<![A-Za-z0-9_.'’-])", "".join(_NAME_F
 
 
 _PNUM = (
-    r"(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
+    # a bare power of ten ("p < 10^-4", "p < 10−4" with its minus repaired): read in _p_value
+    r"(?P<pten>10\s*(?:\^\s*\(?\s*-\s?|-)(?P<pexp>\d{1,2})(?![\d.])\)?)?"
+    r"(?(pten)|(?P<pval>\d*\.\d+|\d+(?:[.,/]\d+)?)"
     r"(?:\s*(?:[×x*]|\\times)\s*10\s*(?:\^\s*)?(?:\(\s*)?(?P<exp>[-+]?\s?\d{1,3})(?:\s*\))?"
-    r"|\s?[eE](?P<exp2>[-+]?\d{1,3}))?"
+    r"|\s?[eE](?P<exp2>[-+]?\d{1,3}))?)"
 )
 # Patterns open with a character class (the lookbehind after it) so that the regex engine can skip
 # ahead to candidate characters instead of trying a match at every position.
 _WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
 _P_RE = re.compile(
-    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|s(?=\s*[<>=bN!]))?)"
+    r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|(?:s|'s|’s)(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ]?(?:tailed|sided)\s*\))?"
     # a table's column number after "p value": "Difference: p-Value (4) = .002"; or the null hypothesis it tests:
@@ -146,10 +148,11 @@ _NS_RE = re.compile(
     r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
 # "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
 _SIGLEVEL_RE = re.compile(
-    r"[Ss]ignifican\w*\s+at\s+(?:the\s*)?(?:\.{3}\s*)?"
-    r"(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
+    r"(?:[Ss]ignifican\w*\s+at|[Ss]ignifican\w*\s*\((?=[^()]{0,20}levels?\s*\))|[Ss]ig\.\s+at)\s*(?:the\s*)?(?:\.{3}\s*)?"
+    r"(?:(?P<pct>\d{1,2}(?:\.\d+)?|one|five|ten)\s*(?:%|-?percent|per\s+cent)|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
     r"(?:\s*(?:\.{3}\s*)?(?:levels?|significance\s+level))?"
 )
+_NUMBER_WORDS = {"one": 1.0, "five": 5.0, "ten": 10.0}
 # SPSS output: "Sig. (2-tailed) = .000", "Sig < .001"
 _SPSS_SIG_RE = re.compile(
     r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]?tailed\s*\))?\s*:?\s*"
@@ -168,12 +171,14 @@ _CI_RE = re.compile(
 _PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
 # a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
 _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
-            r"(?:SE|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?|[Ss]td\.?\s*[Ee]rr(?:or)?)(?![A-Za-z])"
+            # (the SE of a coefficient may be named after it, APA's "SE B", "SEB", "SE(B)", "SE_b": "B = .21, SE B = .05")
+            r"(?:SE(?:\s?[Bbβ]|\s?\(\s*[Bbβ]\s*\)|_[Bbβ])?|S\.E\.|se|s\.e\.|[Ss]tandard\s+[Ee]rrors?"
+            r"|[Ss]td\.?\s*[Ee]rr(?:or|\.)?)(?![A-Za-z])"
             # "robust SE clustered at the rural community = 0.390": the clustering named before the value
             r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
 _SE_NEXT = re.compile(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
 _COEF_RE = re.compile(
-    r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
+    r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?:\(\s*)?(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
 # a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
 _BARE_P_RE = re.compile(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
@@ -184,7 +189,7 @@ _N_RE = re.compile(
     r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
-_SE_RE = re.compile(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\sof\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_RE = re.compile(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\s(?:of|is|was)\s|\s)\s*(?P<v>" + SNUM + r")")
 _SE_AFTER_RE = _after_re(_SE_RE, r"(?<![A-Za-z])", "RrCcBbPpSs")
 _MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
 _SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
@@ -218,6 +223,14 @@ _THRESHOLD_AFTER = re.compile(
 )
 
 
+def _named_statistic(name: str) -> bool:
+    """A test statistic named in full ("t-statistic", "t value", "z-ratio"): a result without df or comparator."""
+    return len(name) > 2 and ("stat" in name or "value" in name or "ratio" in name)
+
+
+_SE_OF_B_BEFORE = re.compile(r"(?<![A-Za-z])SE\s?\(?\s*$")
+
+
 @dataclass(slots=True)
 class _Tok:
     kind: str  # test, p, ci, n, se, desc
@@ -243,14 +256,17 @@ def _scan_tests(t: str) -> list[_Tok]:
         if canon == "f" and has_df:
             continue  # "f(1) = 3.2", "f(x)": a function, not Cohen's f (an effect size has no df)
         loose = cmp_raw in ("", ",", "of", "was", "is", "were", ":")
-        if loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df):
-            continue
+        if (loose and canon not in _LOOSE_OK and not (cmp_raw == ":" and has_df)
+                and not (cmp_raw != "," and _named_statistic(name) and "\n" not in t[ne : m.start("value")])):
+            continue  # (but "t-statistic of 2.10", "z value 2.4" on one line: a table's header is not its cell)
         if cmp_raw in ("", ",", "of", "was", "is", "were") and name.strip() in _SINGLE:
             continue
         if m.group("open") == "[" and canon not in ("t", "F", "chi2", "r", "Q", "H"):
             continue
         if cmp_raw == ":" and canon in ("r", "rho") and _SE_NEXT.match(t, m.end()):
             continue  # "r: -.037, Standard error = .013": a coefficient whose row label is "r" (_scan_coef reads it)
+        if canon == "b" and ns >= 2 and _SE_OF_B_BEFORE.search(t, ns - 4 if ns > 4 else 0, ns):
+            continue  # "SE B = .05": the standard error of B (an SE token), not a second coefficient
         value_s = m.group("value")
         try:
             value = _num(value_s)
@@ -318,7 +334,17 @@ def _scan_tests(t: str) -> list[_Tok]:
                 spans["p_full"] = (pm.start("pcmp"), pm.end())
                 repaired.append("p-value without its 'p' read after the statistic")
                 end = pm.end()
-        if canon in ("b", "beta"):
+        if canon in ("b", "beta") and t.startswith("*", end):
+            # significance stars on the coefficient ("B = .12*", "coefficient 0.23***"): a result, p not read (the
+            # stars' levels are the table's legend)
+            k = end
+            while k < len(t) and k < end + 3 and t[k] == "*":
+                k += 1
+            if not t.startswith("*", k):
+                spans["stars"] = (end, k)
+                end = k
+        if canon in ("b", "beta") or (canon in ("MD", "SMD", "RD") and m.group("sehdr")):
+            # ("mean difference (SE): 219 (73)": a difference with its SE header reads its SE as a coefficient does)
             sm = _PAREN_SE_RE.match(t, end)
             if sm is not None:
                 data["se"] = _num(sm.group("se"))
@@ -344,7 +370,7 @@ _DESC_LABEL = re.compile(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|
 def _has_se_word(t: str) -> bool:
     """Quick check (plain substring tests) that ``t`` may hold a standard error word (``_SE_WORD``)."""
     return ("SE" in t or "rror" in t or "S.E" in t or "s.e." in t or " se " in t or " se=" in t or "(se" in t
-            or " se:" in t)
+            or " se:" in t or "td. err" in t or "td err" in t or "td.err" in t)
 
 
 def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
@@ -362,30 +388,45 @@ def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
     return toks
 
 
-# A coefficient with a number in parentheses or brackets after ":" or "=", as regression tables print it:
-# "Dominant party × Security: -0.009 (0.004)**", "Treatment effect: schools in first quartile = 3.225 (1.395)".
-# The number is read as the SE (the convention of such tables) only where the row marks the estimate: stars after
-# it, or an estimate word ("effect", "coefficient", "estimate") in its label. It must be unsigned (a negative
-# number in parentheses is a t or z, never an SE). Years, page ranges and "(N = 120)" never fit: nothing before
-# the number is ":" or "=", or the parentheses hold more than a number.
-_PAREN_COEF_RE = re.compile(
-    r"[:=]\s*(?P<v>(?:[-+]\s?)?" + NUM + r")\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]](?P<stars>\*{1,3}|†{1,2})?(?![\d.%]|\s*%)"
-)
-_ESTIMATE_WORD = re.compile(r"(?<![A-Za-z])(?:[Ee]ffects?|[Cc]oefficients?|[Cc]oef\.|[Ee]stimates?)(?![A-Za-z])")
+# A coefficient with a number in parentheses or brackets, as regression tables print it: "Dominant party ×
+# Security: -0.009 (0.004)**", "Treatment effect: schools in first quartile = 3.225 (1.395)", "Model 2: 0.045***
+# (0.012)". The number is read as the SE (the convention of
+# such tables) only where the row marks the estimate: after ":" or "=", stars on it (before or after the
+# parentheses) or an estimate word ("effect", "coefficient", "estimate") in its label; or right after that word
+# ("the estimate is 0.557 (0.125)", "treatment effect -0.19 (0.10)"). A number with stars and no label ("48.7*
+# (4.3)") is no coefficient: tables of means (SD) star them too. The SE must be unsigned (a negative number in
+# parentheses is a t or z, never an SE). Years, page ranges and "(N = 120)" never fit: the parentheses hold only
+# a number, and the number before them is marked as above.
+_ESTIMATE_WORD_RX = r"(?:[Ee]ffects?|[Cc]oefficients?|[Cc]oef(?:f|\.)?|[Ee]stimates?)(?![A-Za-z])"
+_PAREN_COEF_TAIL = (r"\s*(?P<v>(?:[-+]\s?)?(?<![\d.])" + NUM + r")(?P<stars0>\*{1,3}|†{1,2})?\s*[(\[]\s*(?P<se>" + NUM
+                    + r")\s*[)\]](?P<stars>\*{1,3}|†{1,2})?(?![\d.%]|\s*%)")
+_PAREN_COEF_RE = re.compile(r"[:=]" + _PAREN_COEF_TAIL)
+# the same right after an estimate word; it opens with the word's first letter (the regex engine jumps to it)
+_PAREN_COEF_WORD_RE = re.compile(r"(?P<word>[EeCc](?<![A-Za-z][EeCc])(?:ffects?|oefficients?|oef(?:f|\.)?|stimates?)"
+                                 r"(?![A-Za-z]))(?:\s+(?:is|was|of|equals|at))?" + _PAREN_COEF_TAIL)
+_ESTIMATE_WORD = re.compile(r"(?<![A-Za-z])" + _ESTIMATE_WORD_RX)
 _LABEL_BREAK = re.compile(r"[;.](?!\d)(?=[^;.]*$)")  # the last ";" or sentence point (not a decimal point)
 
 
 def _scan_paren_coef(t: str) -> list[_Tok]:
     """Coefficients with their SE in parentheses after a row label (``_PAREN_COEF_RE``), flagged as read by convention."""
     toks: list[_Tok] = []
-    for m in _PAREN_COEF_RE.finditer(t):
-        stars = m.group("stars")
+    found = list(_PAREN_COEF_RE.finditer(t))
+    if "ffect" in t or "oef" in t or "stimate" in t:
+        ends = [m.end() for m in found]
+        found += [m for m in _PAREN_COEF_WORD_RE.finditer(t) if m.end() not in ends]
+        found.sort(key=lambda m: m.start("v"))
+    for m in found:
+        stars = m.group("stars") or m.group("stars0")
         lo = max(0, m.start() - 80)
         brk = _LABEL_BREAK.search(t, lo, m.start())
         label = t[brk.end() if brk else lo : m.start()]
         if _DESC_LABEL.search(label):
             continue  # "M = 3.2 (1.1)": a mean and its SD
-        if not stars and not _ESTIMATE_WORD.search(label):
+        if m.re is _PAREN_COEF_WORD_RE:
+            if "\n" in t[m.end("word") : m.start("v")] or t[m.start("se") - 1 : m.start("se")] == "[":
+                continue  # "Side effects\n47 (65.3)": a row label over a cell; "coefficient 1.34 [14]": a citation
+        elif not stars and not _ESTIMATE_WORD.search(label):
             continue
         se = _num(m.group("se"))
         if se <= 0:
@@ -393,7 +434,7 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
         s, e = m.span("v")
         spans = {"value": (s, e), "se": m.span("se")}
         if stars:
-            spans["stars"] = m.span("stars")
+            spans["stars"] = m.span("stars") if m.group("stars") else m.span("stars0")
         data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
                                 "has_df": False, "comparison": "=", "se": se, "spans": spans,
                                 "repaired": ["number in parentheses after a coefficient read as its SE (the table convention)"]}
@@ -425,6 +466,8 @@ _DIGIT = re.compile(r"\d")
 
 
 def _p_value(m: re.Match[str]) -> float | None:
+    if m.group("pten") is not None:
+        return 10.0 ** -int(m.group("pexp"))
     raw = m.group("pval")
     if raw.startswith("0/"):
         raw = "0." + raw[2:]
@@ -469,7 +512,7 @@ def _scan_p(t: str) -> list[_Tok]:
             if pv is None:
                 continue
             data.update(p_comparison=cmp, p_value=pv)
-            vspan = (m.start("pval"), m.end())
+            vspan = (m.start("pval") if m.group("pval") is not None else m.start("pten"), m.end())
         if psub:
             data["p_detail"] = _P_SUB_SEP.sub(" ", psub).strip()
         elif m.group("phyp"):
@@ -503,8 +546,9 @@ def _scan_p(t: str) -> list[_Tok]:
         toks.append(_Tok("p", m.start(), m.end(), sdata))
     if "reject" in t:
         toks.extend(_scan_reject(t))
-    for m in _SIGLEVEL_RE.finditer(t) if "ignifican" in t else ():  # the pattern opens with that word
-        v = float(m.group("pct")) / 100 if m.group("pct") else float(m.group("frac"))
+    for m in _SIGLEVEL_RE.finditer(t) if ("ignifican" in t or "ig. at" in t) else ():  # every match holds one
+        pct = m.group("pct")
+        v = _NUMBER_WORDS.get(pct, 0.0) / 100 or float(pct) / 100 if pct else float(m.group("frac"))
         if 0 < v < 0.5 and not _is_threshold(t, m.start(), m.end()):
             toks.append(_Tok("p", m.start(), m.end(), {"p_comparison": "<", "p_value": v,
                                                        "spans": {"p": m.span(), "p_value": m.span()}}))
@@ -878,12 +922,14 @@ def _pm_matches(t: str) -> list[re.Match[str]]:
 
 def _scan_misc(t: str, has_se: bool | None = None) -> list[_Tok]:
     toks: list[_Tok] = []
-    if "=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t:
+    se_word = _has_se_word(t) if has_se is None else has_se
+    if ("=" not in t and "±" not in t and "%" not in t and "/" not in t and " of " not in t and "SD" not in t
+            and not se_word):  # (an SE needs no "=": "coefficient 0.21 (SE 0.05)")
         return toks
     before_eq = _before_each(t, "=")
     for m in _matches_at(_N_RE, t, _n_starts(t, before_eq)):
         toks.append(_Tok("n", m.start(), m.end(), {"n": int(m.group("n").replace(",", "")), "per": bool(m.group("per"))}))
-    for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if (_has_se_word(t) if has_se is None else has_se) else ():
+    for m in _word_matches(_SE_RE, _SE_AFTER_RE, t) if se_word else ():
         # the span of the SE is its number (as for "B = .026 (.009)"): its decimals give the rounding; kept relative
         # to the token's start (windows move tokens, not the data)
         toks.append(_Tok("se", m.start("sew"), m.end(), {"se": _num(m.group("v")),

@@ -1,0 +1,154 @@
+"""EI gold evidence that is a table row, found in one table-row unit, on the train and validation articles.
+
+Data: ``../shared/data/evidence-inference/{train,validation}`` (prompts with gold evidence spans, JATS articles).
+
+Measure (as ``bench/tables_ei.py``'s ``gold_table_rows``, there on validation only): among the body gold evidence
+spans (``../shared/tools/ei_eval.py``'s ``prompts``) that no sentence or paragraph unit of the Document holds (the
+scorer's ``overlaps``), the share that one ``table-row`` unit holds. Such a span is a table row (or part of one)
+that the article's ``.txt`` prints as cells on lines of their own.
+
+Split (fixed before any table code was read against these spans, never changed): an article is **untouched** when
+``int(sha256("claimtrace-i29-eirows:" + pmcid).hexdigest()[:8], 16) % 10 < 3`` (about 30% of the articles), else
+**development**. Only development misses are printed (``--show-misses``); the untouched figure is counted without
+its spans being read. Shares with Wilson 95% intervals (spans of one article are not independent: the number of
+articles is given too). Each miss gets a reason by a mechanical test (``why_missed``: a figure legend, a table
+caption or footnote, several rows in one span, no table read, other), counted on both splits; the share among
+the spans a table holds (figure legends left out) is given beside the headline.
+
+    PYTHONPATH=src .venv/bin/python bench/tables_ei_rows.py [--show-misses]
+
+Writes bench/results/tables_ei_rows.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from provenance import Run  # noqa: E402
+from tables_ei import _ei  # noqa: E402  (the shared scorer, loaded as tables_ei loads it)
+
+SHARED = ROOT.parent / "shared"
+EI = SHARED / "data" / "evidence-inference"
+OUT = ROOT / "bench" / "results" / "tables_ei_rows.json"
+SALT = "claimtrace-i29-eirows:"
+
+
+def split_of(pmcid: str) -> str:
+    """``untouched`` or ``dev``: the fixed split of an EI article (module docstring)."""
+    h = int(hashlib.sha256((SALT + pmcid).encode("utf-8")).hexdigest()[:8], 16)
+    return "untouched" if h % 10 < 3 else "dev"
+
+
+def wilson(k: int, n: int) -> dict[str, Any]:
+    """Share k/n with its Wilson 95% interval."""
+    from scipy.stats import binomtest
+
+    if n == 0:
+        return {"k": 0, "n": 0, "share": None, "ci95": None}
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return {"k": k, "n": n, "share": round(k / n, 4), "ci95": [round(ci.low, 4), round(ci.high, 4)]}
+
+
+def why_missed(ei: Any, gold: str, doc: Any) -> str:
+    """Why no one table-row unit holds a gold span, tested mechanically (the same test on both splits)."""
+    if any(b.kind in ("figure", "caption") and ei.overlaps(gold, b.text) for b in doc.excluded):
+        return "figure legend (a figure's caption, no table row)"
+    for t in doc.tables:
+        if any(ei.overlaps(gold, x) for x in [t.caption or "", *t.footnotes] if x.strip()):
+            return "table caption or footnote"
+    for t in doc.tables:
+        rows = [r.text for r in t.rows if r.text.strip()]
+        for k in range(2, 7):
+            if any(ei.overlaps(gold, " ".join(rows[i : i + k])) for i in range(len(rows) - k + 1)):
+                return "several rows (a row group or consecutive rows) in one gold span"
+    if not doc.tables:
+        return "no table read from the article"
+    return "other"
+
+
+def measure(ei: Any, split: str, show: bool = False) -> dict[str, Any]:
+    """The table-row figure on one split, per EI split and together."""
+    from claimtrace.documents import load_document
+    from claimtrace.retrieval.units import document_units
+
+    out: dict[str, Any] = {}
+    k_all = n_all = leg_all = 0
+    papers_all: set[str] = set()
+    for ei_split in ("validation", "train"):
+        docs: dict[str, Any] = {}
+        k = n = spans = 0
+        papers: set[str] = set()
+        by_paper: dict[str, int] = defaultdict(int)
+        why: dict[str, int] = defaultdict(int)
+        for p in ei.prompts(ei_split):
+            if split_of(p["pmcid"]) != split:
+                continue
+            d = docs.get(p["doc"])
+            if d is None:
+                d = docs[p["doc"]] = (load_document(p["doc"]),)
+            doc = d[0]
+            if len(d) == 1:
+                text_units = [u.text for u in document_units(doc, ["sentence", "paragraph"])]
+                rows = document_units(doc, "table-row")
+                d = docs[p["doc"]] = (doc, text_units, rows)
+            _, text_units, rows = d
+            for e in p["evidence"]:
+                spans += 1
+                if any(ei.overlaps(e["text"], u) for u in text_units):
+                    continue
+                n += 1
+                papers.add(p["pmcid"])
+                hit = next((r for r in rows if ei.overlaps(e["text"], r.text)), None)
+                k += hit is not None
+                if hit is None:
+                    by_paper[p["pmcid"]] += 1
+                    why[why_missed(ei, e["text"], doc)] += 1
+                    if show and split == "dev":
+                        print(f"== {ei_split} {p['pmcid']} prompt {p['prompt_id']} ({len(doc.tables)} tables)\n"
+                              f"{e['text'][:400]!r}", file=sys.stderr)
+        legends = why.get("figure legend (a figure's caption, no table row)", 0)
+        out[ei_split] = {"gold_spans": spans, **wilson(k, n), "papers": len(papers),
+                         "misses_by_reason": dict(sorted(why.items())),
+                         # the same share among gold spans that a table holds (figure legends left out)
+                         "without_figure_legends": wilson(k, n - legends),
+                         "misses_by_paper": dict(sorted(by_paper.items()))}
+        k_all, n_all, leg_all = k_all + k, n_all + n, leg_all + legends
+        papers_all |= papers
+    out["all"] = {**wilson(k_all, n_all), "papers": len(papers_all), "without_figure_legends": wilson(k_all, n_all - leg_all)}
+    return out
+
+
+def main() -> None:
+    """Measure both splits and write the result file."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--show-misses", action="store_true", help="print the development misses to stderr")
+    ap.add_argument("--no-write", action="store_true")
+    args = ap.parse_args()
+    run = Run(data=[EI / "train" / "prompts.jsonl", EI / "validation" / "prompts.jsonl"])
+    ei = _ei()
+    result = {
+        "schema_version": "1",
+        "what": "EI gold evidence that is a table row (held by no sentence or paragraph), found in one table-row unit",
+        "split_rule": f'untouched iff int(sha256("{SALT}" + pmcid)[:8], 16) % 10 < 3',
+        "dev": measure(ei, "dev", show=args.show_misses),
+        "untouched": measure(ei, "untouched"),
+        "provenance": run.finish(),
+    }
+    print(json.dumps({k: {s: {x: y for x, y in v[s].items() if x != "misses_by_paper"} for s in v}
+                      for k, v in result.items() if k in ("dev", "untouched")}, indent=1))
+    if not args.no_write:
+        OUT.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
