@@ -13,8 +13,8 @@ is scored without its items being read: only counts are written for it):
   (``found`` hits over hits plus the misses with a ``CUE``; Clopper-Pearson over strings);
 - ``ei_table_rows``: Evidence-Inference gold evidence spans (body) that no sentence or paragraph holds, held by
   one ``table-row`` unit (``bench/tables_ei.py``'s definition with the shared scorer's ``overlaps``), on the EI
-  validation and training articles, split ``sha256("claimtrace-i29-tablerows:" + PMCid) % 10 < 3``; the
-  development misses are sorted by a mechanical reason (below);
+  validation and training articles: read from ``bench/results/tables_ei_rows.json`` (``bench/tables_ei_rows.py``,
+  split ``claimtrace-i29-eirows:``), development misses by its mechanical reason;
 - ``psychsci_checked``: Psychological Science papers (GROBID TEI, ``../shared/data/documents/psychsci``) with a
   claim trace whose evidence carries a checked statistic (``bench/psychsci_traces.py``'s definition), split
   as ``bench/traces_psychsci.py`` splits them (``claimtrace-i25-traces:``, ``% 3 == 0``). Caveat: the rules
@@ -32,7 +32,6 @@ untouched part scores higher.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 import time
@@ -45,7 +44,6 @@ from provenance import REPO, Run
 
 SHARED = REPO.parent / "shared"
 OUT = REPO / "bench" / "results" / "i29_remeasure.json"
-ROWS_SALT = "claimtrace-i29-tablerows:"
 
 #: issue 29's table: development and held-out figures as the issue gives them
 ISSUE_TABLE = {
@@ -150,76 +148,22 @@ def _coef_misses() -> dict[str, int]:
     return dict(why.most_common())
 
 
-def rows_split(pmcid: str) -> str:
-    """``untouched`` or ``dev``: the fixed split of an EI article for the table-row figure."""
-    key = pmcid if pmcid.upper().startswith("PMC") else f"PMC{pmcid}"
-    h = int(hashlib.sha256((ROWS_SALT + key).encode("utf-8")).hexdigest()[:8], 16)
-    return "untouched" if h % 10 < 3 else "dev"
-
-
-def _miss_reason(ei: Any, gold: str, doc: Any, rows: list[Any]) -> str:
-    """Why no one table-row unit holds a gold span (mechanical): no table grid in the article; the span's
-    numbers spread over several rows; the span overlaps a row only in part; or it is in no table."""
-    import re
-
-    if not doc.tables or not any(t.cells for t in doc.tables):
-        return "no table grid in the article (image table or none)"
-    if not ei.overlaps(gold, doc.tables_text) and not any(ei.overlaps(gold, t.caption or "") for t in doc.tables):
-        return "not in a table grid (text the sentence units miss, or an image table)"
-    nums = set(re.findall(r"\d+(?:\.\d+)?", gold))
-    holding = [r for r in rows if nums and len(nums & set(re.findall(r"\d+(?:\.\d+)?", r.text))) >= 2]
-    if len(holding) >= 2:
-        return "the span covers several rows (a gold row split over rows, or a block of rows)"
-    return "one row overlaps in part (header, caption or cells the row leaves out)"
-
-
 def table_rows(limit: int = 0) -> dict[str, Any]:
-    """Gold spans no sentence or paragraph holds, and whether one table-row unit does, by part."""
-    import importlib.util
-
-    from claimtrace.documents import load_document
-    from claimtrace.retrieval.units import document_units
-
-    spec = importlib.util.spec_from_file_location("ei_eval", SHARED / "tools" / "ei_eval.py")
-    assert spec and spec.loader
-    ei = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ei)
-    counts: dict[str, dict[str, Any]] = {name: {"spans": 0, "not_in_text": 0, "found": 0, "articles": set()} for name in ("dev", "untouched")}
+    """EI table rows, read from ``bench/tables_ei_rows.py``'s result file (one script per measurement)."""
+    del limit  # the measurement itself is bench/tables_ei_rows.py's
+    src = REPO / "bench" / "results" / "tables_ei_rows.json"
+    d = json.loads(src.read_text())
+    comp: dict[str, Any] = {"source": "bench/tables_ei_rows.py (EI validation + train articles; "
+                            "bench/results/tables_ei_rows.json)", "split_rule": d["split_rule"]}
     reasons: Counter[str] = Counter()
-    examples: list[dict[str, Any]] = []
-    docs: dict[str, Any] = {}
-    prompts = [p for split in ("validation", "train") for p in ei.prompts(split)]
-    if limit:
-        prompts = prompts[:limit]
-    for p in prompts:
-        name = rows_split(p["pmcid"])
-        if p["doc"] not in docs:
-            d = load_document(p["doc"])
-            docs.clear()  # one article at a time (prompts of an article are adjacent)
-            docs[p["doc"]] = (d, [u.text for u in document_units(d, ["sentence", "paragraph"])],
-                              document_units(d, "table-row"))
-        d, text_units, rows = docs[p["doc"]]
-        c = counts[name]
-        for e in p["evidence"]:
-            c["spans"] += 1
-            if any(ei.overlaps(e["text"], u) for u in text_units):
-                continue
-            c["not_in_text"] += 1
-            c["articles"].add(p["pmcid"])
-            hit = any(ei.overlaps(e["text"], r.text) for r in rows)
-            c["found"] += hit
-            if not hit and name == "dev":  # reasons read on the development part only
-                why = _miss_reason(ei, e["text"], d, rows)
-                reasons[why] += 1
-                if len(examples) < 12:
-                    examples.append({"prompt_id": p["prompt_id"], "pmcid": p["pmcid"], "reason": why,
-                                     "gold": e["text"][:160]})
-    comp: dict[str, Any] = {"source": "bench/i29_remeasure.py (EI validation + train articles)",
-                            "split_rule": f'untouched iff int(sha256("{ROWS_SALT}" + "PMC<digits>")[:8], 16) % 10 < 3'}
-    for name, c in counts.items():
-        comp[name] = part(c["found"], c["not_in_text"], articles=len(c["articles"]), gold_spans=c["spans"])
+    for name in ("dev", "untouched"):
+        k = sum(d[name][s]["k"] for s in ("validation", "train"))
+        n = sum(d[name][s]["n"] for s in ("validation", "train"))
+        arts = sum(d[name][s]["papers"] for s in ("validation", "train"))
+        comp[name] = part(k, n, articles=arts, gold_spans=sum(d[name][s]["gold_spans"] for s in ("validation", "train")))
+    for s in ("validation", "train"):
+        reasons.update(d["dev"][s]["misses_by_reason"])
     comp["dev_miss_reasons"] = dict(reasons.most_common())
-    comp["dev_miss_examples"] = examples
     return {"ei_table_rows": comp}
 
 
