@@ -116,6 +116,21 @@ def _where(doc: Any, text: str) -> tuple[str | None, list[str]]:
     return (sp.paragraph_ids[0] if sp and sp.paragraph_ids else None), (sp.sentence_ids if sp else [])
 
 
+def oracle_finding(g: dict[str, Any]) -> dict[str, Any]:
+    """The finding of a gold trace with the paragraphs that hold its gold hypothesis and evidence (the oracle
+    context); a gold string the Document does not hold (a table) adds none."""
+    from claimtrace.documents import load_document
+
+    doc = load_document(DOCS / g["paper"])
+
+    def pids(texts: list[str]) -> list[str] | None:
+        found = [_where(doc, t)[0] for t in texts]
+        return list(dict.fromkeys(p for p in found if p)) or None
+
+    return {"text": g["finding"], "gold_paragraph_ids": pids(g["evidence"]),
+            "hypothesis_gold_paragraph_ids": pids(g["hypothesis"])}
+
+
 def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
     """One mechanical reason for a development miss (from the Document, the gold strings and the trace)."""
     from claimtrace.documents import load_document
@@ -168,12 +183,45 @@ def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
     return out
 
 
+def llm_calls(cache_dir: Path, traces: dict[str, Any]) -> dict[str, Any]:
+    """What the LLM run's ledger says about the answers behind the finished traces (their invocation ids): requests,
+    answers that were not valid JSON for the schema (first asks and re-asks), answers still invalid after the re-ask,
+    other failures, tokens and model time. An answer taken from the cache on a resumed run counts as a request."""
+    from claimtrace.llm.ledger import LEDGER_FILENAME, Ledger
+
+    path = cache_dir / LEDGER_FILENAME
+    ids = [i for d in traces.values() for t in d.get("traces") or [] for i in t.get("invocation_ids") or []]
+    if not path.is_file() or not ids:
+        return {"requests": 0}
+    ledger = Ledger(path)
+    invs = [inv for inv in (ledger.get(i) for i in ids) if inv is not None and inv.task == "extraction"]
+    ledger.close()
+    malformed = [i for i in invs if i.error is not None and i.error.kind in ("invalid_output", "length")]
+    reasks = [i for i in invs if i.reask_of]
+    flags: dict[str, int] = {}
+    for d in traces.values():
+        for t in d.get("traces") or []:
+            for f in t.get("flags") or []:
+                flags[f["code"]] = flags.get(f["code"], 0) + 1
+    return {"papers": len(traces), "requests": len(invs), "first_asks": len(invs) - len(reasks),
+            "malformed_answers": len(malformed),
+            "malformed_first_asks": sum(1 for i in malformed if not i.reask_of), "reasks": len(reasks),
+            "invalid_after_reask": sum(1 for i in malformed if i.reask_of),
+            "other_failures": sum(1 for i in invs if i.error is not None and i not in malformed),
+            "modes": sorted({i.mode for i in invs if i.mode}), "cached": sum(i.cached for i in invs),
+            "prompt_tokens": sum(i.prompt_tokens or 0 for i in invs if not i.cached),
+            "completion_tokens": sum(i.completion_tokens or 0 for i in invs if not i.cached),
+            "model_seconds": round(sum(i.latency_s for i in invs if not i.cached), 1), "trace_flags": flags}
+
+
 def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False, *, limit: int = 0,
-             llm_base_url: str | None = None, keep: Path | None = None) -> dict[str, Any]:
+             llm_base_url: str | None = None, keep: Path | None = None,
+             llm_settings: Path | None = None) -> dict[str, Any]:
     """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
     with ``dev_only``: development runs never touch the untouched papers). ``limit``: the first N dev papers only;
-    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one; ``keep``: the traces file
-    (an existing one is resumed: the slow local LLM)."""
+    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one (``llm_settings``: its settings
+    file; its cache and ledger live beside the traces, in ``<traces>.llm/``); ``keep``: the traces file (an
+    existing one is resumed: the slow local LLM)."""
     ev = scorer()
     gold = ev.load_gold(str(GOLD))
     if dev_only or limit:
@@ -189,6 +237,8 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
             item: dict[str, Any] = {"id": str(i), "doc": str(DOCS / g["paper"])}
             if not detect:
                 item["findings"] = [g["finding"]]
+            if config == "oracle":  # the gold paragraphs of each stage, located in the Document
+                item["findings"] = [oracle_finding(g)]
             if config:
                 item["config"] = config
             fh.write(json.dumps(item) + "\n")
@@ -197,8 +247,14 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
         out.unlink()
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     how = ["--extractor", "llm", "--llm-base-url", llm_base_url] if llm_base_url else ["--offline"]
+    cache_dir = out.with_name(out.name + ".llm")
+    if llm_base_url:
+        env["CLAIMTRACE_CACHE_DIR"] = str(cache_dir)
+        if llm_settings:
+            how += ["--llm-settings", str(llm_settings)]
+    # oracle: a paper whose gold evidence sits in a table has no gold paragraph; its item fails (a miss), the run goes on
     subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), *how],
-                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                   check=config != "oracle", env=env, stdout=subprocess.DEVNULL, stderr=None if llm_base_url else subprocess.DEVNULL)
     traces = {}
     for line in out.read_text().splitlines():
         if line.strip():
@@ -213,8 +269,10 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
                 if r["finding_hit"] and not r[f"{stage}_hit"]:
                     r[f"{stage}_miss"] = miss_reason(stage, by_paper[r["paper"]], r)
     unt = [r for r in rows if r["split"] == "untouched"]
-    return {"dev": summarise(dev, detect), "untouched": summarise(unt, detect),
-            "dev_rows": dev}
+    res = {"dev": summarise(dev, detect), "untouched": summarise(unt, detect), "dev_rows": dev}
+    if llm_base_url:
+        res["llm"] = llm_calls(cache_dir, traces)
+    return res
 
 
 RESULTS = REPO / "bench" / "results"
@@ -325,6 +383,7 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="the first N dev papers only (the LLM rows)")
     ap.add_argument("--llm-base-url", help="run the LLM extractor at this endpoint (e.g. http://127.0.0.1:8090/v1)")
     ap.add_argument("--keep", help="the traces file to write and resume (the slow local LLM)")
+    ap.add_argument("--llm-settings", help="LLM settings file for --llm-base-url (e.g. bench/llm/local-schema.yaml)")
     ap.add_argument("--report", action="store_true", help="only write docs/results/traces-psychsci.md")
     args = ap.parse_args()
     if args.report:
@@ -355,7 +414,8 @@ def main() -> None:
             default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
         else:
             r = run_once(args.config, args.detect, Path(tmp), args.dev_only, limit=args.limit,
-                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None)
+                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None,
+                         llm_settings=Path(args.llm_settings) if args.llm_settings else None)
             result.update(detect=args.detect, config=args.config, limit=args.limit,
                           extractor="llm" if args.llm_base_url else "embedded", **r)
             print(json.dumps({"dev": r["dev"], "untouched": r["untouched"]}), file=sys.stderr)
