@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -41,8 +42,8 @@ def proxy(local_llm: str) -> Iterator[FaultServer]:
 
 def client_for(url: str, cache_dir: Path, **kw: object) -> LLMClient:
     """A client on the real model with an isolated environment (no model name: the server's own)."""
-    settings = load_settings(base_url=url, cache_dir=cache_dir, env={}, timeout=300.0, max_retries=1,
-                             max_tokens=96, **kw)
+    opts: dict[str, Any] = {"timeout": 300.0, "max_retries": 1, "max_tokens": 96, **kw}
+    settings = load_settings(base_url=url, cache_dir=cache_dir, env={}, **opts)
     return LLMClient(settings)
 
 
@@ -135,7 +136,8 @@ def test_llm_extractor_answers_are_schema_constrained(proxy: FaultServer, tmp_pa
     result = next(p for p in doc.paragraphs if any(s.text.startswith("Significantly more patients") for s in p.sentences))
     finding = FindingInput(text="Hydrotherapy patients felt much better more often than land-based exercise patients.",
                            gold_paragraph_ids=[result.id], hypothesis_gold_paragraph_ids=[aim.id])
-    with client_for(proxy.url, tmp_path, max_tokens=256) as client:
+    # a shared 2-core machine reads a 700-token prompt in minutes: a long timeout
+    with client_for(proxy.url, tmp_path, max_tokens=256, timeout=1200.0) as client:
         tr = extract_traces(doc, [finding], extractor=LLMExtractor(client), config="oracle")[0]
         invs = [get_invocation(i, cache_dir=tmp_path) for i in tr.invocation_ids]
     chats = [r for r in proxy.chat_requests if r.status == 200]
