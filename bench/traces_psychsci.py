@@ -362,8 +362,8 @@ def report_lines() -> list[str]:
         lines.append("Under the rag presets each stage fuses the retrieval relevance with its own paragraph prior "
                      "(hypothesis-likeness, evidence-likeness) before the cut to k (docs/extract.md). "
                      "Result files: `bench/results/traces_psychsci_presets.json` (the full-text presets, whose context "
-                     "the priors do not touch) and `bench/results/traces_psychsci_presets_NAME.json` (one per "
-                     "restricted preset, run apart). The offline row of the first 20 "
+                     "the priors do not touch), and one per preset run apart: "
+                     + ", ".join(f"`bench/results/{pf.name}`" for pf in preset_files[1:]) + ". The offline row of the first 20 "
                      "development papers, the ones the LLM rows are to run on (`--limit 20`): "
                      "`bench/results/traces_psychsci_20.json`.")
     llm_files = sorted(RESULTS.glob("traces_psychsci_llm_*.json"))
