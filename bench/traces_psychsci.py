@@ -116,6 +116,21 @@ def _where(doc: Any, text: str) -> tuple[str | None, list[str]]:
     return (sp.paragraph_ids[0] if sp and sp.paragraph_ids else None), (sp.sentence_ids if sp else [])
 
 
+def oracle_finding(g: dict[str, Any]) -> dict[str, Any]:
+    """The finding of a gold trace with the paragraphs that hold its gold hypothesis and evidence (the oracle
+    context); a gold string the Document does not hold (a table) adds none."""
+    from claimtrace.documents import load_document
+
+    doc = load_document(DOCS / g["paper"])
+
+    def pids(texts: list[str]) -> list[str] | None:
+        found = [_where(doc, t)[0] for t in texts]
+        return list(dict.fromkeys(p for p in found if p)) or None
+
+    return {"text": g["finding"], "gold_paragraph_ids": pids(g["evidence"]),
+            "hypothesis_gold_paragraph_ids": pids(g["hypothesis"])}
+
+
 def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
     """One mechanical reason for a development miss (from the Document, the gold strings and the trace)."""
     from claimtrace.documents import load_document
@@ -168,12 +183,65 @@ def summarise(rows: list[dict[str, Any]], detect: bool) -> dict[str, Any]:
     return out
 
 
+def llm_calls(cache_dir: Path, traces: dict[str, Any]) -> dict[str, Any]:
+    """What the LLM run's ledger says about the answers behind the finished traces (their invocation ids): requests,
+    answers that were not valid JSON for the schema (first asks and re-asks), answers still invalid after the re-ask,
+    other failures, tokens and model time. An answer taken from the cache on a resumed run counts as a request."""
+    from claimtrace.llm.ledger import LEDGER_FILENAME, Ledger
+
+    path = cache_dir / LEDGER_FILENAME
+    ids = [i for d in traces.values() for t in d.get("traces") or [] for i in t.get("invocation_ids") or []]
+    if not path.is_file() or not ids:
+        return {"requests": 0}
+    ledger = Ledger(path)
+    invs = [inv for inv in (ledger.get(i) for i in ids) if inv is not None and inv.task == "extraction"]
+    ledger.close()
+    malformed = [i for i in invs if i.error is not None and i.error.kind in ("invalid_output", "length")]
+    reasks = [i for i in invs if i.reask_of]
+    flags: dict[str, int] = {}
+    for d in traces.values():
+        for t in d.get("traces") or []:
+            for f in t.get("flags") or []:
+                flags[f["code"]] = flags.get(f["code"], 0) + 1
+    return {"papers": len(traces), "requests": len(invs), "first_asks": len(invs) - len(reasks),
+            "malformed_answers": len(malformed),
+            "malformed_first_asks": sum(1 for i in malformed if not i.reask_of), "reasks": len(reasks),
+            "invalid_after_reask": sum(1 for i in malformed if i.reask_of),
+            "other_failures": sum(1 for i in invs if i.error is not None and i not in malformed),
+            "modes": sorted({i.mode for i in invs if i.mode}), "cached": sum(i.cached for i in invs),
+            "prompt_tokens": sum(i.prompt_tokens or 0 for i in invs if not i.cached),
+            "completion_tokens": sum(i.completion_tokens or 0 for i in invs if not i.cached),
+            "model_seconds": round(sum(i.latency_s for i in invs if not i.cached), 1), "trace_flags": flags}
+
+
+def drop_unreachable(path: Path) -> int:
+    """Take out of a kept LLM traces file the papers whose LLM could not be reached (connection errors, timeouts:
+    the server was down, not the model's answer), so that resuming asks again; the number taken out."""
+    keep, dropped = [], 0
+    for line in path.read_text().splitlines():
+        d = json.loads(line) if line.strip() else None
+        if d is None:
+            continue
+        msgs = [f.get("message") or "" for t in d.get("traces") or [] for f in t.get("flags") or [] if f["code"] == "llm_error"]
+        if any(m.startswith(("LLM connection", "LLM timeout")) for m in msgs):
+            dropped += 1
+            continue
+        keep.append(line)
+    if dropped:
+        path.write_text("".join(x + "\n" for x in keep))
+        print(f"{path}: {dropped} paper(s) whose LLM was unreachable taken out, to be asked again", file=sys.stderr)
+    return dropped
+
+
 def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = False, *, limit: int = 0,
-             llm_base_url: str | None = None, keep: Path | None = None) -> dict[str, Any]:
+             llm_base_url: str | None = None, keep: Path | None = None,
+             llm_settings: Path | None = None, score_only: bool = False) -> dict[str, Any]:
     """Build the manifest, run ``claimtrace extract --batch --offline``, score; both parts (the dev part only
     with ``dev_only``: development runs never touch the untouched papers). ``limit``: the first N dev papers only;
-    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one; ``keep``: the traces file
-    (an existing one is resumed: the slow local LLM)."""
+    ``llm_base_url``: the LLM extractor at that endpoint instead of the offline one (``llm_settings``: its settings
+    file; its cache and ledger live beside the traces, in ``<traces>.llm/``); ``keep``: the traces file (an
+    existing one is resumed: the slow local LLM); ``score_only``: score the papers the kept file has finished (a run
+    stopped before its end: n is what finished), running nothing."""
     ev = scorer()
     gold = ev.load_gold(str(GOLD))
     if dev_only or limit:
@@ -189,21 +257,38 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
             item: dict[str, Any] = {"id": str(i), "doc": str(DOCS / g["paper"])}
             if not detect:
                 item["findings"] = [g["finding"]]
+            if config == "oracle":  # the gold paragraphs of each stage, located in the Document
+                item["findings"] = [oracle_finding(g)]
             if config:
                 item["config"] = config
             fh.write(json.dumps(item) + "\n")
     out = keep or workdir / "traces.jsonl"
     if out.exists() and keep is None:
         out.unlink()
+    if out.exists() and llm_base_url and not score_only:
+        drop_unreachable(out)
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     how = ["--extractor", "llm", "--llm-base-url", llm_base_url] if llm_base_url else ["--offline"]
-    subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), *how],
-                   check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cache_dir = out.with_name(out.name + ".llm")
+    if llm_base_url:
+        env["CLAIMTRACE_CACHE_DIR"] = str(cache_dir)
+        if llm_settings:
+            how += ["--llm-settings", str(llm_settings)]
+    # oracle: a paper whose gold evidence sits in a table has no gold paragraph; its item fails (a miss), the run goes on
+    if not score_only:
+        subprocess.run(["claimtrace", "extract", "--batch", str(man), "--out", str(out), *how],
+                       check=config != "oracle", env=env, stdout=subprocess.DEVNULL,
+                       stderr=None if llm_base_url else subprocess.DEVNULL)
     traces = {}
     for line in out.read_text().splitlines():
         if line.strip():
             d = json.loads(line)
             traces[d["id"]] = d
+    if score_only:  # only the finished papers, and not those whose LLM was unreachable
+        traces = {k: d for k, d in traces.items() if not any(
+            (f.get("message") or "").startswith(("LLM connection", "LLM timeout"))
+            for t in d.get("traces") or [] for f in t.get("flags") or [] if f["code"] == "llm_error")}
+        gold = [g if str(i) in traces else {**g, "paper": None} for i, g in enumerate(gold)]
     rows = score_rows(ev, gold, traces, detect)
     dev = [r for r in rows if r["split"] == "dev"]
     if not config:  # the failure table of the development misses (default settings)
@@ -213,8 +298,10 @@ def run_once(config: str | None, detect: bool, workdir: Path, dev_only: bool = F
                 if r["finding_hit"] and not r[f"{stage}_hit"]:
                     r[f"{stage}_miss"] = miss_reason(stage, by_paper[r["paper"]], r)
     unt = [r for r in rows if r["split"] == "untouched"]
-    return {"dev": summarise(dev, detect), "untouched": summarise(unt, detect),
-            "dev_rows": dev}
+    res = {"dev": summarise(dev, detect), "untouched": summarise(unt, detect), "dev_rows": dev}
+    if llm_base_url:
+        res["llm"] = llm_calls(cache_dir, traces)
+    return res
 
 
 RESULTS = REPO / "bench" / "results"
@@ -271,8 +358,12 @@ def report_lines() -> list[str]:
         for part in ("untouched", "dev"):
             lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'finding_hit')} | {_fig(d[part], 'hypothesis_hit')} | "
                          f"{_fig(d[part], 'evidence_hit')} | `bench/results/{f}` |")
-    if (RESULTS / "traces_psychsci_presets.json").is_file():
-        pr = load("traces_psychsci_presets.json")["presets"]
+    preset_files = [f for f in [RESULTS / "traces_psychsci_presets.json", *sorted(RESULTS.glob("traces_psychsci_presets_*.json"))]
+                    if f.is_file()]
+    if preset_files:
+        pr: dict[str, Any] = {}
+        for pf in preset_files:  # one file per preset run (--presets NAME --out ...); a later file's preset wins
+            pr.update(load(pf.name)["presets"])
         lines += ["", "## Every context preset, finding given, offline", "",
                   "Ratio: the preset's hits over the default configuration's hits (this branch, same part).", "",
                   "| preset | part | hypothesis hit | evidence hit | hypothesis ratio | evidence ratio |",
@@ -288,11 +379,40 @@ def report_lines() -> list[str]:
                 lines.append(f"| {name} | {part} | {_fig(r[part], 'hypothesis_hit')} | {_fig(r[part], 'evidence_hit')} | "
                              f"{ratios[0]} | {ratios[1]} |")
         lines.append("")
-        lines.append("Result file: `bench/results/traces_psychsci_presets.json`; the rag-k10 and rag-k20 presets ran "
-                     "apart (`bench/results/traces_psychsci_presets_rag-k10.json`, "
-                     "`bench/results/traces_psychsci_presets_rag-k20.json`). The offline row of the first 20 "
+        lines.append("Under the rag presets each stage fuses the retrieval relevance with its own paragraph prior "
+                     "(hypothesis-likeness, evidence-likeness) before the cut to k (docs/extract.md). "
+                     "Result files: `bench/results/traces_psychsci_presets.json` (the full-text presets, whose context "
+                     "the priors do not touch), and one per preset run apart: "
+                     + ", ".join(f"`bench/results/{pf.name}`" for pf in preset_files[1:]) + ". The offline row of the first 20 "
                      "development papers, the ones the LLM rows are to run on (`--limit 20`): "
                      "`bench/results/traces_psychsci_20.json`.")
+    llm_files = sorted(RESULTS.glob("traces_psychsci_llm_*.json"))
+    if llm_files and (RESULTS / "traces_psychsci_20.json").is_file():
+        off = {r["paper"]: r for r in load("traces_psychsci_20.json")["dev_rows"]}
+        lines += ["", "## The LLM extractor with the local model, offline beside it (finding given)", "",
+                  "The first 20 development papers (`--limit 20`), LLM extractor at its default context (`rag-k10`), "
+                  "temperature 0, Qwen2.5-Coder-1.5B-Instruct Q4_K_M through `scripts/local-llm.sh`. A run that did not "
+                  "finish reports the papers it finished (n), and the offline row is taken on the same papers from "
+                  "`bench/results/traces_psychsci_20.json`. Malformed: answers that were not valid JSON for the "
+                  "stage's schema (each is re-asked once). Resume or finish a run with the same command (`--keep` file; "
+                  "`--score-only` scores what it has finished).", "",
+                  "| run | n | hypothesis hit | evidence hit | evidence checked | requests | malformed | structured mode |"
+                  " result file |", "|---|---|---|---|---|---|---|---|---|"]
+        for lf in llm_files:
+            d = load(lf.name)
+            rows = [r for r in d["dev_rows"] if r["paper"] in off and not r.get("error")]
+            if not rows:
+                continue
+            m = d.get("llm", {})
+            papers = {r["paper"] for r in rows}
+            for label, summ, extra in ((d["label"], summarise(rows, False),
+                                        (m.get("requests", 0), m.get("malformed_answers", 0), ", ".join(m.get("modes", [])),
+                                         lf.name)),
+                                       ("offline, same papers", summarise([off[p] for p in sorted(papers)], False),
+                                        ("—", "—", "—", "traces_psychsci_20.json"))):
+                lines.append(f"| {label} | {summ['n']} | {_fig(summ, 'hypothesis_hit')} | {_fig(summ, 'evidence_hit')} | "
+                             f"{_fig(summ, 'evidence_checked')} | {extra[0]} | {extra[1]} | {extra[2]} | "
+                             f"`bench/results/{extra[3]}` |")
     if (RESULTS / "traces_ei_guard.json").is_file():
         g = load("traces_ei_guard.json")
         lines += ["", "## Evidence Inference does not get worse", "",
@@ -327,6 +447,13 @@ def report_lines() -> list[str]:
                   f"start-up included), load average before {sp['loadavg_before'][0]:.2f}, other processes "
                   f"{sp['others_cores']:.2f} cores" + (" (LOADED: an upper bound, to be re-run quietly)" if sp["loaded"]
                                                        else "") + ". Result file: `bench/results/traces_speed.json`."]
+    if (RESULTS / "traces_speed_ab.json").is_file():
+        ab = load("traces_speed_ab.json")
+        r = ab["ratio_this_over_other"]
+        lines += ["", f"A/B on a loaded machine (`bench/traces_speed.py --ab {ab['other']} --rounds {ab['rounds']} "
+                  f"--papers {ab['papers']}`, interleaved, load average {ab['loadavg_before'][0]:.1f}): this tree over "
+                  f"the other, CPU seconds of the whole run {r['cpu']:.3f}, wall {r['wall']:.3f}. Result file: "
+                  "`bench/results/traces_speed_ab.json`."]
     lines += ["", "## Development misses after the work (finding given), one reason each", "",
               "Reasons are mechanical (`miss_reason`): the gold string located in the Document and compared with the "
               "trace. Untouched papers are not listed.", "", "| paper | hypothesis | evidence |", "|---|---|---|"]
@@ -357,11 +484,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="the first N dev papers only (the LLM rows)")
     ap.add_argument("--llm-base-url", help="run the LLM extractor at this endpoint (e.g. http://127.0.0.1:8090/v1)")
     ap.add_argument("--keep", help="the traces file to write and resume (the slow local LLM)")
+    ap.add_argument("--llm-settings", help="LLM settings file for --llm-base-url (e.g. bench/llm/local-schema.yaml)")
+    ap.add_argument("--score-only", action="store_true", help="with --keep: score the papers it has finished, run nothing")
     ap.add_argument("--report", action="store_true", help="only write docs/results/traces-psychsci.md")
     args = ap.parse_args()
     if args.report:
         report()
         return
+    if args.score_only and not args.keep:
+        print("error: --score-only needs --keep FILE", file=sys.stderr)
+        raise SystemExit(2)
     if not GOLD.is_file() or not EVAL.is_file():
         print(f"error: {GOLD} or {EVAL} is absent", file=sys.stderr)
         raise SystemExit(2)
@@ -387,7 +519,9 @@ def main() -> None:
             default = args.out or str(REPO / "bench" / "results" / "traces_psychsci_presets.json")
         else:
             r = run_once(args.config, args.detect, Path(tmp), args.dev_only, limit=args.limit,
-                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None)
+                         llm_base_url=args.llm_base_url, keep=Path(args.keep) if args.keep else None,
+                         llm_settings=Path(args.llm_settings) if args.llm_settings else None,
+                         score_only=args.score_only)
             result.update(detect=args.detect, config=args.config, limit=args.limit,
                           extractor="llm" if args.llm_base_url else "embedded", **r)
             print(json.dumps({"dev": r["dev"], "untouched": r["untouched"]}), file=sys.stderr)

@@ -36,20 +36,20 @@ def test_labels_follow_the_configuration(tmp_path: Path) -> None:
     folder = _retriever_folder(tmp_path, "my-retriever")
     opts = {"retriever": "bm25", "finetuned_model": str(folder)}
     hyp = _cfg(tmp_path, stages=["hypothesis"], extractor_options=opts)
-    assert context_description(hyp, "rag-k5", "embedded") == "bm25 top-5"
+    assert context_description(hyp, "rag-k5", "embedded") == "bm25 + hypothesis-likeness top-5"
     assert context_description(hyp, "finetuned-rerank", "embedded") == (
         "finetuned:my-retriever (hypothesis head) M=30 → hybrid-finetuned:my-retriever (hypothesis head) rescoring "
         "+ hypothesis-likeness → k=5")
     ev = _cfg(tmp_path, stages=["evidence"], extractor_options=opts)
     assert context_description(ev, "rag-rerank", "embedded") == (
-        "bm25 M=30 → finetuned:my-retriever (evidence head) rescoring → k=5")
+        "bm25 M=30 → finetuned:my-retriever (evidence head) rescoring + evidence-likeness → k=5")
     both = _cfg(tmp_path, extractor_options={**opts, "reranker": "cross-encoder:/models/ce-small"})
     assert context_description(both, "rag-rerank", "embedded") == (
         "stage 1: bm25 M=30 → cross-encoder:ce-small + hypothesis-likeness → k=5; "
-        "stage 2: bm25 M=30 → cross-encoder:ce-small → k=5")
+        "stage 2: bm25 M=30 → cross-encoder:ce-small + evidence-likeness → k=5")
     # the LLM extractor's rows use its own reranker
     llm = _cfg(tmp_path, stages=["evidence"], extractors=["embedded", "llm"], extractor_options=opts)
-    assert context_description(llm, "rag-rerank", "llm") == "bm25 M=30 → RankGPT (LLM) → k=5"
+    assert context_description(llm, "rag-rerank", "llm") == "bm25 M=30 → RankGPT (LLM) + evidence-likeness → k=5"
     assert "finetuned (evidence head)" not in context_description(hyp, "finetuned-rerank", "embedded")
     # the label is built from the specs the runner's selector resolves, not from the YAML's words
     sel = context_selector(ev, "embedded")

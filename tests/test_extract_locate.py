@@ -38,3 +38,14 @@ def test_fuzzy_quote_spanning_two_sentences_with_typos() -> None:
 def test_invented_quote_is_not_located() -> None:
     assert locate_quote(DOC, "Hydrotherapy cured rheumatoid arthritis in all patients within one week (p < 0.0001).") is None
     assert locate_quote(DOC, "p < 0.001") is None  # too short to place
+
+
+def test_normalise_fast_path_is_the_per_character_normalisation() -> None:
+    from claimtrace.extract.locate import normalise, normalise_with_map
+
+    tricky = ["ΑΣ ΟΔΟΣ: final sigma", "e\u0301te\u0301 (combining accents)", "\ufb01nal \u201cquoted\u201d \u2014 x\u00a0 y",
+              "\u00a8a spacing diaeresis", "\u0130stanbul", "  lead\ttab\n end  ", "x\u2212y = \u00bd", "\u2026 and\u2009thin"]
+    texts = tricky + [s.text for s in DOC.sentences("body")] + [p.text for p in DOC.paragraphs]
+    for t in texts:
+        assert normalise(t) == normalise_with_map(t)[0], t
+    assert normalise("  A\u2013B  \u2019x\u2019 ") == "a-b 'x'"

@@ -24,7 +24,7 @@ def _doc():  # type: ignore[no-untyped-def]
 
 def test_rag_rerank_reads_five_of_the_hybrid_top30_in_reranker_order() -> None:
     doc = _doc()
-    sel = ContextSelector(reranker_spec="dense")
+    sel = ContextSelector(reranker_spec="dense", evidence_prior=False)  # the reranker's own order (no stage prior)
     got = sel.paragraphs(doc, QUERY, get_preset("rag-rerank"))
     top30 = sel.paragraphs(doc, QUERY, get_preset("rag-k20"))  # hybrid ranking (first 20 of the 30)
     assert got is not None and top30 is not None

@@ -344,3 +344,34 @@ def test_a_cached_answer_is_not_served_for_another_schema(tmp_path: Path) -> Non
         assert len(chats) == 2
         sent = chats[1].response_format
         assert sent is not None and "the p-value as written" in str(sent)
+
+
+def test_fixed_structured_mode_is_used_alone(tmp_path: Path) -> None:
+    # structured: prompt (the unconstrained baseline): no response_format at all, the schema in the system prompt,
+    # even on a server that would take json_schema; nothing negotiated, nothing remembered
+    with FaultServer() as srv, client_for(srv.url, tmp_path, structured="prompt") as client:
+        assert ask(client).ok
+        (req,) = srv.chat_requests
+        assert req.response_format is None and "JSON schema" in req.messages[0]["content"]
+        assert MODE_MEMORY.get(srv.url.rstrip("/"), "fake-model") is None
+    # structured: json_object_schema against a llama.cpp-like server: no rejected json_schema request first
+    with FaultServer(reject_json_schema=True) as srv, client_for(srv.url, tmp_path / "b", structured="json_object_schema") as client:
+        assert ask(client).ok
+        assert [(r.status, (r.response_format or {}).get("type")) for r in srv.chat_requests] == [(200, "json_object")]
+        assert "schema" in (srv.chat_requests[0].response_format or {})
+    # a fixed mode the server rejects is a typed failure, not a silent fallback
+    with FaultServer(reject_json_schema=True) as srv, client_for(srv.url, tmp_path / "c", structured="json_schema") as client:
+        res = ask(client)
+        assert not res.ok and res.error is not None and res.error.kind == "rejected"
+        assert len(srv.chat_requests) == 1
+
+
+def test_structured_setting_per_task_and_from_a_file(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text("llm:\n  structured: prompt\n  tasks:\n    extraction: {structured: json_object_schema}\n")
+    s = load_settings(base_url="http://127.0.0.1:9/v1", settings_file=f, env={})
+    assert s.for_task("default").structured == "prompt"
+    assert s.for_task("extraction").structured == "json_object_schema"
+    f.write_text("llm:\n  structured: grammar\n")
+    with pytest.raises(Exception, match="structured"):
+        load_settings(base_url="http://127.0.0.1:9/v1", settings_file=f, env={})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import BaseModel
@@ -41,8 +42,8 @@ def proxy(local_llm: str) -> Iterator[FaultServer]:
 
 def client_for(url: str, cache_dir: Path, **kw: object) -> LLMClient:
     """A client on the real model with an isolated environment (no model name: the server's own)."""
-    settings = load_settings(base_url=url, cache_dir=cache_dir, env={}, timeout=300.0, max_retries=1,
-                             max_tokens=96, **kw)
+    opts: dict[str, Any] = {"timeout": 300.0, "max_retries": 1, "max_tokens": 96, **kw}
+    settings = load_settings(base_url=url, cache_dir=cache_dir, env={}, **opts)
     return LLMClient(settings)
 
 
@@ -119,3 +120,35 @@ def test_in_process_llama_cpp_backend(local_llm: str, tmp_path: Path) -> None:
         res = client.structured("statistic_fields", {"sentence": SENTENCES[1][0]}, StatFields)
         assert res.ok, res.error
         assert res.value is not None and (res.value.df, res.value.statistic, res.value.p) == ("23", "3.12", ".005")
+
+
+def test_llm_extractor_answers_are_schema_constrained(proxy: FaultServer, tmp_path: Path) -> None:
+    # the LLM extractor on a real paper through the real model; oracle context (one paragraph per stage) keeps
+    # the prompts short. Every request that reached the model asked llama.cpp to constrain the answer to the
+    # stage's JSON schema, and every answer parsed: no re-ask, no llm_error, a located quote or a flag saying why not
+    from claimtrace.documents import load_document
+    from claimtrace.extract.llm_extractor import LLMExtractor
+    from claimtrace.extract.pipeline import FindingInput, extract_traces
+    from conftest import SAMPLE
+
+    doc = load_document(SAMPLE)
+    aim = doc.paragraphs[2]
+    result = next(p for p in doc.paragraphs if any(s.text.startswith("Significantly more patients") for s in p.sentences))
+    finding = FindingInput(text="Hydrotherapy patients felt much better more often than land-based exercise patients.",
+                           gold_paragraph_ids=[result.id], hypothesis_gold_paragraph_ids=[aim.id])
+    # a shared 2-core machine reads a 700-token prompt in minutes: a long timeout
+    with client_for(proxy.url, tmp_path, max_tokens=256, timeout=1200.0) as client:
+        tr = extract_traces(doc, [finding], extractor=LLMExtractor(client), config="oracle")[0]
+        invs = [get_invocation(i, cache_dir=tmp_path) for i in tr.invocation_ids]
+    chats = [r for r in proxy.chat_requests if r.status == 200]
+    assert len(chats) == 2 and len(invs) == 2  # one answer per stage, none re-asked
+    for r in chats:
+        fmt = r.response_format or {}
+        assert fmt.get("type") == "json_object" and set(fmt["schema"]["required"]) == {"found", "quote"}
+    assert all(i is not None and i.error is None and i.mode == "json_object_schema" for i in invs)
+    assert not [f for f in tr.flags if f.code == "llm_error"]
+    for span, par, stage in ((tr.hypothesis, aim, "hypothesis"), (tr.evidence, result, "evidence")):
+        if span is None:  # the model said found = false, or quoted something not in the paper: flagged
+            assert any(f.stage == stage and f.code in ("quote_not_found", f"no_{stage}") for f in tr.flags)
+        else:
+            assert span.paragraph_ids == [par.id] and doc.body_text[span.start:span.end] == span.text

@@ -9,9 +9,12 @@ import numpy as np
 from claimtrace.documents import load_document
 from claimtrace.extract.config import get_preset
 from claimtrace.extract.context import (
+    W_EV_RESULTS,
+    W_EV_STAT,
     W_STAGE1_RELEVANCE,
     ContextSelector,
     HypothesisReranker,
+    paragraph_evidence_likeness,
     paragraph_hypothesis_likeness,
 )
 from claimtrace.extract.embedded import EmbeddedExtractor
@@ -67,16 +70,43 @@ def test_stage1_context_holds_the_full_text_choice_where_the_head_alone_misses_i
         assert full is not None and rag is not None and (rag.start, rag.end) == (full.start, full.end)
 
 
-def test_stage2_is_untouched_by_the_hypothesis_prior() -> None:
+def test_each_stage_has_its_own_prior_and_top_k_keeps_k() -> None:
     doc = load_document(TDCS)
     finding = _finding(doc, "RESULTS")
-    cfg = get_preset("rag-rerank")
-    assert ContextSelector().paragraphs(doc, finding, cfg) == \
-        ContextSelector(hypothesis_prior=False).paragraphs(doc, finding, cfg)
-    # plain top-k (no reranker) is not changed either
+    for name in ("rag-rerank", "rag-k5"):
+        cfg = get_preset(name)
+        # stage 2 does not read the hypothesis prior, stage 1 does not read the evidence prior
+        assert ContextSelector().paragraphs(doc, finding, cfg) == \
+            ContextSelector(hypothesis_prior=False).paragraphs(doc, finding, cfg)
+        assert ContextSelector().paragraphs(doc, finding, cfg, task="hypothesis") == \
+            ContextSelector(evidence_prior=False).paragraphs(doc, finding, cfg, task="hypothesis")
+    # top-k with a prior: the retriever ranks every paragraph, the prior joins, exactly k are kept
     k5 = get_preset("rag-k5")
-    assert ContextSelector().paragraphs(doc, finding, k5, task="hypothesis") == \
-        ContextSelector(hypothesis_prior=False).paragraphs(doc, finding, k5, task="hypothesis")
+    for task in ("hypothesis", "evidence"):
+        fused = ContextSelector().paragraphs(doc, finding, k5, task=task)
+        alone = ContextSelector(hypothesis_prior=False, evidence_prior=False).paragraphs(doc, finding, k5, task=task)
+        assert fused is not None and alone is not None and len(fused) == len(alone) == 5
+    # stage 2's prior lifts the paragraphs that report a checked test in the Results
+    ev = paragraph_evidence_likeness(doc, finding)
+    fused = ContextSelector().paragraphs(doc, finding, k5, task="evidence")
+    alone = ContextSelector(evidence_prior=False).paragraphs(doc, finding, k5, task="evidence")
+    assert fused is not None and alone is not None
+    assert sum(ev[p] for p in fused) > sum(ev[p] for p in alone)
+    kinds = {p.id: p.section_kind for p in doc.paragraphs}
+    assert kinds[max(ev, key=ev.__getitem__)] == "results"
+
+
+def test_evidence_likeness_is_statistics_results_and_the_findings_study() -> None:
+    doc = load_document(HYDRO)
+    finding = _finding(doc, "RESULTS")
+    ev = paragraph_evidence_likeness(doc, finding)
+    assert set(ev) == {p.id for p in doc.paragraphs}
+    for p in doc.paragraphs:
+        if p.section_kind == "introduction":
+            assert ev[p.id] <= W_EV_STAT  # statistics at most: not a Results paragraph
+    best = max(ev, key=ev.__getitem__)
+    kinds = {p.id: p.section_kind for p in doc.paragraphs}
+    assert kinds[best] == "results" and ev[best] >= W_EV_STAT / 2 + W_EV_RESULTS
 
 
 def test_fused_score_is_relevance_minmax_plus_likeness() -> None:

@@ -80,6 +80,10 @@ KNOWN_TASKS = ("default", "extraction", "rerank", "graph", "conclusion", "cluste
 DEFAULT_MAX_UPLOAD = 20 * 1024 * 1024
 
 BackendKind = Literal["openai", "llama_cpp"]
+#: how a backend asks for structured output: ``auto`` negotiates (OpenAI's ``json_schema``, then llama.cpp's
+#: ``json_object`` + ``schema``, then JSON mode, then the schema in the prompt); any other value uses that one
+#: mode only (``prompt``: the schema in the system prompt, nothing enforced; the unconstrained baseline)
+StructuredSetting = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
 Units = Literal["paragraph", "sentence", "table-row"]
 Task = Literal["evidence", "hypothesis"]
 Similarity = Literal["bm25", "dense", "hybrid"]
@@ -120,6 +124,7 @@ class TaskOverride(BaseModel):
     temperature: float | None = None
     seed: int | None = None
     max_tokens: int | None = None
+    structured: StructuredSetting | None = None
 
 
 class EndpointConfig(BaseModel):
@@ -141,6 +146,7 @@ class EndpointConfig(BaseModel):
     backoff_max: float
     n_ctx: int
     n_threads: int | None
+    structured: StructuredSetting = "auto"
 
     @property
     def endpoint(self) -> str:
@@ -168,6 +174,10 @@ class LLMSettings(BaseModel):
     temperature: float = 0.0
     seed: int | None = 0
     max_tokens: int = 1024
+    structured: StructuredSetting = Field(
+        "auto", description="structured output: 'auto' (negotiate the strongest the server accepts) or one fixed "
+        "mode: json_schema, json_object_schema (llama.cpp), json_object, prompt (schema in the prompt only)"
+    )
     max_retries: int = 4
     backoff_base: float = 0.5
     backoff_max: float = 30.0
@@ -228,6 +238,7 @@ class LLMSettings(BaseModel):
             backoff_max=self.backoff_max,
             n_ctx=self.n_ctx,
             n_threads=self.n_threads,
+            structured=ov.structured or self.structured,
         )
 
     def api_key_missing(self, task: str = "default") -> str | None:

@@ -18,8 +18,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from claimtrace.checks import CheckContext, CheckOptions, run_checks
-from claimtrace.conclude.pipeline import conclude
 from claimtrace.corpus.schema import STEP_TABLE, STEPS, checks_row, statistics_row
 from claimtrace.documents import ReaderSettings, load_document
 from claimtrace.documents.builder import content_hash
@@ -99,7 +97,9 @@ def step_keys(settings: RunSettings, item: CorpusItem | None = None) -> dict[str
             "conclusions": _h("conclusions", STEP_VERSIONS["conclusions"], parse, settings.conclude_method,
                               item.question() if item else None,
                               settings.llm_model if settings.conclude_method != "offline" else None),
-            "checks": _h("checks", STEP_VERSIONS["checks"], parse, settings.alpha, _check_ids())}
+            }
+    if "checks" in settings.steps:  # only then import the checks (a traces run starts faster without them)
+        keys["checks"] = _h("checks", STEP_VERSIONS["checks"], parse, settings.alpha, _check_ids())
     return {s: keys[s] for s in settings.steps}
 
 
@@ -232,6 +232,8 @@ class Worker:
         return self._stats_of[1]
 
     def _checks(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
+        from claimtrace.checks import CheckContext, CheckOptions, run_checks
+
         ctx = CheckContext(document=doc, stats=self._analyzed(doc), options=CheckOptions(alpha=self.settings.alpha))
         return [checks_row(i, r.model_dump(mode="json")) for i, r in enumerate(run_checks(ctx))]
 
@@ -287,6 +289,9 @@ class Worker:
                 for i, e in enumerate(graph.edges)]
 
     def _conclusions(self, doc: Any, task: PaperTask) -> list[dict[str, Any]]:
+        # imported here: scipy and the numbers layer are slow to load, and a traces run needs neither
+        from claimtrace.conclude.pipeline import conclude
+
         q = task.item.question()
         if q is None:
             return []  # no question for this paper in the manifest: nothing to conclude

@@ -63,6 +63,36 @@ class HypothesisReranker:
         return [ranked[i].model_copy(update={"rank": r, "score": float(fused[i])}) for r, i in enumerate(order, 1)]
 
 
+#: stage 1's bonus for a paragraph of the paper's introduction by position (before the first Methods or Results
+#: paragraph): Psychological Science introductions often carry no heading, so the section prior misses them, and
+#: the aim paragraphs of the Methods outrank the prediction (dev, rag-k5 hypothesis hits: 25 of the full text's 28
+#: without the bonus)
+W_INTRO_POSITION = 0.3
+
+#: stage 2's paragraph prior (``paragraph_evidence_likeness``): a paragraph holding a result the statistics engine
+#: checks (a parsed one counts half), in a Results section, in the finding's own study's Results
+W_EV_STAT, W_EV_RESULTS, W_EV_OWN_STUDY = 0.5, 0.3, 0.3
+
+
+def paragraph_evidence_likeness(doc: Document, finding: str) -> dict[str, float]:
+    """Per body paragraph id: how much it reads like the place of a finding's test (stage 2's prior): its best
+    sentence's statistics-engine level (checked 1, parsed 0.5) times ``W_EV_STAT``, plus ``W_EV_RESULTS`` in a
+    Results section, plus ``W_EV_OWN_STUDY`` in the Results of the study the finding names (else the first)."""
+    from claimtrace.documents.studies import studies
+    from claimtrace.extract.statistics import sentence_statistics
+    from claimtrace.extract.trace_ranker import finding_study, same_study
+
+    levels = sentence_statistics(doc)
+    ref = finding_study(finding, studies(doc))
+    out: dict[str, float] = {}
+    for p in doc.paragraphs:
+        level = max((levels.get(s.id, 0) for s in p.sentences), default=0)
+        results = p.section_kind == "results"
+        out[p.id] = (W_EV_STAT * level / 2 + W_EV_RESULTS * results
+                     + W_EV_OWN_STUDY * (results and ref is not None and same_study(p.study, ref)))
+    return out
+
+
 def paragraph_hypothesis_likeness(doc: Document) -> dict[str, float]:
     """Per body paragraph id: its best sentence's hypothesis-likeness."""
     from claimtrace.extract.hypothesis_classifier import hypothesis_likeness
@@ -108,8 +138,11 @@ class ContextSelector:
     retriever_spec: str = "hybrid"
     reranker_spec: str | None = None
     finetuned_dir: str | None = None
-    #: stage 1 (``task="hypothesis"``) reranks with ``HypothesisReranker`` around the reranker; False: the reranker alone
+    #: stage 1 (``task="hypothesis"``) ranks with ``HypothesisReranker`` around the reranker (top-k: around the
+    #: retriever's ranking of every paragraph); False: the retriever / reranker alone
     hypothesis_prior: bool = True
+    #: stage 2 likewise, with ``paragraph_evidence_likeness`` as the prior; False: the retriever / reranker alone
+    evidence_prior: bool = True
     llm_client: Any = None  # the LLM client RankGPT uses (``llm`` reranker); None: the configured default
     _cache: dict[tuple[str, str], tuple[list[Any], Any, Any]] = field(default_factory=dict)
     #: the selections made for the current document (an extractor and the experiment's diagnostics ask
@@ -119,6 +152,7 @@ class ContextSelector:
     _rerankers: dict[str, Any] = field(default_factory=dict)
     _invocations: dict[tuple[str, str, str, str], list[str]] = field(default_factory=dict)
     _likeness: tuple[str, dict[str, float]] | None = None
+    _ev_likeness: tuple[str, str, dict[str, float]] | None = None
     #: LLM ledger invocation ids of the reranking behind the latest ``paragraphs`` answer (RankGPT), for the trace
     last_invocation_ids: list[str] = field(default_factory=list)
 
@@ -171,6 +205,8 @@ class ContextSelector:
             if bad:
                 raise ClaimtraceError(f"oracle: unknown paragraph ids {bad[:5]}")
             return list(dict.fromkeys(ids))
+        from claimtrace.retrieval.base import search
+        from claimtrace.retrieval.rerank import NoReranker
         from claimtrace.retrieval.selectors import PRESETS, select
 
         retriever_spec = self.retriever_for(config)
@@ -178,21 +214,41 @@ class ContextSelector:
         if not units:
             return []
         spec = self.reranker_for(config)
-        fuse = bool(spec) and task == "hypothesis" and self.hypothesis_prior
-        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec}{' + hypothesis prior' if fuse else ''} ({task})")
+        sel = PRESETS[config.selector]
+        fuse = sel.preset in ("topk", "rerank") and (self.hypothesis_prior if task == "hypothesis" else self.evidence_prior)
+        key = (doc.id, query, config.selector, f"{retriever_spec} -> {spec}{f' + {task} prior' if fuse else ''} ({task})")
         if key not in self._selected:
             for k in [k for k in self._selected if k[0] != doc.id]:  # one document at a time
                 del self._selected[k]
             reranker = self._get_reranker(spec, task) if spec else None
             if fuse:
-                if self._likeness is None or self._likeness[0] != doc.id:
-                    self._likeness = (doc.id, paragraph_hypothesis_likeness(doc))
-                reranker = HypothesisReranker(reranker, self._likeness[1])
-            hits = select(PRESETS[config.selector], units, query, retriever=retriever, reranker=reranker, index=index)
+                reranker = HypothesisReranker(reranker or NoReranker(), self._prior(doc, query, task))
+            if reranker is not None and fuse and sel.preset == "topk":
+                # top-k with the stage's prior: the retriever ranks every paragraph, the prior joins, k are kept
+                hits = reranker.rerank(query, search(retriever, units, query, len(units), index), sel.k)
+            else:
+                hits = select(sel, units, query, retriever=retriever, reranker=reranker, index=index)
             self._selected[key] = [h.unit_id for h in hits]
             self._invocations[key] = list(getattr(reranker, "last_invocation_ids", []) or [])
         self.last_invocation_ids = list(self._invocations.get(key, []))
         return list(self._selected[key])
+
+    def _prior(self, doc: Document, query: str, task: str) -> dict[str, float]:
+        """The stage's paragraph prior: hypothesis-likeness plus ``W_INTRO_POSITION`` before the paper's first
+        Methods or Results paragraph (stage 1), or evidence-likeness for the finding (the composite query's first
+        line, stage 2); computed once per document (and finding)."""
+        if task == "hypothesis":
+            if self._likeness is None or self._likeness[0] != doc.id:
+                like = paragraph_hypothesis_likeness(doc)
+                first = next((i for i, p in enumerate(doc.paragraphs) if p.section_kind in ("methods", "results")),
+                             len(doc.paragraphs))
+                self._likeness = (doc.id, {p.id: like[p.id] + W_INTRO_POSITION * (i < first)
+                                           for i, p in enumerate(doc.paragraphs)})
+            return self._likeness[1]
+        finding = query.split("\n", 1)[0]
+        if self._ev_likeness is None or self._ev_likeness[:2] != (doc.id, finding):
+            self._ev_likeness = (doc.id, finding, paragraph_evidence_likeness(doc, finding))
+        return self._ev_likeness[2]
 
     def _get_reranker(self, spec: str, task: str = "evidence") -> Any:
         key = f"{spec} ({task})"

@@ -65,7 +65,15 @@ def normalise_with_map(text: str) -> tuple[str, list[int]]:
 
 
 def normalise(text: str) -> str:
-    """The normalised form of a text (see ``normalise_with_map``)."""
+    """The normalised form of a text (see ``normalise_with_map``), without the offset map.
+
+    Fast path, the same string: once quotes and dashes are unified, a text that is already in NFKC (every
+    character is then its own NFKC form) and has no capital sigma (whose lower case depends on its neighbours)
+    normalises character by character exactly as the whole string does; the per-character loop is kept for
+    the rest."""
+    t = _DASH.sub("-", text.translate(_QUOTES))
+    if t.isascii() or ("\u03a3" not in t and unicodedata.is_normalized("NFKC", t)):
+        return " ".join(t.lower().split())
     return normalise_with_map(text)[0]
 
 

@@ -10,7 +10,8 @@ server: anything that speaks ``/v1/chat/completions``. It negotiates structured 
 
 A request whose ``response_format`` the server rejects (HTTP 400/422, or llama.cpp's HTTP 500 "only
 'text' or 'json_object' allowed") is not retried: the next mode is tried and the mode that works is
-remembered per endpoint and model. Retryable failures (429, 5xx, timeouts, connection errors) are
+remembered per endpoint and model. A configured ``structured`` mode other than ``auto`` is used alone, with
+no negotiation (``prompt``: the unconstrained baseline the benchmarks compare against). Retryable failures (429, 5xx, timeouts, connection errors) are
 retried with exponential backoff and jitter, honouring Retry-After, at most ``max_retries`` times.
 """
 
@@ -223,6 +224,8 @@ class OpenAIBackend:
         model = self.model or ""
         if request.schema is None:
             return self._with_retry(request, None, model)
+        if self.config.structured != "auto":
+            return self._with_retry(request, self.config.structured, model)
         mode = self._modes.get(self.endpoint, model) or MODE_LADDER[0]
         while True:
             try:

@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from claimtrace.errors import InputError, MissingExtraError
-from claimtrace.llm.backend import BackendError, ChatRequest, ChatResponse
+from claimtrace.llm.backend import (
+    SCHEMA_IN_PROMPT_MODES,
+    BackendError,
+    ChatRequest,
+    ChatResponse,
+    StructuredMode,
+    with_schema_instruction,
+)
 from claimtrace.llm.settings import EndpointConfig
 
 
@@ -63,15 +70,26 @@ class LlamaCppBackend:
 
     def complete(self, request: ChatRequest) -> ChatResponse:
         """One chat completion (one at a time: a llama.cpp context is not thread-safe)."""
+        structured = self.config.structured
+        mode: StructuredMode | None = None
+        messages = request.messages
+        if request.schema is not None:
+            # a grammar from the JSON schema unless the settings ask for a weaker mode (the baseline)
+            mode = "json_object" if structured == "json_object" else "prompt" if structured == "prompt" \
+                else "json_object_schema"
+            if mode in SCHEMA_IN_PROMPT_MODES:
+                messages = with_schema_instruction(messages, request.schema)
         kwargs: dict[str, Any] = {
-            "messages": request.messages,
+            "messages": messages,
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
         }
         if request.seed is not None:
             kwargs["seed"] = request.seed
-        if request.schema is not None:
+        if mode == "json_object_schema":
             kwargs["response_format"] = {"type": "json_object", "schema": request.schema}
+        elif mode == "json_object":
+            kwargs["response_format"] = {"type": "json_object"}
         t0 = time.perf_counter()
         try:
             with self._lock:
@@ -86,7 +104,7 @@ class LlamaCppBackend:
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             finish_reason=choice.get("finish_reason"),
-            mode="json_object_schema" if request.schema is not None else None,
+            mode=mode,
             latency_s=time.perf_counter() - t0,
             raw=dict(out),
         )

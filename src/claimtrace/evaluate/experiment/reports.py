@@ -56,11 +56,11 @@ def spec_label(spec: str, task: str, *, reranker: bool = False) -> str:
 def _stage_context(selector: ContextSelector, c: ContextConfig, task: str) -> str:
     retr = spec_label(selector.retriever_for(c), task)
     spec = selector.reranker_for(c)
-    if not spec:
-        return f"{retr} top-{c.k}"
-    rr = spec_label(spec, task, reranker=True)
-    if task == "hypothesis" and selector.hypothesis_prior:
-        rr += " + hypothesis-likeness"  # stage 1 wraps the reranker in HypothesisReranker
+    prior = selector.hypothesis_prior if task == "hypothesis" else selector.evidence_prior
+    like = f" + {'hypothesis' if task == 'hypothesis' else 'evidence'}-likeness" if prior else ""
+    if not spec:  # each stage fuses the relevance with its paragraph prior (HypothesisReranker) before the cut
+        return f"{retr}{like} top-{c.k}"
+    rr = spec_label(spec, task, reranker=True) + like
     return f"{retr} M={c.candidates} → {rr} → k={c.k}"
 
 
