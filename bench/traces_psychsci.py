@@ -132,9 +132,9 @@ def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
     found = [f for f in found if f[0] is not None]
     if not found:
         return "the gold string is not in the Document's body (a table, or the reader splits it otherwise)"
-    gpid, gsids = str(found[0][0]), found[0][1]
+    gpid = str(found[0][0])
     par = {p.id: p for p in doc.paragraphs}
-    if gpid in pred_pids:
+    if any(str(f[0]) in pred_pids for f in found):
         return "right paragraph, another sentence"
     gstudy, pstudy = par[gpid].study, par[pred_pids[0]].study if pred_pids and pred_pids[0] in par else None
     if gstudy != pstudy and pstudy not in (None, "general"):
@@ -148,7 +148,8 @@ def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
             return "an aim or background sentence was chosen over the prediction"
         return "another prediction of the paper (a different one of its hypotheses)"
     levels = sentence_statistics(doc)
-    if not any(levels.get(sid, 0) for sid in gsids):
+    # every gold string counts: the gold states the result without a statistic only when none of them carries one
+    if not any(levels.get(sid, 0) for f in found for sid in f[1]):
         return "the gold states the result without a test statistic; a sentence with one was chosen"
     for rx, what in ((BALANCE, "a balance/baseline check"), (MANIPULATION, "a manipulation check"),
                      (FOLLOW_UP, "a follow-up test"), (DESCRIPTIVE, "descriptives")):

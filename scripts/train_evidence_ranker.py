@@ -112,8 +112,21 @@ def collect(traces: list[dict[str, Any]], cache: Path | None) -> list[dict[str, 
             if cache:
                 with cache.open("wb") as fh:
                     pickle.dump(store, fh)
-        out.append(store[k])
+        out.append(recandidate(store[k]))
     return out
+
+
+def recandidate(r: dict[str, Any]) -> dict[str, Any]:
+    """A collected trace with its candidate mask recomputed by today's rules (``embedded.evidence_candidates`` and
+    ``evidence_ranker.word_results``): a change of the candidate rules needs no re-run of the extractor."""
+    from claimtrace.extract.embedded import MIN_EVIDENCE_STRENGTH, evidence_candidates
+    from claimtrace.extract.evidence_ranker import evidence_study, word_results
+
+    word = word_results(r["texts"], r["pid"], r["kind"], r["is_table"], r["engine"], r["stat"],
+                        MIN_EVIDENCE_STRENGTH) if r["social"] else None
+    cand, _ = evidence_candidates(r["allowed"], r["stat"], r["is_table"], r["engine"], r["study"], r["kind"],
+                                  evidence_study(r["finding"], r["studies"]), r["social"], word=word)
+    return {**r, "cand": cand}
 
 
 def all_features(r: dict[str, Any]) -> np.ndarray:
