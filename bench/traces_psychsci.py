@@ -304,8 +304,13 @@ def report_lines() -> list[str]:
                   "| ranker | evidence hit, all folds | of which dev-part gold traces |", "|---|---|---|",
                   f"| hand-set score | {_share_ci(hs['hits'], hs['n'])} | {hs['gold_dev_hits']}/{ch['gold_dev_n']} |",
                   f"| learned, lambda {cv['lambda']} | {_share_ci(ch['hits'], ch['n'])} | "
-                  f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", "",
-                  "Result file: `bench/results/evidence_ranker_cv.json`."]
+                  f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", ""]
+        if "candidate_ceiling" in cv:
+            cc = cv["candidate_ceiling"]
+            lines += [f"Candidate ceiling (traces where at least one stage-2 candidate is a correct evidence sentence, "
+                      f"results stated in words included): {_share_ci(cc['traces_with_a_correct_candidate'], cc['n'])}.",
+                      ""]
+        lines += ["Result file: `bench/results/evidence_ranker_cv.json`."]
     if (RESULTS / "traces_speed.json").is_file():
         sp = load("traces_speed.json")
         lines += ["", "## Speed", "",

@@ -249,6 +249,8 @@ def main() -> None:
            "lambda": lam, "cv_by_lambda": {str(k): v for k, v in cv.items()},
            "chosen": {"hits": sum(cvh), "n": len(cvh), "gold_dev_hits": sum(h for h, g in zip(cvh, gold, strict=True) if g),
                       "gold_dev_n": sum(gold)},
+           "candidate_ceiling": {"traces_with_a_correct_candidate": sum(bool(y.any()) for _, y in data),
+                                 "n": len(data)},
            "hand_set": {"hits": sum(hand), "n": len(hand),
                         "gold_dev_hits": sum(h for h, g in zip(hand, gold, strict=True) if g)},
            "provenance": run.finish()}
