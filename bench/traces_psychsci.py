@@ -318,6 +318,15 @@ def report_lines() -> list[str]:
                   f"start-up included), load average before {sp['loadavg_before'][0]:.2f}, other processes "
                   f"{sp['others_cores']:.2f} cores" + (" (LOADED: an upper bound, to be re-run quietly)" if sp["loaded"]
                                                        else "") + ". Result file: `bench/results/traces_speed.json`."]
+    if (RESULTS / "traces_evidence_speed.json").is_file():
+        es = load("traces_evidence_speed.json")
+        m = es["provenance"]["machine"]
+        lines += ["", f"Inside the trace (`bench/traces_evidence_speed.py`, {es['papers']} gold papers, one process, the "
+                  f"Document read): the results stated in words cost {es['word_results']['median_s']:.3f} s per paper "
+                  f"(median) of a trace of {es['trace']['median_s']:.3f} s, load average at start "
+                  f"{m['load_average_at_start'][0]:.2f} on {m['cores']} cores"
+                  + (" (LOADED: upper bounds)" if m.get("loaded") else "")
+                  + ". Result file: `bench/results/traces_evidence_speed.json`."]
     lines += ["", "## Development misses after the work (finding given), one reason each", "",
               "Reasons are mechanical (`miss_reason`): the gold string located in the Document and compared with the "
               "trace. Untouched papers are not listed.", "", "| paper | hypothesis | evidence |", "|---|---|---|"]
