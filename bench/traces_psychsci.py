@@ -147,9 +147,9 @@ def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
     found = [f for f in found if f[0] is not None]
     if not found:
         return "the gold string is not in the Document's body (a table, or the reader splits it otherwise)"
-    gpid, gsids = str(found[0][0]), found[0][1]
+    gpid = str(found[0][0])
     par = {p.id: p for p in doc.paragraphs}
-    if gpid in pred_pids:
+    if any(str(f[0]) in pred_pids for f in found):
         return "right paragraph, another sentence"
     gstudy, pstudy = par[gpid].study, par[pred_pids[0]].study if pred_pids and pred_pids[0] in par else None
     if gstudy != pstudy and pstudy not in (None, "general"):
@@ -163,7 +163,8 @@ def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
             return "an aim or background sentence was chosen over the prediction"
         return "another prediction of the paper (a different one of its hypotheses)"
     levels = sentence_statistics(doc)
-    if not any(levels.get(sid, 0) for sid in gsids):
+    # every gold string counts: the gold states the result without a statistic only when none of them carries one
+    if not any(levels.get(sid, 0) for f in found for sid in f[1]):
         return "the gold states the result without a test statistic; a sentence with one was chosen"
     for rx, what in ((BALANCE, "a balance/baseline check"), (MANIPULATION, "a manipulation check"),
                      (FOLLOW_UP, "a follow-up test"), (DESCRIPTIVE, "descriptives")):
@@ -438,8 +439,13 @@ def report_lines() -> list[str]:
                   "| ranker | evidence hit, all folds | of which dev-part gold traces |", "|---|---|---|",
                   f"| hand-set score | {_share_ci(hs['hits'], hs['n'])} | {hs['gold_dev_hits']}/{ch['gold_dev_n']} |",
                   f"| learned, lambda {cv['lambda']} | {_share_ci(ch['hits'], ch['n'])} | "
-                  f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", "",
-                  "Result file: `bench/results/evidence_ranker_cv.json`."]
+                  f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", ""]
+        if "candidate_ceiling" in cv:
+            cc = cv["candidate_ceiling"]
+            lines += [f"Candidate ceiling (traces where at least one stage-2 candidate is a correct evidence sentence, "
+                      f"results stated in words included): {_share_ci(cc['traces_with_a_correct_candidate'], cc['n'])}.",
+                      ""]
+        lines += ["Result file: `bench/results/evidence_ranker_cv.json`."]
     if (RESULTS / "traces_speed.json").is_file():
         sp = load("traces_speed.json")
         lines += ["", "## Speed", "",
@@ -454,6 +460,15 @@ def report_lines() -> list[str]:
                   f"--papers {ab['papers']}`, interleaved, load average {ab['loadavg_before'][0]:.1f}): this tree over "
                   f"the other, CPU seconds of the whole run {r['cpu']:.3f}, wall {r['wall']:.3f}. Result file: "
                   "`bench/results/traces_speed_ab.json`."]
+    if (RESULTS / "traces_evidence_speed.json").is_file():
+        es = load("traces_evidence_speed.json")
+        m = es["provenance"]["machine"]
+        lines += ["", f"Inside the trace (`bench/traces_evidence_speed.py`, {es['papers']} gold papers, one process, the "
+                  f"Document read): the results stated in words cost {es['word_results']['median_s']:.3f} s per paper "
+                  f"(median) of a trace of {es['trace']['median_s']:.3f} s, load average at start "
+                  f"{m['load_average_at_start'][0]:.2f} on {m['cores']} cores"
+                  + (" (LOADED: upper bounds)" if m.get("loaded") else "")
+                  + ". Result file: `bench/results/traces_evidence_speed.json`."]
     lines += ["", "## Development misses after the work (finding given), one reason each", "",
               "Reasons are mechanical (`miss_reason`): the gold string located in the Document and compared with the "
               "trace. Untouched papers are not listed.", "", "| paper | hypothesis | evidence |", "|---|---|---|"]

@@ -112,8 +112,21 @@ def collect(traces: list[dict[str, Any]], cache: Path | None) -> list[dict[str, 
             if cache:
                 with cache.open("wb") as fh:
                     pickle.dump(store, fh)
-        out.append(store[k])
+        out.append(recandidate(store[k]))
     return out
+
+
+def recandidate(r: dict[str, Any]) -> dict[str, Any]:
+    """A collected trace with its candidate mask recomputed by today's rules (``embedded.evidence_candidates`` and
+    ``evidence_ranker.word_results``): a change of the candidate rules needs no re-run of the extractor."""
+    from claimtrace.extract.embedded import MIN_EVIDENCE_STRENGTH, evidence_candidates
+    from claimtrace.extract.evidence_ranker import evidence_study, word_results
+
+    word = word_results(r["texts"], r["pid"], r["kind"], r["is_table"], r["engine"], r["stat"],
+                        MIN_EVIDENCE_STRENGTH) if r["social"] else None
+    cand, _ = evidence_candidates(r["allowed"], r["stat"], r["is_table"], r["engine"], r["study"], r["kind"],
+                                  evidence_study(r["finding"], r["studies"]), r["social"], word=word)
+    return {**r, "cand": cand}
 
 
 def all_features(r: dict[str, Any]) -> np.ndarray:
@@ -236,6 +249,8 @@ def main() -> None:
            "lambda": lam, "cv_by_lambda": {str(k): v for k, v in cv.items()},
            "chosen": {"hits": sum(cvh), "n": len(cvh), "gold_dev_hits": sum(h for h, g in zip(cvh, gold, strict=True) if g),
                       "gold_dev_n": sum(gold)},
+           "candidate_ceiling": {"traces_with_a_correct_candidate": sum(bool(y.any()) for _, y in data),
+                                 "n": len(data)},
            "hand_set": {"hits": sum(hand), "n": len(hand),
                         "gold_dev_hits": sum(h for h, g in zip(hand, gold, strict=True) if g)},
            "provenance": run.finish()}

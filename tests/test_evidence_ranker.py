@@ -9,8 +9,13 @@ import numpy as np
 
 from claimtrace.documents import load_document
 from claimtrace.extract.config import EMBEDDED_DEFAULT, get_preset
-from claimtrace.extract.embedded import EmbeddedExtractor, evidence_candidates
-from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_study, stems
+from claimtrace.extract.embedded import (
+    MIN_EVIDENCE_STRENGTH,
+    EmbeddedExtractor,
+    evidence_candidates,
+    evidence_span,
+)
+from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_study, stems, word_results
 from claimtrace.extract.pipeline import extract_traces
 from conftest import shared_path
 
@@ -67,3 +72,35 @@ def test_a_findings_study_skips_the_pilot_and_reads_plurals() -> None:
     assert evidence_study("Studies 1 and 2 showed that shorter men took more resources.", ix.studies) == "1"
     assert evidence_study("Shorter men took more resources in a dictator game.", ix.studies) == "1"
     assert evidence_study("In Study 2, shorter men took more.", ix.studies) == "2"
+
+
+def test_a_result_stated_in_words_is_an_evidence_candidate() -> None:
+    # the gold evidence of this paper reports the finding in words, its numbers in a figure and supplemental tables
+    finding = ("Lonely individuals' neural responses were dissimilar to those of their peers, particularly in regions "
+               "of the default-mode network.")
+    doc = load_document(shared_path("documents", "psychsci", "09567976221145316.xml"))
+    ex = EmbeddedExtractor(table_rows=True)
+    ex.evidence(doc, finding, get_preset(EMBEDDED_DEFAULT))
+    ix = ex.index(doc)
+    texts = [s.text for s in ix.sents]
+    word = word_results(texts, ix.pid, ix.kind, ix.is_table, ix.engine, ix.stat, MIN_EVIDENCE_STRENGTH)
+    said = [t for t, w in zip(texts, word, strict=True) if w]
+    assert any(t.startswith("We found that dyads in which both individuals were lonely had smaller ISCs") for t in said)
+    # a method sentence of the same Results is not a result
+    assert not any(t.startswith("We used planned contrasts") for t in said)
+    cand, what = evidence_candidates(np.ones(len(texts), dtype=bool), ix.stat, ix.is_table, ix.engine, ix.study,
+                                     ix.kind, evidence_study(finding, ix.studies), ix.social, word=word)
+    assert cand[word].all() and "in words" in what
+
+
+def test_the_span_joins_a_result_in_words_to_the_statistic_after_it() -> None:
+    # sentences: [method], ["There was a significant interaction ..."], ["F(1, 40) = 6.1, p = .02"], [another test]
+    pids = ["p1"] * 4
+    is_table = np.zeros(4, dtype=bool)
+    stat = np.array([0.0, 0.15, 1.0, 1.0])
+    eng = np.array([0, 0, 2, 2], dtype=np.int8)
+    cand = np.array([False, True, True, True])
+    relevance = np.array([0.1, 0.5, 0.9, 0.2])
+    assert evidence_span(pids, is_table, cand, np.ones(4, dtype=bool), stat, relevance, eng, 2, 3) == (1, 2)
+    # and a core stated in words widens to the statistic that follows it
+    assert evidence_span(pids, is_table, cand, np.ones(4, dtype=bool), stat, relevance, eng, 1, 3) == (1, 2)

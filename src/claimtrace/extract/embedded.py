@@ -28,7 +28,13 @@ from claimtrace.documents.model import Document, Sentence
 from claimtrace.documents.studies import assign_studies, box_paragraphs, studies
 from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
-from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_matrix, evidence_study, evidence_weights
+from claimtrace.extract.evidence_ranker import (
+    EV_FEATURES,
+    evidence_matrix,
+    evidence_study,
+    evidence_weights,
+    word_results,
+)
 from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
     cue_bonus,
@@ -336,15 +342,17 @@ class EmbeddedExtractor:
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
         w = evidence_weights() if ix.social else None
+        word = word_results([s.text for s in ix.sents], ix.pid, ix.kind, ix.is_table, eng, stat,
+                            MIN_EVIDENCE_STRENGTH) if ix.social else None
         cand, what = evidence_candidates(allowed, stat, ix.is_table, eng, ix.study, ix.kind,
-                                         evidence_study(finding, ix.studies), ix.social)
+                                         evidence_study(finding, ix.studies), ix.social, word=word)
         x: np.ndarray | None = None
         if w is not None or self.record_features:  # features of the units that can win (the others stay 0)
             x = self.evidence_features(ix, finding, sim, stat, prior, score, hyp.strip(),
                                        cand if cand.any() else allowed)
         if self.record_features and x is not None:
             self.last_features["evidence"] = (x, cand)
-            self.last_evidence_inputs = {"finding": finding, "hypothesis": hyp.strip(), "base": score, "sim": sim, "stat": stat, "prior": prior,
+            self.last_evidence_inputs = {"word": None if word is None else word.copy(), "finding": finding, "hypothesis": hyp.strip(), "base": score, "sim": sim, "stat": stat, "prior": prior,
                                          "relevance": relevance, "cand": cand.copy(),
                                          "allowed": allowed.copy()}
         if w is not None and x is not None:
@@ -378,12 +386,16 @@ class EmbeddedExtractor:
 
 def evidence_candidates(allowed: np.ndarray, stat: np.ndarray, is_table: np.ndarray, eng: np.ndarray,
                         study: Sequence[str | None], kind: Sequence[str], ref: str | None,
-                        social: bool) -> tuple[np.ndarray, str]:
-    """Stage 2's candidates and what they are (for ``how_chosen``): units of the context that report a result; in a
+                        social: bool, word: np.ndarray | None = None) -> tuple[np.ndarray, str]:
+    """Stage 2's candidates and what they are (for ``how_chosen``): units of the context that report a result, and
+    (``word``, ``evidence_ranker.word_results``) Results sentences that report a finding in words; in a
     social-science paper a table row only when the prose reports no checkable test, and only the finding's study's
     Results when they report one."""
     cand = allowed & (stat >= MIN_EVIDENCE_STRENGTH)
     what = "units of the context that report a result"
+    if word is not None and (allowed & word).any():
+        cand = cand | (allowed & word)
+        what += " or state one in words"
     if social and (cand & ~is_table & (eng >= 2)).any():
         cand &= ~is_table  # a table row only when the prose reports no test
         what = "sentences that report a result (no table rows: the prose reports a checkable test)"
@@ -411,7 +423,14 @@ def evidence_span(pids: Sequence[str], is_table: np.ndarray, cand: np.ndarray, a
             break
         j = max(options, key=lambda t: near[t])
         lo, hi = min(lo, j), max(hi, j)
-    return _widen_to_check(pids, allowed, eng, lo, hi, limit)
+    lo, hi = _widen_to_check(pids, allowed, eng, lo, hi, limit)
+    # a result stated in words just before its statistic ("There was a significant interaction. F(1, 40) = ...")
+    # joins it: one evidence element, its words for the text and its numbers for the statistics
+    j = lo - 1
+    if hi - lo + 1 < limit and j >= 0 and pids[j] == pids[lo] and cand[j] and not is_table[j] \
+            and stat[j] < MIN_EVIDENCE_STRENGTH:
+        lo = j
+    return lo, hi
 
 
 def _widen_to_check(pids: Sequence[str], allowed: np.ndarray, eng: np.ndarray, lo: int, hi: int,
@@ -420,11 +439,13 @@ def _widen_to_check(pids: Sequence[str], allowed: np.ndarray, eng: np.ndarray, l
     if (eng[lo:hi + 1] >= 2).any():
         return lo, hi
     pid = pids[lo]
-    for d in range(1, WIDEN_DISTANCE + 1):
-        for j in (hi + d, lo - d):  # the test usually follows the claim ("..., t(40) = 2.1, p = .04")
-            if not (0 <= j < len(pids)) or pids[j] != pid or not allowed[j] or eng[j] < 2:
-                continue
-            nlo, nhi = min(lo, j), max(hi, j)
-            if nhi - nlo + 1 <= limit:
-                return nlo, nhi
+    # a checkable test first; for a core with no statistic at all (a result stated in words), a parsed one
+    for level in (2,) if (eng[lo:hi + 1] >= 1).any() else (2, 1):
+        for d in range(1, WIDEN_DISTANCE + 1):
+            for j in (hi + d, lo - d):  # the test usually follows the claim ("..., t(40) = 2.1, p = .04")
+                if not (0 <= j < len(pids)) or pids[j] != pid or not allowed[j] or eng[j] < level:
+                    continue
+                nlo, nhi = min(lo, j), max(hi, j)
+                if nhi - nlo + 1 <= limit:
+                    return nlo, nhi
     return lo, hi

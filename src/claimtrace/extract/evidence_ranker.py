@@ -55,7 +55,8 @@ EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_s
                "first_results", "results_order", "descriptive", "follow_up", "manipulation", "exploratory",
                "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch",
                "stem_overlap", "hyp_overlap", "heading_overlap", "paragraph_overlap", "sim_rank", "first_in_paragraph",
-               "omnibus", "finding_numbers", "many_tests", "contrast_match", "names_other_study", "unasked_interaction")
+               "omnibus", "finding_numbers", "many_tests", "contrast_match", "names_other_study", "unasked_interaction",
+               "word_result", "figure_ref")
 
 #: an omnibus or main test (the test of a finding's contrast) rather than its decomposition
 OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of|ANOVA|analys[ie]s of variance|"
@@ -64,6 +65,17 @@ OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of
 #: a contrast of two factors ("A x B", "between A and B", "interaction of A with B")
 _CONTRAST = re.compile(r"\b(interaction|×|x)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])-?\d*\.\d+|\b\d+(?:\.\d+)?%")
+#: words of a sentence that reports a finding without a statistic ("a significant interaction ...", "was higher in")
+FINDING_WORDS = re.compile(r"\b(significant(ly)?|reliabl[ey]|effects?|interact\w*|differ\w*|predict(ed|s|ive)|higher|"
+                           r"lower|greater|smaller|larger|fewer|stronger|weaker|more likely|less likely|associated|"
+                           r"correlat\w+|related|increase[sd]?|decrease[sd]?|reduc\w+|improv\w+|supported|"
+                           r"replicat\w+)\b", re.I)
+#: a reference to a table or figure (where a result stated in words keeps its numbers)
+FIGURE_REF = re.compile(r"\b(Tables?|Figs?\.?|Figures?)\s*S?\d", re.I)
+#: a plan, a condition or a design rather than a result ("we inferred support if ...", "to test whether ...")
+_NOT_A_RESULT = re.compile(r"\b(if|whether|would|should|will|to (test|examine|assess|compare|investigate)|we (used|ran|"
+                           r"fit|fitted|computed|conducted|tested))\b", re.I)
+WORD_MIN_CHARS = 40
 _TEST_STAT = re.compile(r"\b([tFrzbβχ]|chi2|χ2|OR|B)\s*(?:\([^)]*\))?\s*[=<>]\s*-?\s*\d*\.?\d", re.I)
 
 
@@ -75,6 +87,25 @@ def evidence_study(finding: str, paper_studies: list[str]) -> str | None:
             return named
     main = [s for s in paper_studies if not s.startswith("pilot")] or paper_studies
     return main[0] if main else None
+
+
+def word_results(texts: Sequence[str], pids: Sequence[str], kinds: Sequence[str], is_table: np.ndarray,
+                 eng: np.ndarray, stat: np.ndarray, min_strength: float) -> np.ndarray:
+    """Result sentences that report a finding in words, without a statistic of their own: a Results sentence with a
+    finding word ("significant", "interaction", "differed", "higher", ...) that is not a plan or a design, backed by
+    "significant", a table/figure reference in its paragraph, or a statistic in the next sentence of its paragraph."""
+    n = len(texts)
+    refs = {pid for t, pid in zip(texts, pids, strict=True) if FIGURE_REF.search(t)}
+    out = np.zeros(n, dtype=bool)
+    for i, t in enumerate(texts):
+        if kinds[i] != "results" or is_table[i] or stat[i] >= min_strength or len(t) < WORD_MIN_CHARS:
+            continue
+        m = FINDING_WORDS.search(t)
+        if m is None or _NOT_A_RESULT.search(t):
+            continue
+        nxt = i + 1 < n and pids[i + 1] == pids[i] and eng[i + 1] >= 1
+        out[i] = bool(re.search(r"\bsignifican", t, re.I)) or pids[i] in refs or nxt
+    return out
 
 
 def stems(text: str) -> set[str]:
@@ -154,7 +185,8 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             _share(fnum, set(_NUMBER.findall(t))) if fnum else 0.0, min(len(_TEST_STAT.findall(t)), 4) / 4.0,
             float(about_interaction and bool(_CONTRAST.search(t))) * _share(fs, ts),
             float(named is not None and ref is not None and not same_study(named, ref)),
-            float(not about_interaction and bool(re.search(r"\binteraction\b", t, re.I)))])
+            float(not about_interaction and bool(re.search(r"\binteraction\b", t, re.I))),
+            float(parts["stat"][i] < 0.3 and not is_table[i]), float(bool(FIGURE_REF.search(t)))])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 
 
