@@ -38,7 +38,7 @@ from claimtrace.extract.textclf import WEIGHTS_DIR
 RANKER_WEIGHTS = WEIGHTS_DIR / "trace_ranker.json"
 
 PREDICTION = re.compile(
-    r"\b(predict(ed|s|ion|ions)?|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?|anticipated?|"
+    r"\b(predict(ed|s|ion|ions)?\b|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?\b|anticipated?|"
     r"preregistered|pre-registered|should (be|show|lead|result|increase|decrease|reduce|improve|differ|predict|"
     r"have|make|elicit|produce|affect|influence|enhance|impair)|would (be|show|lead|result|increase|decrease|reduce|"
     r"improve|differ|predict|have|make|elicit|produce|affect|influence|enhance|impair)|"
@@ -65,17 +65,27 @@ STRONG_PREDICTION = re.compile(
     r"\b((we|I) (had )?(predicted|hypothesi[sz]ed|expected|anticipated)|(our|the|a|one) (key |main |central |primary |"
     r"first |second |specific |preregistered )?(prediction|hypothesis|expectation) (was|is|that)|(key|main|central|primary) "
     r"predictions?|(it|this) (was|is) (predicted|hypothesi[sz]ed|expected)|H\d[a-z]?\b)", re.I)
-MODAL_PREDICTION = re.compile(r"\b(will|would|should|might|may) (also |therefore |thus |then |not )?(be|show|lead|result|"
+MODAL_PREDICTION = re.compile(r"\b(will|would|should) (also |therefore |thus |then |not )?(be|show|lead|result|"
                               r"increase|decrease|reduce|improve|differ|predict|have|make|elicit|produce|affect|enhance|"
                               r"impair|benefit|vary|emerge|dampen|exhibit|display|experience|perform|prefer|choose)\b|"
                               r"\b(predicts?|expect) (that|an?|the)\b", re.I)
 METHOD_WORDS = re.compile(r"\b(we (used|performed|estimated|computed|ran|fit|fitted|conducted|calculated|coded|included|"
                           r"recruited|collected|measured)|regression|mixed-effects|model(s|ed)? (was|were)|analys[ie]s (was|were)|"
                           r"participants (were|completed)|specifications?)\b", re.I)
-CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.")
+CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 KEY_CUE = re.compile(r"\b(most importantly|importantly|critically|crucially|key|main effect|primary|confirmatory|"
                      r"preregistered|as (predicted|hypothesi[sz]ed|expected)|consistent with (our|the) (prediction|hypothes))",
                      re.I)
+#: a sentence that looks back on an expectation ("we expected ...", "as predicted", "contrary to our hypothesis"):
+#: in a Discussion it restates the hypothesis after the fact; the statement itself sits in the introduction, the start
+#: of the method or a study's own section (the annotation brief of the gold traces)
+LOOKBACK = re.compile(
+    r"\b((we|I) (had )?(originally |initially |also )?(predicted|hypothesi[sz]ed|expected|anticipated|proposed)|"
+    r"as (we )?(had been |was |were )?(predicted|hypothesi[sz]ed|expected|anticipated)|"
+    r"(contrary to|in line with|consistent with|confirm\w*|support\w*|against) (our|the|this|these|that|its) "
+    r"(initial |original |main |first |second |central |a priori )?(predictions?|hypothes[ie]s|expectations?)|"
+    r"(our|the) (predictions?|hypothes[ie]s|expectations?) (was|were) (confirmed|supported|not))\b", re.I)
+LOOKBACK_KINDS = frozenset({"discussion", "conclusion"})
 BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
                      r"randomi[sz]ation|demographic)\b", re.I)
 
@@ -111,6 +121,11 @@ def behavioural_share(text: str) -> float:
 def social_science(text: str) -> bool:
     """Whether the learned (social-science) rankers apply to a paper's body text."""
     return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
+
+
+def lookback(text: str, kind: str) -> bool:
+    """A Discussion or Conclusion sentence that looks back on the paper's expectation (not its statement)."""
+    return kind in LOOKBACK_KINDS and bool(LOOKBACK.search(text))
 
 
 def content_words(text: str) -> set[str]:
