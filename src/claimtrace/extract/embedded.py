@@ -314,7 +314,7 @@ class EmbeddedExtractor:
         kinds = ["methods" if _METHOD_HEADING.search(sec.rsplit("/", 1)[-1]) else k
                  for k, sec in zip(ix.kind, ix.section, strict=True)]
         return hypothesis_matrix([s.text for s in ix.sents], parts, kinds, ix.study,
-                                 finding_study(finding, ix.studies), ix.studies, finding, allowed)
+                                 finding_study(finding, ix.studies), ix.studies, finding, allowed, pid=ix.pid)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
                           base: np.ndarray, hypothesis: str = "", only: np.ndarray | None = None) -> np.ndarray:

@@ -15,7 +15,8 @@ social-science paper that the biomedical training data of the classifiers lack:
   paper's other candidates rather than absolute values: the rank of the sentence's similarity to the finding, whether
   it is the most similar one, its similarity over the best one's, and the rank of a prediction (and of an explicit
   one) among the paper's predictions by what it shares with the finding (similarity plus stemmed word overlap), so
-  the prediction tied to the finding wins over an aim and over the paper's other predictions;
+  the prediction tied to the finding wins over an aim and over the paper's other predictions; whether the sentence's
+  paragraph states an explicit prediction, and whether the next sentence of the paragraph does;
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
@@ -97,7 +98,7 @@ NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|un
 
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
-                "method_words", "citations", "question", "pre_method", "intro_position",
+                "method_words", "citations", "question", "pre_method", "intro_position", "para_strong", "next_strong",
                 # relative to the other candidates of the same paper (not absolute values): the rank of the
                 # similarity to the finding, and the rank of a prediction among the paper's predictions
                 "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank")
@@ -180,13 +181,21 @@ def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
 
 
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
-                      ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None) -> np.ndarray:
+                      ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None,
+                      pid: Sequence[object] | None = None) -> np.ndarray:
     """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``); the relative features rank each
-    sentence among ``candidates`` (default: all)."""
+    sentence among ``candidates`` (default: all); ``pid``: each sentence's paragraph (default: its own)."""
     fw = content_words(finding)
     # the introduction by position: the sentences before the first Method paragraph (psychology papers often
     # carry no "Introduction" heading, so the section kind says "other")
     first_method = next((i for i, k in enumerate(kinds) if k in ("methods", "results")), len(kinds))
+    # the paragraph states an explicit prediction ("We predicted ..."), and the next sentence of the paragraph does:
+    # a sentence that sets up or opens the prediction span
+    pids = list(pid) if pid is not None else list(range(len(texts)))
+    strong = [bool(STRONG_PREDICTION.search(t)) for t in texts]
+    strong_pars = {q for q, st in zip(pids, strong, strict=True) if st}
+    para_strong = [q in strong_pars for q in pids]
+    next_strong = [i + 1 < len(texts) and pids[i + 1] == pids[i] and strong[i + 1] for i in range(len(texts))]
     rows = []
     for i, t in enumerate(texts):
         pred = bool(PREDICTION.search(t))
@@ -199,7 +208,7 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
             len(fw & sw) / (len(fw) or 1), float(bool(STRONG_PREDICTION.search(t))),
             float(bool(MODAL_PREDICTION.search(t))), float(bool(METHOD_WORDS.search(t))),
             min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
-            i / first_method if i < first_method else 0.0])
+            i / first_method if i < first_method else 0.0, float(para_strong[i]), float(next_strong[i])])
     n = len(texts)
     cand = np.ones(n, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
     sim = np.asarray(parts["sim"], dtype=np.float64)
