@@ -309,3 +309,17 @@ def test_the_hypothesis_stage_skips_a_discussion_look_back(tmp_path: Path) -> No
     assert tr.hypothesis is not None
     assert "We expected" not in tr.hypothesis.text
     assert "The present study asked" in tr.hypothesis.text
+
+
+def test_the_paragraph_of_an_explicit_prediction_is_a_feature() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import HYP_FEATURES, hypothesis_matrix
+
+    texts = ["Warmth is thought to signal trust.", "We predicted that warmth would increase cooperation.",
+             "Participants held a cup."]
+    parts = {k: np.zeros(3) for k in ("base", "sim", "cls", "cue", "prior", "stat")}
+    x = hypothesis_matrix(texts, parts, ["introduction", "introduction", "methods"], [None, None, None], None, [],
+                          "Warmth increased cooperation.", pid=["p1", "p1", "p2"])
+    para, nxt = x[:, HYP_FEATURES.index("para_strong")], x[:, HYP_FEATURES.index("next_strong")]
+    assert list(para) == [1.0, 1.0, 0.0] and list(nxt) == [1.0, 0.0, 0.0]
