@@ -240,3 +240,86 @@ def test_discussion_findings_prefer_the_sentence_that_reports_a_result() -> None
     flat = discussion_scores(texts, [(0.3, ""), (0.3, ""), (0.3, "")])
     assert flat[1][0] > flat[0][0] - 0.3 / len(texts) and flat[1][0] > flat[2][0]
     assert "reports a result" in flat[1][1]
+
+
+CHANGE_ABSTRACT = """# Voices and stereotypes
+
+## Abstract
+
+Occupational stereotypes shape how children speak.
+We recruited 82 children (N = 82) who imitated the voices of workers in gendered occupations.
+Overall, children adapted their voices to stereotyped expectations by lowering and raising voice pitch.
+Low pitch increased perceptions of formidability, especially where competition may be intense.
+Children may also hold explicit stereotypes.
+"""
+
+
+def test_a_change_verb_result_after_the_method_is_in_the_results_block(tmp_path: Path) -> None:
+    from claimtrace.extract.findings import results_block
+
+    path = tmp_path / "voices.md"
+    path.write_text(CHANGE_ABSTRACT)
+    doc = load_document(path)
+    texts = [s.text for s in doc.sentences("abstract")]
+    # "adapted" states the result without a result verb; a hedge after the result ("may be intense") leaves it a
+    # result; a sentence hedged before any result is none
+    assert results_block(texts) == [2, 3]
+    chosen = {c.text for c in detect_findings(doc) if c.chosen}
+    assert texts[2] in chosen and texts[3] in chosen
+    assert results_block(["We ran two studies.", "Five experiments (N = 2,615 adults) confirmed the effect."]) == [1]
+
+
+def test_a_discussion_look_back_is_no_hypothesis_and_a_predictor_no_prediction() -> None:
+    from claimtrace.extract.trace_ranker import PREDICTION, lookback
+
+    assert lookback("We expected to find either no interaction or a synergistic effect.", "discussion")
+    assert lookback("As predicted, the effect was larger for younger children.", "discussion")
+    assert not lookback("We expected that warmth would increase cooperation.", "introduction")
+    assert not lookback("Participants rated the faces on trustworthiness.", "discussion")
+    assert not PREDICTION.search("The model included group and day as predictor variables.")
+    assert PREDICTION.search("We predicted that warmth would increase cooperation.")
+
+
+LOOKBACK_PAPER = """# Warmth and cooperation
+
+## Introduction
+
+Participants in experiments often cooperate with strangers in public-goods tasks.
+The present study asked whether physical warmth changes cooperation in a public-goods task.
+
+## Method
+
+Participants held a warm or a cold cup before the task.
+
+## Results
+
+Contributions were higher in the warm-cup condition than in the cold-cup condition, t(58) = 2.41, p = .019.
+
+## Discussion
+
+We expected to find that physical warmth increases cooperation with strangers in the public-goods task.
+"""
+
+
+def test_the_hypothesis_stage_skips_a_discussion_look_back(tmp_path: Path) -> None:
+    path = tmp_path / "lookback.md"
+    path.write_text(LOOKBACK_PAPER)
+    doc = load_document(path)
+    tr = extract_traces(doc, ["Physical warmth increases cooperation with strangers in the public-goods task."])[0]
+    assert tr.hypothesis is not None
+    assert "We expected" not in tr.hypothesis.text
+    assert "The present study asked" in tr.hypothesis.text
+
+
+def test_the_paragraph_of_an_explicit_prediction_is_a_feature() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import HYP_FEATURES, hypothesis_matrix
+
+    texts = ["Warmth is thought to signal trust.", "We predicted that warmth would increase cooperation.",
+             "Participants held a cup."]
+    parts = {k: np.zeros(3) for k in ("base", "sim", "cls", "cue", "prior", "stat")}
+    x = hypothesis_matrix(texts, parts, ["introduction", "introduction", "methods"], [None, None, None], None, [],
+                          "Warmth increased cooperation.", pid=["p1", "p1", "p2"])
+    para, nxt = x[:, HYP_FEATURES.index("para_strong")], x[:, HYP_FEATURES.index("next_strong")]
+    assert list(para) == [1.0, 1.0, 0.0] and list(nxt) == [1.0, 0.0, 0.0]

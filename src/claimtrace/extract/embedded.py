@@ -55,11 +55,15 @@ from claimtrace.extract.trace_ranker import (
     explain,
     finding_study,
     hypothesis_matrix,
+    lookback,
     same_study,
     social_science,
     weight_vector,
 )
 
+#: the innermost heading of a Method subsection
+_METHOD_HEADING = re.compile(r"\b(methods?|statistical analys[ie]s|data analys[ie]s|analytic (strategy|plan)|procedures?|"
+                             r"participants|measures|materials|design|sample)\b", re.I)
 EV_SECTION_PRIOR = {"results": 0.3, "discussion": -0.05, "conclusion": -0.1, "methods": -0.35,
                     "introduction": -0.5, "other": 0.0}
 #: words of a sentence that states a significance threshold rather than a result
@@ -120,6 +124,9 @@ class DocIndex:
         self.social = social_science(doc.body_text)
         boxes = box_paragraphs(doc) if self.social else set()
         self.box = np.array([p in boxes for p in self.pid], dtype=bool)
+        #: Discussion sentences that look back on the expectation ("we expected ..."): not hypothesis candidates
+        self.lookback = np.array([self.social and lookback(u.text, k) for u, k in zip(self.units, self.kind, strict=True)],
+                                 dtype=bool)
         last = last_intro_paragraph(doc)
         self.intro_last = np.array([last is not None and p == last for p in self.pid], dtype=bool)
         self.similarity = similarity
@@ -260,6 +267,8 @@ class EmbeddedExtractor:
                           for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
         base = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
         allowed = self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table & ~ix.box
+        if (allowed & ~ix.lookback).any():
+            allowed &= ~ix.lookback  # a look-back restates the hypothesis; keep it only when nothing else is left
         score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
@@ -306,8 +315,12 @@ class EmbeddedExtractor:
         ranked among the ``allowed`` candidates."""
         parts = {"base": base, "sim": sim, "cls": ix.hyp, "cue": ix.cue, "prior": prior,
                  "stat": (ix.engine >= 1).astype(float)}
-        return hypothesis_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study,
-                                 finding_study(finding, ix.studies), ix.studies, finding, allowed)
+        # a Method subsection under an introduction-level heading ("Background / ... / Statistical analysis") is
+        # method text: its innermost heading decides the kind the position features see
+        kinds = ["methods" if _METHOD_HEADING.search(sec.rsplit("/", 1)[-1]) else k
+                 for k, sec in zip(ix.kind, ix.section, strict=True)]
+        return hypothesis_matrix([s.text for s in ix.sents], parts, kinds, ix.study,
+                                 finding_study(finding, ix.studies), ix.studies, finding, allowed, pid=ix.pid)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
                           base: np.ndarray, hypothesis: str = "", only: np.ndarray | None = None) -> np.ndarray:

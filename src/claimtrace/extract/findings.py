@@ -64,7 +64,8 @@ _FINISHED = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s*$")
 #: a sentence that reports this paper's result ("we found", "X was higher", "Y predicted Z"): the results block
 RESULT_REPORT = re.compile(
     r"\b((we|I) (found|find|observed|observe|showed|show|demonstrated?|report(ed)?|provided? evidence|detected)|"
-    r"(results?|analys[ie]s|data|experiments?|stud(y|ies)) (showed|show|revealed?|indicated?|demonstrated?|confirmed?)|"
+    r"(results?|analys[ie]s|data|experiments?|stud(y|ies))( \([^()]{1,60}\))? (showed|show|revealed?|indicated?|"
+    r"demonstrated?|confirmed?)|"
     r"(was|were|is|are) (also )?(higher|lower|greater|larger|smaller|faster|slower|stronger|weaker|more|less|"
     r"associated|related|correlated|linked|predicted|found|observed|reduced|increased|decreased|unrelated|specific)|"
     r"accounted for|predicted|increased|decreased|emerged|outperformed|persisted|remained (significant|robust|reliable)|"
@@ -74,6 +75,14 @@ RESULT_REPORT = re.compile(
     r"reliable|significant|robust|reversed)|as (hypothesi[sz]ed|predicted|expected)|abolished|eliminated|reversed|"
     r"attenuated|impaired|enhanced|favou?r(ed|s)?|there (was|were) (a |an |no )?(\w+ ){0,2}(significant|reliable|robust)|"
     r"explained|(and|we|I) (also |then )?(found|observed)|(?!rather\b|other\b)\w+er than)\b", re.I)
+#: a result stated with a change or comparison verb rather than a result verb ("contour manipulations directly shift
+#: judgments", "children adapted their voices", "performance fluctuated at 6 Hz", "adversity interacted with ...",
+#: "speakers perceived disagreeing listeners as worse listeners"): in an abstract's results block only
+CHANGE_REPORT = re.compile(
+    r"\b(shift(s|ed)?|adapt(s|ed)|fluctuat(es|ed)|interact(s|ed) with|modulat(es|ed)|boost(s|ed)|broke|"
+    r"improv(es|ed)|reduc(es|ed)|impair(s|ed)|facilitat(es|ed)|elicit(s|ed)|caus(es|ed)|led to|leads to|"
+    r"(altered|changed|affected|influenced|biased|shaped|predicted)|perceived [^.;]{1,60} as (worse|better|more|less)|"
+    r"(more|less) likely|worse|better)\b", re.I)
 #: an explicit report of this paper's result, kept even beside background words ("we found ..., which have been ...")
 OWN_RESULT = re.compile(r"\b((we|I) (found|observed|showed|demonstrated|detected)|(our|these|the) (results|analyses|data) "
                         r"(showed|revealed|indicated|demonstrated))\b", re.I)
@@ -257,7 +266,7 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     block: set[int] = set()
     if not fallback and not any(labels):  # an unstructured abstract: its results block
         block = {j for j in results_block(texts) if not broken[j]} - chosen
-        block = set(sorted(block, key=lambda j: -scored[j][0])[:max(0, max_findings - len(chosen))])
+        block = set(sorted(block)[:max(0, max_findings - len(chosen))])  # its first result sentences
         chosen |= block
     if not chosen and order:
         chosen = {order[0]}
@@ -316,8 +325,18 @@ def results_block(sentences: list[str]) -> list[int]:
     mid-abstract results low and favours the closing conclusion."""
     last_method = max((i for i, t in enumerate(sentences) if METHOD_REPORT.search(t) and not RESULT_REPORT.search(t)),
                       default=-1)
-    return [i for i, t in enumerate(sentences) if i > last_method and RESULT_REPORT.search(t)
-            and (not NOT_A_RESULT.search(t) or (OWN_RESULT.search(t) and not t.rstrip().endswith("?")))]
+    return [i for i, t in enumerate(sentences) if i > last_method and (RESULT_REPORT.search(t) or CHANGE_REPORT.search(t))
+            and (not _hedged(t) or (OWN_RESULT.search(t) and not t.rstrip().endswith("?")))]
+
+
+def _hedged(text: str) -> bool:
+    """A hedge, question, prior work or prediction before the sentence's result report (a hedge in a clause after it,
+    "..., especially in societies in which competition may be ...", leaves the result stated)."""
+    hedge = NOT_A_RESULT.search(text)
+    if not hedge:
+        return False
+    rep = RESULT_REPORT.search(text) or CHANGE_REPORT.search(text)
+    return not (rep and rep.start() < hedge.start() and not text.rstrip().endswith("?"))
 
 
 #: the first paragraph of the (General) Discussion, where a paper restates its main result (dev part, --detect

@@ -15,7 +15,8 @@ social-science paper that the biomedical training data of the classifiers lack:
   paper's other candidates rather than absolute values: the rank of the sentence's similarity to the finding, whether
   it is the most similar one, its similarity over the best one's, and the rank of a prediction (and of an explicit
   one) among the paper's predictions by what it shares with the finding (similarity plus stemmed word overlap), so
-  the prediction tied to the finding wins over an aim and over the paper's other predictions;
+  the prediction tied to the finding wins over an aim and over the paper's other predictions; whether the sentence's
+  paragraph states an explicit prediction, and whether the next sentence of the paragraph does;
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
@@ -38,7 +39,7 @@ from claimtrace.extract.textclf import WEIGHTS_DIR
 RANKER_WEIGHTS = WEIGHTS_DIR / "trace_ranker.json"
 
 PREDICTION = re.compile(
-    r"\b(predict(ed|s|ion|ions)?|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?|anticipated?|"
+    r"\b(predict(ed|s|ion|ions)?\b|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?\b|anticipated?|"
     r"preregistered|pre-registered|should (be|show|lead|result|increase|decrease|reduce|improve|differ|predict|"
     r"have|make|elicit|produce|affect|influence|enhance|impair)|would (be|show|lead|result|increase|decrease|reduce|"
     r"improve|differ|predict|have|make|elicit|produce|affect|influence|enhance|impair)|"
@@ -65,17 +66,27 @@ STRONG_PREDICTION = re.compile(
     r"\b((we|I) (had )?(predicted|hypothesi[sz]ed|expected|anticipated)|(our|the|a|one) (key |main |central |primary |"
     r"first |second |specific |preregistered )?(prediction|hypothesis|expectation) (was|is|that)|(key|main|central|primary) "
     r"predictions?|(it|this) (was|is) (predicted|hypothesi[sz]ed|expected)|H\d[a-z]?\b)", re.I)
-MODAL_PREDICTION = re.compile(r"\b(will|would|should|might|may) (also |therefore |thus |then |not )?(be|show|lead|result|"
+MODAL_PREDICTION = re.compile(r"\b(will|would|should) (also |therefore |thus |then |not )?(be|show|lead|result|"
                               r"increase|decrease|reduce|improve|differ|predict|have|make|elicit|produce|affect|enhance|"
                               r"impair|benefit|vary|emerge|dampen|exhibit|display|experience|perform|prefer|choose)\b|"
                               r"\b(predicts?|expect) (that|an?|the)\b", re.I)
 METHOD_WORDS = re.compile(r"\b(we (used|performed|estimated|computed|ran|fit|fitted|conducted|calculated|coded|included|"
                           r"recruited|collected|measured)|regression|mixed-effects|model(s|ed)? (was|were)|analys[ie]s (was|were)|"
                           r"participants (were|completed)|specifications?)\b", re.I)
-CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.")
+CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
 KEY_CUE = re.compile(r"\b(most importantly|importantly|critically|crucially|key|main effect|primary|confirmatory|"
                      r"preregistered|as (predicted|hypothesi[sz]ed|expected)|consistent with (our|the) (prediction|hypothes))",
                      re.I)
+#: a sentence that looks back on an expectation ("we expected ...", "as predicted", "contrary to our hypothesis"):
+#: in a Discussion it restates the hypothesis after the fact; the statement itself sits in the introduction, the start
+#: of the method or a study's own section (the annotation brief of the gold traces)
+LOOKBACK = re.compile(
+    r"\b((we|I) (had )?(originally |initially |also )?(predicted|hypothesi[sz]ed|expected|anticipated|proposed)|"
+    r"as (we )?(had been |was |were )?(predicted|hypothesi[sz]ed|expected|anticipated)|"
+    r"(contrary to|in line with|consistent with|confirm\w*|support\w*|against) (our|the|this|these|that|its) "
+    r"(initial |original |main |first |second |central |a priori )?(predictions?|hypothes[ie]s|expectations?)|"
+    r"(our|the) (predictions?|hypothes[ie]s|expectations?) (was|were) (confirmed|supported|not))\b", re.I)
+LOOKBACK_KINDS = frozenset({"discussion", "conclusion"})
 BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
                      r"randomi[sz]ation|demographic)\b", re.I)
 
@@ -87,7 +98,7 @@ NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|un
 
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
-                "method_words", "citations", "question", "pre_method", "intro_position",
+                "method_words", "citations", "question", "pre_method", "intro_position", "para_strong", "next_strong",
                 # relative to the other candidates of the same paper (not absolute values): the rank of the
                 # similarity to the finding, and the rank of a prediction among the paper's predictions
                 "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank")
@@ -111,6 +122,11 @@ def behavioural_share(text: str) -> float:
 def social_science(text: str) -> bool:
     """Whether the learned (social-science) rankers apply to a paper's body text."""
     return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
+
+
+def lookback(text: str, kind: str) -> bool:
+    """A Discussion or Conclusion sentence that looks back on the paper's expectation (not its statement)."""
+    return kind in LOOKBACK_KINDS and bool(LOOKBACK.search(text))
 
 
 def content_words(text: str) -> set[str]:
@@ -165,13 +181,21 @@ def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
 
 
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
-                      ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None) -> np.ndarray:
+                      ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None,
+                      pid: Sequence[object] | None = None) -> np.ndarray:
     """Stage-1 feature matrix (rows: sentences, columns: ``HYP_FEATURES``); the relative features rank each
-    sentence among ``candidates`` (default: all)."""
+    sentence among ``candidates`` (default: all); ``pid``: each sentence's paragraph (default: its own)."""
     fw = content_words(finding)
     # the introduction by position: the sentences before the first Method paragraph (psychology papers often
     # carry no "Introduction" heading, so the section kind says "other")
     first_method = next((i for i, k in enumerate(kinds) if k in ("methods", "results")), len(kinds))
+    # the paragraph states an explicit prediction ("We predicted ..."), and the next sentence of the paragraph does:
+    # a sentence that sets up or opens the prediction span
+    pids = list(pid) if pid is not None else list(range(len(texts)))
+    strong = [bool(STRONG_PREDICTION.search(t)) for t in texts]
+    strong_pars = {q for q, st in zip(pids, strong, strict=True) if st}
+    para_strong = [q in strong_pars for q in pids]
+    next_strong = [i + 1 < len(texts) and pids[i + 1] == pids[i] and strong[i + 1] for i in range(len(texts))]
     rows = []
     for i, t in enumerate(texts):
         pred = bool(PREDICTION.search(t))
@@ -184,7 +208,7 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
             len(fw & sw) / (len(fw) or 1), float(bool(STRONG_PREDICTION.search(t))),
             float(bool(MODAL_PREDICTION.search(t))), float(bool(METHOD_WORDS.search(t))),
             min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
-            i / first_method if i < first_method else 0.0])
+            i / first_method if i < first_method else 0.0, float(para_strong[i]), float(next_strong[i])])
     n = len(texts)
     cand = np.ones(n, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
     sim = np.asarray(parts["sim"], dtype=np.float64)
