@@ -93,15 +93,12 @@ def measure(ei: Any, split: str, show: bool = False) -> dict[str, Any]:
         for p in ei.prompts(ei_split):
             if split_of(p["pmcid"]) != split:
                 continue
-            d = docs.get(p["doc"])
+            d: tuple[Any, list[str], list[Any]] | None = docs.get(p["doc"])
             if d is None:
-                d = docs[p["doc"]] = (load_document(p["doc"]),)
-            doc = d[0]
-            if len(d) == 1:
-                text_units = [u.text for u in document_units(doc, ["sentence", "paragraph"])]
-                rows = document_units(doc, "table-row")
-                d = docs[p["doc"]] = (doc, text_units, rows)
-            _, text_units, rows = d
+                doc = load_document(p["doc"])
+                d = docs[p["doc"]] = (doc, [u.text for u in document_units(doc, ["sentence", "paragraph"])],
+                                      document_units(doc, "table-row"))
+            doc, text_units, rows = d
             for e in p["evidence"]:
                 spans += 1
                 if any(ei.overlaps(e["text"], u) for u in text_units):
@@ -136,7 +133,7 @@ def main() -> None:
     args = ap.parse_args()
     run = Run(data=[EI / "train" / "prompts.jsonl", EI / "validation" / "prompts.jsonl"])
     ei = _ei()
-    result = {
+    result: dict[str, Any] = {
         "schema_version": "1",
         "what": "EI gold evidence that is a table row (held by no sentence or paragraph), found in one table-row unit",
         "split_rule": f'untouched iff int(sha256("{SALT}" + pmcid)[:8], 16) % 10 < 3',
