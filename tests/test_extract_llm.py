@@ -93,3 +93,30 @@ def test_cli_llm_extractor_and_missing_llm(tmp_path: Path) -> None:
     res = subprocess.run([sys.executable, "-m", "claimtrace", "extract", str(SAMPLE), "--extractor", "llm"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert res.returncode == 2 and "no LLM configured" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_batch_records_an_unreached_llm_as_a_failure_and_resume_asks_again(tmp_path: Path) -> None:
+    """A closed loopback port: every LLM call fails to connect, so the item is failed (with why), not done."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:  # a port nothing listens on once closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "CLAIMTRACE_CACHE_DIR": str(tmp_path), "CLAIMTRACE_LLM__MAX_RETRIES": "0"}
+    for k in ("CLAIMTRACE_LLM_BASE_URL", "CLAIMTRACE_LLM_MODEL", "CLAIMTRACE_SETTINGS"):
+        env.pop(k, None)
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"id": "a", "doc": str(SAMPLE), "findings": ["hydrotherapy vs land: improvement"]})
+                        + "\n")
+    out = tmp_path / "out.jsonl"
+    cmd = [sys.executable, "-m", "claimtrace", "extract", "--batch", str(manifest), "--out", str(out), "--extractor",
+           "llm", "--llm-base-url", f"http://127.0.0.1:{port}/v1", "--llm-model", "fake-model", "--config", "rag-k5"]
+    for _ in range(2):  # the second run resumes: the failed item is asked again, and fails again the same way
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=180)
+        assert res.returncode == 1 and "Traceback" not in res.stderr, res.stderr
+        rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
+        assert [r["id"] for r in rows][-1] == "a"
+        assert "the LLM was not reached (LLM connection" in rows[-1]["error"]

@@ -98,6 +98,7 @@ def extract(
         if finding or hypothesis:
             fail("--batch takes the findings from its manifest: give no --finding or --hypothesis")
         from claimtrace.batch import check_out_file, item_paper, read_jsonl, run_batch
+        from claimtrace.extract.llm_extractor import unreached_reason
 
         check_out_file(out)
         items = read_jsonl(batch)
@@ -108,6 +109,9 @@ def extract(
             fnds = parse_findings(item.get("findings"), f"item {item['id']} findings")
             traces = extract_traces(doc, fnds or None, extractor=ex, config=item.get("config") or config,
                                     max_evidence_sentences=max_evidence_sentences)
+            why = unreached_reason(traces)
+            if why:  # the server, not the paper: a failed item, asked again when --out resumes
+                raise ClaimtraceError(f"the LLM was not reached ({why}); run again with the same --out to resume")
             return {"schema_version": SCHEMA_VERSION, "doc": paper if isinstance(paper, str) else None,
                     "traces": [t.model_dump(mode="json") for t in traces]}
 

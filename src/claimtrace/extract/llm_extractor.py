@@ -18,10 +18,25 @@ from claimtrace.extract.config import ContextConfig
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.embedded import StageOutput
 from claimtrace.extract.locate import locate_quote, span_from_offsets
-from claimtrace.extract.model import Flag
+from claimtrace.extract.model import ClaimTrace, Flag
 
 TASK = "extraction"
 DEFAULT_MAX_CONTEXT_CHARS = 12000
+
+
+
+#: failure kinds that say the LLM was not reached (the server, not the model's answer): a batch records the
+#: paper as failed, so that ``--out`` resumes ask it again
+UNREACHED = ("LLM connection", "LLM timeout")
+
+
+def unreached_reason(traces: Sequence[ClaimTrace]) -> str | None:
+    """The first ``llm_error`` flag of ``traces`` that says the LLM was not reached, else None."""
+    for t in traces:
+        for f in t.flags:
+            if f.code == "llm_error" and (f.message or "").startswith(UNREACHED):
+                return f.message
+    return None
 
 
 class QuoteAnswer(BaseModel):
