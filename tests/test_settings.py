@@ -221,3 +221,27 @@ def test_cli_reads_file_then_environment_then_options(tmp_path: Path) -> None:
                           str(f)], capture_output=True, text=True, env={**env, "CLAIMTRACE_RETRIEVAL__RERANKER": "x"})
     assert bad.returncode == 2 and "invalid setting 'retrieval.reranker'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_extract_reads_its_section_from_file_then_environment_then_options(tmp_path: Path) -> None:
+    import json
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "PMC1821024.nxml"
+    f = tmp_path / "s.toml"
+    f.write_text("[extract]\nconfig = 'rag-k5'\nmax_evidence_sentences = 1\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMTRACE_")}
+
+    def configuration(*extra: str, **more_env: str) -> object:
+        res = subprocess.run([sys.executable, "-m", "claimtrace", "extract", str(sample), "--json", "--offline",
+                              *extra], capture_output=True, text=True, env={**env, **more_env}, timeout=300)
+        assert res.returncode == 0, res.stderr
+        return json.loads(res.stdout)["traces"][0]["configuration"]
+
+    assert configuration() == "fulltext-zeroshot"  # the embedded extractor's own default
+    assert configuration("--settings", str(f)) == "rag-k5"
+    assert configuration("--settings", str(f), CLAIMTRACE_EXTRACT__CONFIG="rag-k10") == "rag-k10"
+    assert configuration("--settings", str(f), "--config", "rag-k20", CLAIMTRACE_EXTRACT__CONFIG="rag-k10") == "rag-k20"
+    bad = subprocess.run([sys.executable, "-m", "claimtrace", "extract", str(sample), "--offline"], capture_output=True,
+                         text=True, env={**env, "CLAIMTRACE_EXTRACT__CONFIG": "nope"}, timeout=120)
+    assert bad.returncode == 2 and "invalid setting 'extract.config'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1

@@ -14,7 +14,7 @@ from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
-from claimtrace.specs import RERANKERS, RETRIEVERS
+from claimtrace.specs import EXTRACTORS, RERANKERS, RETRIEVERS
 
 _EXTRACTORS = ("embedded", "llm")
 #: evidence units of the embedded extractor by default (measured on EI validation: docs/tables.md)
@@ -52,12 +52,12 @@ def extract(
     paper: str | None = typer.Argument(None, help="A paper (PDF, JATS XML, TEI, HTML, text, Markdown)."),
     finding: list[str] = typer.Option([], "--finding", help="A finding to trace (repeatable); default: detect them in the abstract."),
     hypothesis: str | None = typer.Option(None, "--hypothesis", help="The hypothesis (skips stage 1; needs exactly one --finding, or uses it as the finding)."),
-    config: str | None = typer.Option(None, "--config", help=f"Context configuration: {', '.join(PRESETS)}."),
-    extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: llm when one is configured)."),
-    max_evidence_sentences: int = typer.Option(3, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences."),
-    similarity: str = typer.Option("bm25", "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid."),
+    config: str | None = typer.Option(None, "--config", help=f"Context configuration: {', '.join(PRESETS)} (default: the settings' extract.config, else the extractor's)."),
+    extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: the settings' extract.extractor, else llm when one is configured)."),
+    max_evidence_sentences: int | None = typer.Option(None, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences (default: extract.max_evidence_sentences, else 3)."),
+    similarity: str | None = typer.Option(None, "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid (default: extract.similarity, else bm25)."),
     units: str = typer.Option(DEFAULT_UNITS, "--units", help="Evidence units of the embedded extractor: sentences, optionally with table-rows (docs/tables.md)."),
-    retriever: str = typer.Option("hybrid", "--retriever", help=f"Retriever for rag-* configurations: {RETRIEVERS.help()}."),
+    retriever: str | None = typer.Option(None, "--retriever", help=f"Retriever for rag-* configurations: {RETRIEVERS.help()} (default: extract.retriever, else hybrid)."),
     reranker: str | None = typer.Option(None, "--reranker", help=f"Reranker for rag-rerank/finetuned-rerank: {RERANKERS.help()} (the LLM extractor's default: llm; the embedded one's: finetuned:<models dir>/ei-evidence after hybrid; after the fine-tuned retriever, the RRF of BM25 and that retriever over the M candidates)."),
     json_out: bool = typer.Option(False, "--json", help="Print the traces as JSON."),
     batch: Path | None = typer.Option(None, "--batch", help='JSONL manifest: {"id", "doc" or "text", "findings"?, "config"?} per line.'),
@@ -70,13 +70,23 @@ def extract(
 
     if config is not None and config not in PRESETS:
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
+    if similarity is not None and similarity not in ("bm25", "dense", "hybrid"):
+        fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
     try:  # the registry's spellings (claimtrace.specs), checked before any paper is read
-        retriever = str(RETRIEVERS.parse(retriever))
-        reranker = str(RERANKERS.parse(reranker)) if reranker is not None else None
+        given = {"config": config, "extractor": EXTRACTORS.parse(extractor) if extractor is not None else None,
+                 "similarity": similarity,
+                 "max_evidence_sentences": max_evidence_sentences,
+                 "retriever": RETRIEVERS.parse(retriever) if retriever is not None else None,
+                 "reranker": RERANKERS.parse(reranker) if reranker is not None else None}
     except ClaimtraceError as exc:
         fail(str(exc))
-    if similarity not in ("bm25", "dense", "hybrid"):
-        fail(f"unknown --similarity {similarity!r}; choose bm25, dense or hybrid")
+    # the options given, over CLAIMTRACE_EXTRACT__*, the settings file's [extract] and the defaults
+    section = llm.load(extract=given).extract
+    config = section.config
+    extractor = str(section.extractor) if section.extractor is not None else None
+    similarity, max_evidence_sentences = section.similarity, section.max_evidence_sentences
+    retriever = str(section.retriever)
+    reranker = str(section.reranker) if section.reranker is not None else None
     from claimtrace.retrieval.units import parse_units
 
     try:
