@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import pickle
 import sys
@@ -35,38 +34,20 @@ sys.path.insert(0, str(REPO / "bench"))
 
 sys.path.insert(0, str(REPO / "scripts"))
 
-from train_trace_ranker import fit  # noqa: E402  (the conditional logit, shared with the hypothesis stage)
+from train_trace_ranker import fit, training_gold  # noqa: E402  (shared with the hypothesis stage)
 
-from traces_psychsci import DOCS, GOLD, SHARED, scorer, split_of  # noqa: E402
+from traces_psychsci import DOCS, GOLD, scorer  # noqa: E402
 
 LAMBDAS = (0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 MIN_CHARS = 40
 EXTRA = REPO / "bench" / "data" / "traces-extra"
 
 
-def extra_traces(extra_dir: Path, verbatim: Path | None = None) -> list[dict[str, Any]]:
-    """The extra training traces (``load_extra(shared_dir)`` of ``traces-extra/load.py``; else the annotator's
-    verbatim JSONL when given); none when absent."""
-    path = extra_dir / "load.py"
-    if not path.is_file():
-        if verbatim is None or not verbatim.is_file():
-            return []
-        rows = [json.loads(x) for x in verbatim.read_text().splitlines() if x.strip()]
-        return [g for g in rows if g.get("finding") and g.get("evidence")]
-    spec = importlib.util.spec_from_file_location("traces_extra_load", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return [dict(g) for g in mod.load_extra(SHARED) if g.get("finding") and g.get("evidence")]
-
-
-def training_traces(extra_dir: Path, verbatim: Path | None = None) -> list[dict[str, Any]]:
-    """Dev-part gold traces and the extra traces (never a gold paper's untouched part)."""
-    gold = [dict(g, origin="gold") for g in scorer().load_gold(str(GOLD)) if split_of(g["paper"]) == "dev"]
+def training_traces(extra_dir: Path | None) -> list[dict[str, Any]]:
+    """Dev-part gold traces and the extra traces, tagged by origin (``train_trace_ranker.training_gold``)."""
     gold_papers = {g["paper"] for g in scorer().load_gold(str(GOLD))}
-    extra = [dict(g, origin="extra") for g in extra_traces(extra_dir, verbatim)
-             if g["paper"] not in gold_papers]
-    return gold + extra
+    return [dict(g, origin="gold" if g["paper"] in gold_papers else "extra")
+            for g in training_gold(extra_dir / "load.py" if extra_dir is not None else None)]
 
 
 def _key(g: dict[str, Any]) -> str:
@@ -191,13 +172,11 @@ def main() -> None:
     ap.add_argument("--cv-out", default=str(REPO / "bench" / "results" / "evidence_ranker_cv.json"),
                     help="the cross-validation figures as a result file (docs/results/traces-psychsci.md)")
     ap.add_argument("--extra", default=str(EXTRA), help="the extra traces' folder (with load.py)")
-    ap.add_argument("--verbatim", help="the extra traces as the annotator's JSONL (when the folder has no load.py)")
     ap.add_argument("--no-extra", action="store_true", help="train on the dev gold only")
     args = ap.parse_args()
     from claimtrace.extract.evidence_ranker import EV_FEATURES
 
-    traces = training_traces(Path(args.extra), Path(args.verbatim) if args.verbatim else None) if not args.no_extra \
-        else training_traces(Path("/nonexistent"))
+    traces = training_traces(None if args.no_extra else Path(args.extra))
     rows = collect(traces, Path(args.cache) if args.cache else None)
     full = [all_features(r) for r in rows]
     data = [(x[r["cand"]], r["y"][r["cand"]]) for x, r in zip(full, rows, strict=True)]
@@ -227,8 +206,7 @@ def main() -> None:
         "trained_on": "shared/data/traces/psychsci-dev.jsonl, dev part (bench/traces_psychsci.py split), LLM-agent "
                       "gold (Claude, 2026-12-01)" + (" + bench/data/traces-extra (LLM-agent annotation of the other "
                                                       "shared psychsci papers)" if not all(gold) else ""),
-        "extra_source": None if all(gold) else (str(Path(args.extra) / "load.py") if (Path(args.extra) / "load.py").is_file()
-                                                 else args.verbatim),
+        "extra_source": None if all(gold) else str(Path(args.extra) / "load.py"),
         "traces": len(rows), "gold_dev_traces": sum(gold), "papers": len(set(papers)),
         "evidence": {n: round(float(v), 4) for n, v in zip(EV_FEATURES, w, strict=True)},
         "evidence_fit": {"lambda": lam, "cv_method": "grouped 5-fold over papers; span_hit: the extended evidence span is an "
