@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.context import ContextSelector
+from claimtrace.jsonl import read_data
 from claimtrace.specs import ExtractorSpelling, RerankerSpelling, RetrieverSpelling
 
 Stage = Literal["hypothesis", "evidence"]
@@ -103,12 +103,7 @@ def context_selector(cfg: ExperimentConfig, extractor: str) -> ContextSelector:
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate an experiment YAML file (relative paths resolve against it)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(p, "no such file")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(p, f"invalid YAML ({str(exc).splitlines()[0]})") from None
+    raw = read_data(p, "yaml")
     if not isinstance(raw, dict):
         raise InputError(p, "expected a YAML mapping")
     try:
