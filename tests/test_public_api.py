@@ -157,15 +157,18 @@ def test_conclude_study_takes_any_registered_retriever() -> None:
     from claimtrace import specs
     from claimtrace.errors import ClaimtraceError
 
-    question = {"intervention": "bifrontal tDCS", "comparator": "sham stimulation", "outcome": "reaction time"}
-    lexical = claimtrace.conclude_study([TDCS], **question)
-    trained = claimtrace.conclude_study([TDCS], retriever=specs.TrainedRetriever(), **question)  # a typed spec
-    spelt = claimtrace.conclude_study([TDCS], retriever="trained", **question)  # the CLI's spelling
+    def study(papers: list[Path], retriever: Any) -> Any:
+        return claimtrace.conclude_study(papers, intervention="bifrontal tDCS", comparator="sham stimulation",
+                                         outcome="reaction time", retriever=retriever)
+
+    lexical = study([TDCS], "bm25")
+    trained = study([TDCS], specs.TrainedRetriever())  # a typed spec
+    spelt = study([TDCS], "trained")  # the CLI's spelling
     assert trained.model_dump() == spelt.model_dump()
     assert trained.retrieval is not None and lexical.retrieval is not None
     assert trained.retrieval.units_per_paper and trained.quotes and all(q.located for q in trained.quotes)
     with pytest.raises(ClaimtraceError, match=r"unknown retriever 'magic' \(expected default, two-stage, bm25"):
-        claimtrace.conclude_study([REPO / "no-such-paper.pdf"], retriever="magic", **question)  # type: ignore[arg-type]
+        study([REPO / "no-such-paper.pdf"], "magic")
 
 
 def test_import_claimtrace_loads_no_layer_until_a_name_is_used() -> None:
