@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +81,23 @@ def test_bad_input_is_one_line_exit_2(tmp_path: Path) -> None:
         [art, "--intervention", "a", "--comparator", "b", "--outcome", "c", "--higher-is-better", "maybe"],
         [str(tmp_path / "nope.pdf"), "--intervention", "a", "--comparator", "b", "--outcome", "c"],
         ["--batch", str(tmp_path / "none.jsonl")],
+        [art, "--intervention", "a", "--comparator", "b", "--outcome", "c", "--retriever", "magic"],
     ]
     for args in cases:
         res = run(*args)
         assert res.returncode == 2, (args, res.stdout, res.stderr)
         assert res.stderr.strip().splitlines()[-1].startswith("error: ")
         assert "Traceback" not in res.stderr
+
+
+def test_retriever_choices_are_the_registry() -> None:
+    from claimtrace import specs
+
+    res = subprocess.run([sys.executable, "-m", "claimtrace", "conclude", "--help"], capture_output=True, text=True,
+                         cwd=REPO, env={**ENV, "COLUMNS": "400", "NO_COLOR": "1"}, check=True)
+    flat = re.sub(r"-\s+", "-", " ".join(res.stdout.split()))  # rich wraps at hyphens
+    assert all(spelling in flat for spelling in specs.RETRIEVERS.spellings())
+    bad = run(_article("PMC1087200"), "--intervention", "a", "--comparator", "b", "--outcome", "c",
+              "--retriever", "finetuned")  # a kind that needs its DIR
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        f"error: --retriever: unknown retriever 'finetuned' (expected {specs.RETRIEVERS.expected()})"]

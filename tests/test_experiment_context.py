@@ -4,6 +4,7 @@ configuration, the trained model's folder and the head each stage reads, stage 1
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,26 @@ def test_each_configuration_reads_its_own_context() -> None:
     top5 = _Runner(cfg, "rag-k5", "embedded").context_paragraphs(doc, query, gold)
     assert len(top5) == 5 and set(top5) < set(every)
     assert _Runner(cfg, "oracle", "embedded").context_paragraphs(doc, query, gold) == gold
+
+
+def test_config_specs_are_the_registry_spellings(tmp_path: Path) -> None:
+    import pytest
+
+    from claimtrace import specs
+    from claimtrace.errors import InputError
+
+    cfg = _cfg(tmp_path, extractors=["embedded", "llm"], llm={"reranker": "rescore:hybrid-finetuned:/m"},
+               extractor_options={"retriever": " hybrid-finetuned:/m ", "reranker": "cross-encoder"})
+    assert (cfg.extractor_options.retriever, cfg.extractor_options.reranker, cfg.llm.reranker) == (
+        "hybrid-finetuned:/m", "cross-encoder", "rescore:hybrid-finetuned:/m")  # spelt back by the registry
+    for section, key, bad, registry in (("extractor_options", "retriever", "magic", specs.RETRIEVERS),
+                                        ("extractor_options", "reranker", "finetuned", specs.RERANKERS),
+                                        ("llm", "reranker", "rescore:magic", specs.RETRIEVERS)):  # SPEC: a retriever
+        f = tmp_path / f"{section}-{key}.yaml"
+        f.write_text(f"dataset: d.jsonl\noutput: out\n{section}:\n  {key}: {bad}\n", encoding="utf-8")
+        with pytest.raises(InputError, match=f"{section}.{key}: unknown .*expected {re.escape(registry.expected())}"):
+            load_config(f)
+    f = tmp_path / "extractor.yaml"
+    f.write_text("dataset: d.jsonl\noutput: out\nextractors: [embedded, magic]\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"extractors.1: unknown extractor 'magic' \(expected embedded or llm\)"):
+        load_config(f)

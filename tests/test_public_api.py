@@ -153,6 +153,24 @@ def test_conclude_name_is_the_subpackage_and_the_old_function_warns() -> None:
     assert res.method == "offline" and any(issubclass(w.category, DeprecationWarning) for w in caught)
 
 
+def test_conclude_study_takes_any_registered_retriever() -> None:
+    from claimtrace import specs
+    from claimtrace.errors import ClaimtraceError
+
+    def study(papers: list[Path], retriever: Any) -> Any:
+        return claimtrace.conclude_study(papers, intervention="bifrontal tDCS", comparator="sham stimulation",
+                                         outcome="reaction time", retriever=retriever)
+
+    lexical = study([TDCS], "bm25")
+    trained = study([TDCS], specs.TrainedRetriever())  # a typed spec
+    spelt = study([TDCS], "trained")  # the CLI's spelling
+    assert trained.model_dump() == spelt.model_dump()
+    assert trained.retrieval is not None and lexical.retrieval is not None
+    assert trained.retrieval.units_per_paper and trained.quotes and all(q.located for q in trained.quotes)
+    with pytest.raises(ClaimtraceError, match=r"unknown retriever 'magic' \(expected default, two-stage, bm25"):
+        study([REPO / "no-such-paper.pdf"], "magic")
+
+
 def test_import_claimtrace_loads_no_layer_until_a_name_is_used() -> None:
     code = ("import sys, claimtrace; loaded = sorted(m for m in sys.modules if m.startswith('claimtrace.'));"
             "print(loaded); claimtrace.__version__; print('claimtrace.documents' in sys.modules)")

@@ -245,3 +245,37 @@ def test_extract_reads_its_section_from_file_then_environment_then_options(tmp_p
                          text=True, env={**env, "CLAIMTRACE_EXTRACT__CONFIG": "nope"}, timeout=120)
     assert bad.returncode == 2 and "invalid setting 'extract.config'" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_run_reads_its_corpus_section_from_file_then_environment_then_options(tmp_path: Path) -> None:
+    import json
+
+    sample = Path(__file__).resolve().parents[1] / "examples" / "PMC1821024.nxml"
+    corpus = tmp_path / "papers.txt"
+    corpus.write_text(f"{sample}\n", encoding="utf-8")
+    f = tmp_path / "s.toml"
+    f.write_text("[corpus]\nsteps = ['parse', 'stats']\nalpha = 0.01\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAIMTRACE_")}
+
+    def settings(name: str, *extra: str, **more_env: str) -> dict[str, object]:
+        out = tmp_path / name
+        res = subprocess.run([sys.executable, "-m", "claimtrace", "run", str(corpus), "--out", str(out), "--workers",
+                              "1", *extra], capture_output=True, text=True, env={**env, **more_env}, timeout=300)
+        assert res.returncode == 0, res.stderr
+        written: dict[str, object] = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["settings"]
+        return written
+
+    plain = settings("defaults")
+    assert (plain["steps"], plain["alpha"]) == (["parse", "stats", "traces"], 0.05)
+    from_file = settings("file", "--settings", str(f))
+    assert (from_file["steps"], from_file["alpha"]) == (["parse", "stats"], 0.01)
+    from_env = settings("env", "--settings", str(f), CLAIMTRACE_CORPUS__STEPS="parse")
+    assert (from_env["steps"], from_env["alpha"]) == (["parse"], 0.01)
+    from_flag = settings("flag", "--settings", str(f), "--steps", "parse,stats", CLAIMTRACE_CORPUS__STEPS="parse")
+    assert from_flag["steps"] == ["parse", "stats"]
+    bad = subprocess.run([sys.executable, "-m", "claimtrace", "run", str(corpus), "--out", str(tmp_path / "bad")],
+                         capture_output=True, text=True, env={**env, "CLAIMTRACE_CORPUS__EXTRACTOR": "magic"},
+                         timeout=120)
+    assert bad.returncode == 2 and "invalid setting 'corpus.extractor'" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "bad").exists()  # checked before anything is written

@@ -232,12 +232,16 @@ def build_graph(paper_or_text: PaperLike, *, method: GraphMethod = "offline", ll
 
 def conclude_study(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,
                    method: Method = "offline", llm: LLMClient | None = None,
-                   higher_is_better: bool | None = None) -> ConcludeResult:
-    """What one study (one or more papers) found for an intervention vs a comparator on an outcome."""
+                   higher_is_better: bool | None = None, retriever: Retriever = "bm25") -> ConcludeResult:
+    """What one study (one or more papers) found for an intervention vs a comparator on an outcome (``retriever``:
+    which passages it reads, a spec of ``claimtrace.specs.RETRIEVERS`` as ``claimtrace conclude --retriever``)."""
     from claimtrace.conclude.pipeline import conclude as run
+    from claimtrace.specs import RETRIEVERS
 
+    spec = RETRIEVERS.parse(retriever)  # a bad spelling before any paper is read
     question = {"intervention": intervention, "comparator": comparator, "outcome": outcome}
-    return run(question, [_doc(p) for p in papers], method=method, client=llm, higher_is_better=higher_is_better)
+    return run(question, [_doc(p) for p in papers], method=method, client=llm, higher_is_better=higher_is_better,
+               retriever=spec)
 
 
 def conclude(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,

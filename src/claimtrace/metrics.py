@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict
 from claimtrace.textmatch import same_statement
 
 
-class PRF(BaseModel):
-    """Micro precision/recall/F1 with the counts they come from (see the module for the rules)."""
+class Counted(BaseModel):
+    """Precision, recall and F1 with the ``tp``, ``fp`` and ``fn`` they come from: the fields every P/R/F1
+    report shares (:class:`PRF`, the evidence score)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -37,6 +38,11 @@ class PRF(BaseModel):
     tp: int
     fp: int
     fn: int
+
+
+class PRF(Counted):
+    """Micro precision/recall/F1 with the counts they come from (see the module for the rules)."""
+
     tp_gold: int
 
     @property

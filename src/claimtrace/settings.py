@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -89,6 +89,9 @@ Task = Literal["evidence", "hypothesis"]
 Similarity = Literal["bm25", "dense", "hybrid"]
 GraphMethod = Literal["offline", "staged", "direct"]
 Step = Literal["parse", "stats", "traces", "graphs", "conclusions", "checks"]
+#: the steps a corpus run can take, in order; ``parse`` is always done (every step reuses its Document)
+STEPS: tuple[Step, ...] = get_args(Step)
+DEFAULT_STEPS: tuple[Step, ...] = ("parse", "stats", "traces")
 
 
 class LLMNotConfiguredError(ClaimtraceError):
@@ -305,23 +308,35 @@ class ExtractSettings(BaseModel):
     @field_validator("config")
     @classmethod
     def _known_config(cls, value: str | None) -> str | None:
-        if value is not None and value not in preset_data()["contexts"]:
-            raise ValueError(f"unknown context configuration {value!r}; choose one of: "
-                             f"{', '.join(preset_data()['contexts'])}")
-        return value
+        return known_config(value)
+
+
+def known_config(value: str | None) -> str | None:
+    """``value`` when it names a context configuration of ``resources/presets.yaml`` (or is None), else a
+    ValueError that lists them."""
+    if value is not None and value not in preset_data()["contexts"]:
+        raise ValueError(f"unknown context configuration {value!r}; choose one of: "
+                         f"{', '.join(preset_data()['contexts'])}")
+    return value
 
 
 class CorpusSettings(BaseModel):
     """The settings of a corpus run that affect results (they go into the step keys and the manifest)."""
 
-    steps: list[str] = Field(default_factory=lambda: ["parse", "stats", "traces"])
-    config: str | None = None
-    extractor: str = "embedded"
-    max_evidence_sentences: int = 3
-    similarity: str = "bm25"
-    alpha: float = 0.05
-    graph_method: str = "offline"
-    conclude_method: str = "offline"
+    model_config = ConfigDict(extra="forbid")
+
+    # NoDecode: in the environment the steps are comma-separated (CLAIMTRACE_CORPUS__STEPS=parse,stats)
+    steps: Annotated[list[Step], NoDecode] = Field(
+        default_factory=lambda: list(DEFAULT_STEPS), description="the steps to run (a list, or "
+        "comma-separated: parse,stats,traces,graphs,conclusions,checks)")
+    config: str | None = Field(None, description="the context configuration of the traces step")
+    extractor: specs.ExtractorSpelling = Field("embedded", description="the traces step's extractor "
+                                               "(claimtrace.specs.EXTRACTORS)")
+    max_evidence_sentences: int = Field(3, ge=1)
+    similarity: Similarity = "bm25"
+    alpha: float = Field(0.05, gt=0, lt=1)
+    graph_method: GraphMethod = "offline"
+    conclude_method: str = Field("offline", description="the conclusions step's method: offline or an LLM method")
     max_bytes: int | None = None
     reader: dict[str, Any] | None = Field(None, description="how PDFs are read (dumped ReaderSettings); None: "
                                           "claimtrace's own reader without OCR")
@@ -329,6 +344,16 @@ class CorpusSettings(BaseModel):
     llm_model: str | None = Field(None, description="the model name recorded in the step keys")
     llm_max_concurrent: int | None = Field(None, description="per-endpoint requests in flight, whole run (Ray)")
     llm_tokens_per_minute: int | None = Field(None, description="per-endpoint tokens per minute, whole run (Ray)")
+
+    @field_validator("steps", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+
+    @field_validator("config")
+    @classmethod
+    def _known_config(cls, value: str | None) -> str | None:
+        return known_config(value)
 
 
 class ServeSettings(BaseModel):

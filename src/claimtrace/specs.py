@@ -23,13 +23,13 @@ import dataclasses
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
 
-from pydantic import PlainSerializer, PlainValidator
+from pydantic import AfterValidator, PlainSerializer, PlainValidator
 
 from claimtrace.errors import ClaimtraceError
 
 __all__ = [
-    "EXTRACTORS", "RERANKERS", "RETRIEVERS", "ExtractorSpec", "RerankerSpec", "RetrieverSpec", "Spec",
-    "SpecRegistry",
+    "EXTRACTORS", "RERANKERS", "RETRIEVERS", "ExtractorSpec", "ExtractorSpelling", "RerankerSpec",
+    "RerankerSpelling", "RetrieverSpec", "RetrieverSpelling", "Spec", "SpecRegistry",
 ]
 
 
@@ -168,6 +168,18 @@ def _parser(registry: SpecRegistry[Any]) -> Any:
     return PlainValidator(parse)
 
 
+def _spelling(registry: SpecRegistry[Any]) -> Any:
+    """A pydantic validator for a field kept as text: a spelling in, checked by the registry, spelt back out."""
+
+    def check(value: str) -> str:
+        try:
+            return str(registry.parse(value))
+        except ClaimtraceError as exc:
+            raise ValueError(str(exc)) from None
+
+    return AfterValidator(check)
+
+
 #: the retrievers (``claimtrace retrieve --retriever``; built by ``claimtrace.retrieval.pipeline.get_retriever``)
 RETRIEVERS: SpecRegistry[Spec] = SpecRegistry("retriever")
 #: the rerankers (``--reranker``; built by ``claimtrace.retrieval.rerank.get_reranker``)
@@ -258,6 +270,8 @@ class HybridFinetunedRetriever(Spec):
 
 #: a retriever spec as a pydantic field (a spelling in, the spec kept, the spelling written out)
 RetrieverSpec = Annotated[Spec, _parser(RETRIEVERS), PlainSerializer(str, return_type=str)]
+#: a retriever spelling as a pydantic field kept as text (checked by the registry, e.g. an experiment config's)
+RetrieverSpelling = Annotated[str, _spelling(RETRIEVERS)]
 
 
 # ----------------------------------------------------------------------------------------------- rerankers
@@ -326,6 +340,8 @@ class RescoreReranker(Spec):
 
 #: a reranker spec as a pydantic field
 RerankerSpec = Annotated[Spec, _parser(RERANKERS), PlainSerializer(str, return_type=str)]
+#: a reranker spelling as a pydantic field kept as text (checked by the registry, e.g. an experiment config's)
+RerankerSpelling = Annotated[str, _spelling(RERANKERS)]
 
 
 # ----------------------------------------------------------------------------------------------- extractors
@@ -348,3 +364,5 @@ class LLMExtractor(Spec):
 
 #: an extractor spec as a pydantic field
 ExtractorSpec = Annotated[Spec, _parser(EXTRACTORS), PlainSerializer(str, return_type=str)]
+#: a extractor spelling as a pydantic field kept as text (checked by the registry, e.g. an experiment config's)
+ExtractorSpelling = Annotated[str, _spelling(EXTRACTORS)]

@@ -13,7 +13,8 @@ from claimtrace.cli import llm_options as lo
 from claimtrace.cli.common import BatchOut, JsonResult, batch_progress, fail, print_json, stdout_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.conclude.model import LLM_METHODS, METHODS, ConcludeResult
-from claimtrace.errors import InputError
+from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.specs import RETRIEVERS
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ def conclude(
         None, "--method", help=f"{'|'.join(METHODS)} (default: urca when an LLM is configured, else offline)."),
     higher_is_better: str | None = typer.Option(
         None, "--higher-is-better", help="yes|no: the outcome's polarity (else asked of the LLM; offline: unknown direction)."),
-    retriever: str = typer.Option("bm25", "--retriever", help="bm25, dense or hybrid."),
+    retriever: str = typer.Option("bm25", "--retriever", help=f"Retriever of the passages: {RETRIEVERS.help()}."),
     k: int | None = typer.Option(None, "--k", min=1, help="Units to retrieve (per-paper quota k_s derives from it)."),
     clustering: str = typer.Option("auto", "--clustering", help="URCA/RAPTOR clustering: auto, none, pca or umap."),
     forest_plot: Path | None = typer.Option(None, "--forest-plot", help="Write a forest-plot PNG of the parsed estimates."),
@@ -51,8 +52,10 @@ def conclude(
         fail(f"unknown --method {method!r}; choose one of: {', '.join(METHODS)}")
     if clustering not in ("auto", "none", "pca", "umap"):
         fail(f"unknown --clustering {clustering!r}; choose auto, none, pca or umap")
-    if retriever not in ("bm25", "dense", "hybrid"):
-        fail(f"unknown --retriever {retriever!r}; choose bm25, dense or hybrid")
+    try:  # the registry's spellings (claimtrace.specs), checked before any paper is read
+        RETRIEVERS.parse(retriever)
+    except ClaimtraceError as exc:
+        fail(f"--retriever: {exc}")
     hib = parse_polarity(higher_is_better)
     items: list[dict[str, Any]] = []
     if batch is not None:  # bad input is reported before any work is announced

@@ -16,7 +16,6 @@ from claimtrace.extract.config import PRESETS
 from claimtrace.extract.model import SCHEMA_VERSION, ClaimTrace
 from claimtrace.specs import EXTRACTORS, RERANKERS, RETRIEVERS
 
-_EXTRACTORS = ("embedded", "llm")
 #: evidence units of the embedded extractor by default (measured on EI validation: docs/tables.md)
 DEFAULT_UNITS = "sentences,table-rows"
 
@@ -28,8 +27,8 @@ def _make_extractor(name: str | None, *, max_evidence_sentences: int, similarity
     selector = ContextSelector(retriever_spec=retriever, reranker_spec=reranker)
     if name is None:
         name = "llm" if settings.configured("extraction") else "embedded"
-    if name not in _EXTRACTORS:
-        raise ClaimtraceError(f"unknown extractor {name!r}; choose embedded or llm")
+    if name not in EXTRACTORS:
+        raise ClaimtraceError(f"unknown extractor {name!r}; choose {EXTRACTORS.expected()}")
     if name == "llm":
         from claimtrace.extract.llm_extractor import LLMExtractor
         from claimtrace.llm import LLMClient
@@ -53,7 +52,7 @@ def extract(
     finding: list[str] = typer.Option([], "--finding", help="A finding to trace (repeatable); default: detect them in the abstract."),
     hypothesis: str | None = typer.Option(None, "--hypothesis", help="The hypothesis (skips stage 1; needs exactly one --finding, or uses it as the finding)."),
     config: str | None = typer.Option(None, "--config", help=f"Context configuration: {', '.join(PRESETS)} (default: the settings' extract.config, else the extractor's)."),
-    extractor: str | None = typer.Option(None, "--extractor", help="embedded (offline) or llm (default: the settings' extract.extractor, else llm when one is configured)."),
+    extractor: str | None = typer.Option(None, "--extractor", help=f"{EXTRACTORS.help()} (default: the settings' extract.extractor, else llm when one is configured)."),
     max_evidence_sentences: int | None = typer.Option(None, "--max-evidence-sentences", min=1, help="Longest evidence span in sentences (default: extract.max_evidence_sentences, else 3)."),
     similarity: str | None = typer.Option(None, "--similarity", help="Embedded extractor similarity: bm25, dense or hybrid (default: extract.similarity, else bm25)."),
     units: str = typer.Option(DEFAULT_UNITS, "--units", help="Evidence units of the embedded extractor: sentences, optionally with table-rows (docs/tables.md)."),

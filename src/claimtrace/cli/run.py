@@ -24,11 +24,11 @@ from claimtrace.specs import EXTRACTORS
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
     out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
-    steps: str = typer.Option("parse,stats,traces", "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions,checks."),
-    config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step."),
-    extractor: str = typer.Option("embedded", "--extractor", help=f"Traces extractor: {EXTRACTORS.help()}."),
-    graph_method: str = typer.Option("offline", "--graph-method", help="graphs step: offline, staged or direct."),
-    conclude_method: str = typer.Option("offline", "--conclude-method", help="conclusions step: offline or an LLM method."),
+    steps: str | None = typer.Option(None, "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions,checks (default: the settings' corpus.steps, else parse,stats,traces)."),
+    config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step (default: corpus.config, else the extractor's)."),
+    extractor: str | None = typer.Option(None, "--extractor", help=f"Traces extractor: {EXTRACTORS.help()} (default: corpus.extractor, else embedded)."),
+    graph_method: str | None = typer.Option(None, "--graph-method", help="graphs step: offline, staged or direct (default: corpus.graph_method, else offline)."),
+    conclude_method: str | None = typer.Option(None, "--conclude-method", help="conclusions step: offline or an LLM method (default: corpus.conclude_method, else offline)."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Worker processes (default: the cores)."),
     engine: str = typer.Option("local", "--engine", help="local (process pool) or ray."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster address (with --engine ray), e.g. 127.0.0.1:6379."),
@@ -36,30 +36,37 @@ def run_cmd(
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate time and LLM tokens from a sample; write nothing."),
     sample: int = typer.Option(10, "--sample", min=1, help="With --dry-run: papers in the sample."),
     json_out: bool = typer.Option(False, "--json", help="Print the summary (or the estimate) as JSON."),
-    llm_max_concurrent: int | None = typer.Option(None, "--llm-max-concurrent", min=1, help="With --engine ray: requests in flight per LLM endpoint, across the cluster."),
-    llm_tokens_per_minute: int | None = typer.Option(None, "--llm-tokens-per-minute", min=1, help="With --engine ray: tokens per minute per LLM endpoint, across the cluster."),
+    llm_max_concurrent: int | None = typer.Option(None, "--llm-max-concurrent", min=1, help="With --engine ray: requests in flight per LLM endpoint, across the cluster (default: corpus.llm_max_concurrent)."),
+    llm_tokens_per_minute: int | None = typer.Option(None, "--llm-tokens-per-minute", min=1, help="With --engine ray: tokens per minute per LLM endpoint, across the cluster (default: corpus.llm_tokens_per_minute)."),
     llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Run parse, stats, traces (and graphs, conclusions) over a corpus into Parquet tables."""
     from claimtrace.corpus.runner import ENGINES, discover, run_corpus
-    from claimtrace.corpus.work import RunSettings, all_steps_valid
+    from claimtrace.corpus.work import all_steps_valid
     from claimtrace.extract.config import PRESETS
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
     logging.getLogger("claimtrace.corpus").setLevel(logging.INFO)
-    step_list = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()])
+    given_steps = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()]) if steps is not None else None
     if config is not None and config not in PRESETS:
         fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
-    if extractor not in EXTRACTORS:
+    if extractor is not None and extractor not in EXTRACTORS:
         fail(f"unknown --extractor {extractor!r}; choose {EXTRACTORS.expected()}")
     if engine not in ENGINES:
         fail(f"unknown --engine {engine!r}; choose local or ray")
+    if graph_method is not None and graph_method not in ("offline", "staged", "direct"):
+        fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
+    # the options given, over CLAIMTRACE_CORPUS__*, the settings file's [corpus] and the defaults
+    section = llm.load(corpus={"steps": given_steps, "config": config, "extractor": extractor,
+                               "graph_method": graph_method, "conclude_method": conclude_method,
+                               "llm_max_concurrent": llm_max_concurrent,
+                               "llm_tokens_per_minute": llm_tokens_per_minute}).corpus
+    step_list = all_steps_valid(list(section.steps))
+    extractor, graph_method, conclude_method = section.extractor, section.graph_method, section.conclude_method
     if ray_address and engine != "ray":
         fail("--ray-address goes with --engine ray")
-    if (llm_max_concurrent or llm_tokens_per_minute) and engine != "ray":
+    if (section.llm_max_concurrent or section.llm_tokens_per_minute) and engine != "ray":
         fail("--llm-max-concurrent/--llm-tokens-per-minute go with --engine ray")
-    if graph_method not in ("offline", "staged", "direct"):
-        fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
     items = discover(corpus)  # bad input first: the corpus names the path
     if dry_run and out is not None:
         fail("--dry-run writes nothing; leave out --out")
@@ -71,8 +78,8 @@ def run_cmd(
         check_out_dir(out)
     needs_llm = (("traces" in step_list and extractor == "llm") or ("graphs" in step_list and graph_method != "offline")
                  or ("conclusions" in step_list and conclude_method != "offline"))
-    llm_config: dict[str, Any] | None = None
-    model = None
+    llm_config: dict[str, Any] | None = section.llm
+    model = section.llm_model
     if needs_llm:
         if llm.offline:
             fail("an LLM step was asked for together with --offline")
@@ -83,10 +90,9 @@ def run_cmd(
         llm_config = settings.model_dump(mode="json")
         model = settings.for_task("extraction").model
     reader = current_settings()  # --pdf-reader/--grobid-url/--ocr or the environment, for every worker
-    rs = RunSettings(steps=step_list, config=config, extractor=extractor, graph_method=graph_method,
-                     conclude_method=conclude_method, llm=llm_config, llm_model=model,
-                     llm_max_concurrent=llm_max_concurrent, llm_tokens_per_minute=llm_tokens_per_minute,
-                     reader=reader.model_dump(mode="json") if reader != ReaderSettings() else None)
+    rs = section.model_copy(update={
+        "steps": step_list, "llm": llm_config, "llm_model": model,
+        "reader": reader.model_dump(mode="json") if reader != ReaderSettings() else section.reader})
     if dry_run:
         from claimtrace.corpus.estimate import estimate
 

@@ -32,6 +32,7 @@ from claimtrace.numbers.extract import extract_numbers
 from claimtrace.plots import ForestRow
 from claimtrace.retrieval.base import Retriever
 from claimtrace.retrieval.pipeline import get_retriever as _get
+from claimtrace.specs import Spec
 
 if TYPE_CHECKING:
     from claimtrace.llm import LLMClient
@@ -41,12 +42,10 @@ logger = logging.getLogger(__name__)
 OFFLINE_K = 20
 
 
-def get_retriever(spec: str | Retriever = "bm25") -> Retriever:
-    """A retriever by name (bm25, dense, hybrid) from the retrieval module, or the one given."""
-    if not isinstance(spec, str):
-        return spec
-
-    return _get(spec)
+def get_retriever(spec: str | Spec | Retriever = "bm25") -> Retriever:
+    """A retriever from a spec of ``claimtrace.specs.RETRIEVERS`` (its spelling, e.g. ``bm25``, or the spec), or
+    the retriever given."""
+    return _get(spec) if isinstance(spec, str | Spec) else spec
 
 
 def parse_polarity(value: str | bool | None) -> bool | None:
@@ -76,7 +75,7 @@ def conclude(
     method: str = "offline",
     higher_is_better: str | bool | None = None,
     client: LLMClient | None = None,
-    retriever: str | Retriever = "bm25",
+    retriever: str | Spec | Retriever = "bm25",
     k: int | None = None,
     beta: float = DEFAULT_BETA,
     n_max: int = DEFAULT_N_MAX,

@@ -19,11 +19,12 @@ from typing import Any
 
 import pyarrow as pa
 
-STORE_SCHEMA_VERSION = "1.0"
+# the steps a corpus run can take (STEPS, in order; ``parse`` is always done: every step reuses its Document)
+# have their home in the ``corpus`` settings section, which validates them
+from claimtrace.settings import DEFAULT_STEPS as DEFAULT_STEPS
+from claimtrace.settings import STEPS as STEPS
 
-#: the steps a corpus run can take, in order; ``parse`` is always done (every step reuses its Document)
-STEPS = ("parse", "stats", "traces", "graphs", "conclusions", "checks")
-DEFAULT_STEPS = ("parse", "stats", "traces")
+STORE_SCHEMA_VERSION = "1.0"
 
 #: which table each step writes (parse writes the paper's own row)
 STEP_TABLE = {"stats": "statistics", "traces": "traces", "graphs": "graph_edges", "conclusions": "conclusions",

@@ -14,7 +14,7 @@ from typing import Literal, Protocol, TypeVar, runtime_checkable
 from pydantic import BaseModel, ConfigDict, Field
 from rapidfuzz import fuzz
 
-from claimtrace.metrics import PRF, micro, prf
+from claimtrace.metrics import PRF, Counted, micro, prf
 
 Direction = Literal["increase", "decrease", "none"]
 COMPONENTS = ("variables", "relationships", "intervals", "test_family", "sample_size")
@@ -79,15 +79,9 @@ class ComponentCounts(_M):
     fn: int = 0
 
 
-class EvidenceScore(_M):
+class EvidenceScore(Counted):
     """Evidence score: micro P/R/F1 over all component items, with per-component counts."""
 
-    precision: float
-    recall: float
-    f1: float
-    tp: int
-    fp: int
-    fn: int
     components: dict[str, ComponentCounts]
 
     def prf(self) -> PRF:
@@ -191,8 +185,7 @@ def _total(comps: dict[str, ComponentCounts]) -> EvidenceScore:
     tp = sum(c.tp for c in comps.values())
     fp = sum(c.fp for c in comps.values())
     fn = sum(c.fn for c in comps.values())
-    s = prf(tp, fp, fn)
-    return EvidenceScore(precision=s.precision, recall=s.recall, f1=s.f1, tp=tp, fp=fp, fn=fn, components=comps)
+    return EvidenceScore(**prf(tp, fp, fn).model_dump(exclude={"tp_gold"}), components=comps)
 
 
 def micro_evidence(scores: Iterable[EvidenceScore]) -> EvidenceScore:

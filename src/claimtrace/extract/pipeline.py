@@ -108,6 +108,16 @@ def _rerank_invocations(extractor: Extractor) -> list[str]:
     return ids
 
 
+def _keep(out: StageOutput, extractor: Extractor, flags: list[Flag], inv: list[str], models: list[str]) -> None:
+    """Add what one stage gave to the trace's lists: its flags, the LLM invocations of its reranking and its own,
+    its model."""
+    flags.extend(out.flags)
+    inv.extend(_rerank_invocations(extractor))
+    inv.extend(out.invocation_ids)
+    if out.model:
+        models.append(out.model)
+
+
 def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config: ContextConfig, *,
                   hypothesis: str | None = None, gold: Sequence[str] | None = None,
                   hypothesis_gold: Sequence[str] | None = None,
@@ -132,20 +142,12 @@ def trace_finding(doc: Document, finding: Finding, extractor: Extractor, config:
     else:
         out1 = extractor.hypothesis(doc, finding.text, config, hypothesis_gold or gold)
         hyp = out1.span
-        flags.extend(out1.flags)
-        inv.extend(_rerank_invocations(extractor))
-        inv.extend(out1.invocation_ids)
-        if out1.model:
-            models.append(out1.model)
+        _keep(out1, extractor, flags, inv, models)
     t1 = time.perf_counter()
     timings["hypothesis_s"] = round(t1 - t0, 4)
     query = finding.text if hyp is None else f"{finding.text}\n{hyp.text}"  # the composite query
     out2 = extractor.evidence(doc, query, config, gold, max_evidence_sentences)
-    flags.extend(out2.flags)
-    inv.extend(_rerank_invocations(extractor))
-    inv.extend(out2.invocation_ids)
-    if out2.model:
-        models.append(out2.model)
+    _keep(out2, extractor, flags, inv, models)
     t2 = time.perf_counter()
     timings["evidence_s"] = round(t2 - t1, 4)
     evidence: Evidence | None = None

@@ -10,13 +10,13 @@ one relation may carry several labels (several typed edges on one pair).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from claimtrace.documents import split_sentences
 from claimtrace.errors import InputError
 from claimtrace.graph.model import EmpiricalGraph, Mention, RelationType, Status
+from claimtrace.jsonl import read_data
 
 _TYPE_PREFIX: dict[str, RelationType] = {
     "direction": "directional",
@@ -54,12 +54,7 @@ def is_labelstudio_export(data: Any) -> bool:
 def load_labelstudio(path: str | Path, annotation: int = 0) -> list[EmpiricalGraph]:
     """Read a Label Studio export file into one graph per task (the ``annotation``-th, default first)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(p, "no such file")
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(p, f"invalid JSON ({exc.msg})") from None
+    data = read_data(p, "json")
     if not is_labelstudio_export(data):
         raise InputError(p, "not a Label Studio export (expected tasks with 'data' and 'annotations')")
     return load_labelstudio_data(data, str(p), annotation=annotation)

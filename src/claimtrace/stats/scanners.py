@@ -442,22 +442,6 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
     return toks
 
 
-def _finditer_at(pattern: re.Pattern[str], t: str, starts: re.Pattern[str]) -> list[re.Match[str]]:
-    """``pattern.finditer(t)`` where every match begins at a match of ``starts`` (tried only there)."""
-    out: list[re.Match[str]] = []
-    end = 0
-    match = pattern.match
-    for c in starts.finditer(t):
-        i = c.start()
-        if i < end:
-            continue
-        m = match(t, i)
-        if m is not None:
-            out.append(m)
-            end = m.end()
-    return out
-
-
 
 _ZERO_COMMA = re.compile(r"0,\d+")
 _P_SUB_SEP = re.compile(r"[\s_-]+")

@@ -5,18 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
 from claimtrace.extract.config import PRESETS
 from claimtrace.extract.context import ContextSelector
-
-if TYPE_CHECKING:
-    from claimtrace.extract.context import ContextSelector
+from claimtrace.jsonl import read_data
+from claimtrace.specs import ExtractorSpelling, RerankerSpelling, RetrieverSpelling
 
 Stage = Literal["hypothesis", "evidence"]
 ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
@@ -37,8 +35,9 @@ class ExperimentLLM(BaseModel):
     limit: int | None = 20
     #: presets for the LLM extractor (default: the same as the embedded one)
     presets: list[str] | None = None
-    #: reranker of the LLM extractor's rag-rerank / finetuned-rerank (default: RankGPT with the same LLM)
-    reranker: str | None = "llm"
+    #: reranker of the LLM extractor's rag-rerank / finetuned-rerank (default: RankGPT with the same LLM); a spec
+    #: of ``claimtrace.specs.RERANKERS``
+    reranker: RerankerSpelling | None = "llm"
 
 
 class ExtractorOptions(BaseModel):
@@ -48,11 +47,13 @@ class ExtractorOptions(BaseModel):
 
     similarity: str = "bm25"
     max_evidence_sentences: int = 3
-    retriever: str = "hybrid"
+    #: the retriever of rag-* configurations: a spec of ``claimtrace.specs.RETRIEVERS``
+    retriever: RetrieverSpelling = "hybrid"
     #: rag-rerank / finetuned-rerank reranker: llm, cross-encoder:PATH, finetuned:DIR, dense; None: the
     #: non-LLM default (extract.context.DEFAULT_RERANKERS: the fine-tuned bi-encoder's rescoring after hybrid,
-    #: the RRF of BM25 and the fine-tuned retriever over the M candidates after the fine-tuned retriever)
-    reranker: str | None = None
+    #: the RRF of BM25 and the fine-tuned retriever over the M candidates after the fine-tuned retriever); a spec of
+    #: ``claimtrace.specs.RERANKERS``
+    reranker: RerankerSpelling | None = None
     #: the fine-tuned retriever folder for finetuned-rerank (default: <models dir>/ei-evidence)
     finetuned_model: str | None = None
 
@@ -67,7 +68,7 @@ class ExperimentConfig(BaseModel):
     output: str
     presets: list[str] = Field(default_factory=lambda: ["fulltext-zeroshot", "rag-k5", "rag-k10", "rag-k20",
                                                        "rag-rerank", "finetuned-rerank", "oracle"])
-    extractors: list[str] = Field(default_factory=lambda: ["embedded"])
+    extractors: list[ExtractorSpelling] = Field(default_factory=lambda: ["embedded"])
     extractor_options: ExtractorOptions = Field(default_factory=ExtractorOptions)
     llm: ExperimentLLM = Field(default_factory=ExperimentLLM)
     limit: int | None = None
@@ -102,26 +103,19 @@ def context_selector(cfg: ExperimentConfig, extractor: str) -> ContextSelector:
 def load_config(path: str | Path) -> ExperimentConfig:
     """Read and validate an experiment YAML file (relative paths resolve against it)."""
     p = Path(path)
-    if not p.exists():
-        raise InputError(p, "no such file")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise InputError(p, f"invalid YAML ({str(exc).splitlines()[0]})") from None
+    raw = read_data(p, "yaml")
     if not isinstance(raw, dict):
         raise InputError(p, "expected a YAML mapping")
     try:
         cfg = ExperimentConfig.model_validate(raw)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise InputError(p, f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}") from None
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        raise InputError(p, f"{'.'.join(str(x) for x in err['loc'])}: {msg}") from None
 
     for name in [*cfg.presets, *(cfg.llm.presets or [])]:
         if name not in PRESETS:
             raise InputError(p, f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
-    for ex in cfg.extractors:
-        if ex not in ("embedded", "llm"):
-            raise InputError(p, f"unknown extractor {ex!r}; choose embedded or llm")
     for key in ("dataset", "output"):
         v = Path(getattr(cfg, key))
         if not v.is_absolute():
@@ -135,7 +129,7 @@ def load_config(path: str | Path) -> ExperimentConfig:
     for ex in cfg.extractors:
         reranker = reranker_for(cfg, ex)
         needs += [name for name in presets_for(cfg, ex)
-                  if name == "finetuned-rerank" or (name == "rag-rerank" and reranker in (None, "finetuned"))]
+                  if name == "finetuned-rerank" or (name == "rag-rerank" and reranker is None)]
     if needs:
         from claimtrace.extract.context import check_finetuned_dir
 
