@@ -20,6 +20,7 @@ resamples whole trials.
 
     python bench/numbers_split.py            # -> bench/results/numbers_split.json
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
+    python bench/numbers_split.py --dev-only --show dev  # while tuning: the development part alone
     # the extractor before issue 29, on the same gold (its source exported from a commit):
     git archive 9cbd473 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_split.py \
         --out bench/results/numbers_split_before.json --label "before issue 29, commit 9cbd473"
@@ -98,6 +99,8 @@ def score_set(items: list[dict[str, Any]], doc_of: Any, show: str | None = None)
                               "ref": {k: it.get(k) for k in scored["correct"]}}), file=sys.stderr)
     out: dict[str, Any] = {}
     for part, rs in rows.items():
+        if not rs:
+            continue
         out[part] = {"trials": len({r["pmcid"] for r in rs}), "items": len(rs), "metrics": summarise(rs)}
         if part == "dev":
             out[part]["rows"] = [{k: r.get(k) for k in ("id", "pmcid", "outcome_type", "all_correct", "errors")}
@@ -148,10 +151,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--show", choices=["dev"], help="print the development misses to stderr")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--dev-only", action="store_true",
+                    help="score the development part only (for tuning: no untouched item is read; writes nothing)")
     ap.add_argument("--out", type=Path, default=OUT, help="the result file (default bench/results/numbers_split.json)")
     ap.add_argument("--label", default="this tree", help="what extractor this run measures (written in the file)")
     args = ap.parse_args()
     sets = gold_sets()
+    if args.dev_only:
+        sets = {name: ([it for it in items if split_of(it["pmcid"]) == "dev"], doc_of)
+                for name, (items, doc_of) in sets.items()}
+        args.no_write = True
     if not sets:
         sys.exit("error: no numbers gold found (../shared/data/rct-numeric is needed)")
     run = Run(data=[p for p in (SHARED / "rct-numeric" / "dev.json", GOLD_EI) if p.exists()])
