@@ -21,6 +21,8 @@ resamples whole trials.
     python bench/numbers_split.py            # -> bench/results/numbers_split.json
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
     python bench/numbers_split.py --dev-only --show dev  # while tuning: the development part alone
+    # the hand-set rules of issue 29 before the ranker (bench/results/numbers_split_rules.json) are main's
+    # numbers_split.json at bcf44a5 (extractor cfacb34), kept as written;
     # the extractor before issue 29, on the same gold (its source exported from a commit):
     git archive 9cbd473 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_split.py \
         --out bench/results/numbers_split_before.json --label "before issue 29, commit 9cbd473"
@@ -121,7 +123,8 @@ def _cell(m: dict[str, Any] | None) -> str:
 def lines() -> list[str]:
     """The development / untouched section of docs/results/numbers.md, from the committed result files."""
     res = REPO / "bench" / "results"
-    runs = [json.loads((res / n).read_text()) for n in ("numbers_split_before.json", "numbers_split.json")
+    runs = [json.loads((res / n).read_text())
+            for n in ("numbers_split_before.json", "numbers_split_rules.json", "numbers_split.json")
             if (res / n).exists()]
     if not runs:
         return []
@@ -141,7 +144,9 @@ def lines() -> list[str]:
                 out.append(f"| {r['extractor']} | {name} | {kind} | {_cell(parts['dev']['metrics'].get(kind))} | "
                            f"{_cell(parts['untouched']['metrics'].get(kind))} |")
     out += ["", "Reproduce: `python bench/numbers_split.py` (this tree) and the command in its docstring for the "
-            "extractor before issue 29 (`bench/results/numbers_split_before.json`); double-annotation "
+            "extractor before issue 29 (`bench/results/numbers_split_before.json`; the hand-set rules before the ranker: "
+            "`bench/results/numbers_split_rules.json`); ranker weights: `python scripts/train_numbers_ranker.py`; "
+            "double-annotation "
             "agreement: `python bench/numbers_agreement.py` (`bench/results/numbers_agreement.json`)."]
     return out
 
