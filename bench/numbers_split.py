@@ -148,6 +148,30 @@ def lines() -> list[str]:
             "`bench/results/numbers_split_rules.json`); ranker weights: `python scripts/train_numbers_ranker.py`; "
             "double-annotation "
             "agreement: `python bench/numbers_agreement.py` (`bench/results/numbers_agreement.json`)."]
+    out += _ranker_lines(res)
+    return out
+
+
+def _ranker_lines(res: Path) -> list[str]:
+    """The ranker's development figures and the ceiling its candidates allow (bench/results/numbers_ranker.json)."""
+    f = res / "numbers_ranker.json"
+    if not f.exists():
+        return []
+    r = json.loads(f.read_text())
+
+    def cell(m: dict[str, Any], n: int) -> str:
+        return f"{m['share']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}] ({m['k']}/{n})"
+
+    out = ["", "### The ranker on development items (main numbers only)", "",
+           "`python scripts/train_numbers_ranker.py` → `bench/results/numbers_ranker.json`: development items "
+           "only; the share whose main numbers (events or means of both arms) are right, an abstention right where "
+           "the reference gives none. Ranker: out of fold (grouped 5-fold CV over trials). Hand-set score: its first "
+           "candidate, in sample (it was set looking at development items). Ceiling: some candidate is right, or "
+           f"the reference is empty. Features kept: {', '.join(r['ranker']['features'])}.", "",
+           "| gold / type | n (trials) | ranker (CV) | hand-set score | ceiling of the candidates |", "|---|---|---|---|---|"]
+    for name, m in r["parts"].items():
+        out.append(f"| {name} | {m['n']} ({m['trials']}) | {cell(m['main_right_ranker_cv'], m['n'])} | "
+                   f"{cell(m['main_right_hand_set'], m['n'])} | {cell(m['ceiling_of_candidates'], m['n'])} |")
     return out
 
 

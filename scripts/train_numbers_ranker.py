@@ -10,6 +10,10 @@ reference gives none, as Yun et al. score it); the model is then refitted on eve
 
     python scripts/train_numbers_ranker.py            # -> src/claimtrace/numbers/weights/ranker.json
     python scripts/train_numbers_ranker.py --cached   # reuse the candidate features of the last run (/tmp)
+
+It also writes ``bench/results/numbers_ranker.json``: per gold set and outcome type, the development items'
+share whose main numbers are right with the ranker (out of fold), with the hand-set score's choice, and the
+ceiling the candidates allow (some candidate right, or the reference empty so that abstaining is right).
 """
 
 from __future__ import annotations
@@ -23,15 +27,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scipy.stats import beta
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GroupKFold
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 from numbers_split import gold_sets, split_of  # noqa: E402
+from provenance import Run  # noqa: E402
 
 CACHE = Path("/tmp/claimtrace_numbers_ranker.pkl")
 OUT = REPO / "src" / "claimtrace" / "numbers" / "weights" / "ranker.json"
+RESULT = REPO / "bench" / "results" / "numbers_ranker.json"
+
+
+def _exact(k: int, n: int) -> list[float]:
+    """Clopper-Pearson 95% interval."""
+    lo = 0.0 if k == 0 else float(beta.ppf(0.025, k, n - k + 1))
+    hi = 1.0 if k == n else float(beta.ppf(0.975, k + 1, n - k))
+    return [round(lo, 4), round(hi, 4)]
 
 
 def _ref(v: Any) -> float | None:
@@ -233,6 +247,28 @@ def main() -> None:
         "intercept": round(float(model.intercept_[0]), 6),
         "threshold": best["threshold"],
     }
+    tops = cross_validate(items, names, best["C"])
+    parts: dict[str, Any] = {}
+    for key in sorted({(it["set"], it["type"]) for it in items}):
+        idx = [k for k, it in enumerate(items) if (it["set"], it["type"]) == key]
+        sub = [items[k] for k in idx]
+        n = len(sub)
+        ceiling = sum(1 for it in sub if any(it["labels"]) or it["empty"])
+        ranked = sum(1 for k in idx if (tops[k][1] if tops[k][0] >= best["threshold"] else items[k]["empty"]))
+        parts[f"{key[0]}/{key[1]}"] = {
+            "n": n, "trials": len({it["trial"] for it in sub}),
+            "main_right_ranker_cv": {"k": ranked, "share": round(ranked / n, 4), "ci95": _exact(ranked, n)},
+            "main_right_hand_set": {"k": round(_rule_accuracy(sub) * n), "share": round(_rule_accuracy(sub), 4),
+                                    "ci95": _exact(round(_rule_accuracy(sub) * n), n)},
+            "ceiling_of_candidates": {"k": ceiling, "share": round(ceiling / n, 4), "ci95": _exact(ceiling, n)}}
+    run = Run(data=[p for p in (REPO.parent / "shared" / "data" / "rct-numeric" / "dev.json",
+                                REPO / "bench" / "data" / "numbers-ei" / "gold.json") if p.exists()])
+    RESULT.write_text(json.dumps({
+        "schema_version": "1",
+        "what": "development items only (bench/numbers_split.py's hash split): the share whose main numbers (events "
+                "or means, both arms) are right; an abstention is right where the reference gives none",
+        "ranker": {"features": names, "C": best["C"], "threshold": best["threshold"]},
+        "parts": parts, "provenance": run.finish()}, indent=1) + "\n", encoding="utf-8")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(best))
