@@ -20,6 +20,9 @@ resamples whole trials.
 
     python bench/numbers_split.py            # -> bench/results/numbers_split.json
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
+    python bench/numbers_split.py --dev-only --show dev  # while tuning: the development part alone
+    # the hand-set rules of issue 29 before the ranker (bench/results/numbers_split_rules.json) are main's
+    # numbers_split.json at bcf44a5 (extractor cfacb34), kept as written;
     # the extractor before issue 29, on the same gold (its source exported from a commit):
     git archive 9cbd473 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_split.py \
         --out bench/results/numbers_split_before.json --label "before issue 29, commit 9cbd473"
@@ -98,6 +101,8 @@ def score_set(items: list[dict[str, Any]], doc_of: Any, show: str | None = None)
                               "ref": {k: it.get(k) for k in scored["correct"]}}), file=sys.stderr)
     out: dict[str, Any] = {}
     for part, rs in rows.items():
+        if not rs:
+            continue
         out[part] = {"trials": len({r["pmcid"] for r in rs}), "items": len(rs), "metrics": summarise(rs)}
         if part == "dev":
             out[part]["rows"] = [{k: r.get(k) for k in ("id", "pmcid", "outcome_type", "all_correct", "errors")}
@@ -118,7 +123,8 @@ def _cell(m: dict[str, Any] | None) -> str:
 def lines() -> list[str]:
     """The development / untouched section of docs/results/numbers.md, from the committed result files."""
     res = REPO / "bench" / "results"
-    runs = [json.loads((res / n).read_text()) for n in ("numbers_split_before.json", "numbers_split.json")
+    runs = [json.loads((res / n).read_text())
+            for n in ("numbers_split_before.json", "numbers_split_rules.json", "numbers_split.json")
             if (res / n).exists()]
     if not runs:
         return []
@@ -138,8 +144,34 @@ def lines() -> list[str]:
                 out.append(f"| {r['extractor']} | {name} | {kind} | {_cell(parts['dev']['metrics'].get(kind))} | "
                            f"{_cell(parts['untouched']['metrics'].get(kind))} |")
     out += ["", "Reproduce: `python bench/numbers_split.py` (this tree) and the command in its docstring for the "
-            "extractor before issue 29 (`bench/results/numbers_split_before.json`); double-annotation "
+            "extractor before issue 29 (`bench/results/numbers_split_before.json`; the hand-set rules before the ranker: "
+            "`bench/results/numbers_split_rules.json`); ranker weights: `python scripts/train_numbers_ranker.py`; "
+            "double-annotation "
             "agreement: `python bench/numbers_agreement.py` (`bench/results/numbers_agreement.json`)."]
+    out += _ranker_lines(res)
+    return out
+
+
+def _ranker_lines(res: Path) -> list[str]:
+    """The ranker's development figures and the ceiling its candidates allow (bench/results/numbers_ranker.json)."""
+    f = res / "numbers_ranker.json"
+    if not f.exists():
+        return []
+    r = json.loads(f.read_text())
+
+    def cell(m: dict[str, Any], n: int) -> str:
+        return f"{m['share']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}] ({m['k']}/{n})"
+
+    out = ["", "### The ranker on development items (main numbers only)", "",
+           "`python scripts/train_numbers_ranker.py` → `bench/results/numbers_ranker.json`: development items "
+           "only; the share whose main numbers (events or means of both arms) are right, an abstention right where "
+           "the reference gives none. Ranker: out of fold (grouped 5-fold CV over trials). Hand-set score: its first "
+           "candidate, in sample (it was set looking at development items). Ceiling: some candidate is right, or "
+           f"the reference is empty. Features kept: {', '.join(r['ranker']['features'])}.", "",
+           "| gold / type | n (trials) | ranker (CV) | hand-set score | ceiling of the candidates |", "|---|---|---|---|---|"]
+    for name, m in r["parts"].items():
+        out.append(f"| {name} | {m['n']} ({m['trials']}) | {cell(m['main_right_ranker_cv'], m['n'])} | "
+                   f"{cell(m['main_right_hand_set'], m['n'])} | {cell(m['ceiling_of_candidates'], m['n'])} |")
     return out
 
 
@@ -148,10 +180,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--show", choices=["dev"], help="print the development misses to stderr")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--dev-only", action="store_true",
+                    help="score the development part only (for tuning: no untouched item is read; writes nothing)")
     ap.add_argument("--out", type=Path, default=OUT, help="the result file (default bench/results/numbers_split.json)")
     ap.add_argument("--label", default="this tree", help="what extractor this run measures (written in the file)")
     args = ap.parse_args()
     sets = gold_sets()
+    if args.dev_only:
+        sets = {name: ([it for it in items if split_of(it["pmcid"]) == "dev"], doc_of)
+                for name, (items, doc_of) in sets.items()}
+        args.no_write = True
     if not sets:
         sys.exit("error: no numbers gold found (../shared/data/rct-numeric is needed)")
     run = Run(data=[p for p in (SHARED / "rct-numeric" / "dev.json", GOLD_EI) if p.exists()])

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
-from claimtrace.numbers import derive
+from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
     bare_means,
@@ -57,6 +57,8 @@ class Candidate:
     values: dict[str, dict[str, Value]] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
     context: list[str] = field(default_factory=list)
+    origin: str = ""  # which generator gave it (the ranker's feature)
+    meta: dict[str, float] = field(default_factory=dict)  # what the generator measured (the ranker's features)
 
 
 @dataclass
@@ -87,20 +89,12 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     abbrevs = doc_abbreviations(running)
     ico = Ico.of(intervention, comparator, outcome, abbrevs).with_labels(running)
     tables = doc.tables
-    cands = _all_candidates(doc, ico, outcome)
+    best = _ranked(doc, ico) if ranker.WEIGHTS.exists() else _ruled(doc, ico, outcome)
     parts = outcome_parts(outcome)
-    if not cands and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
-        cands = _all_candidates(doc, Ico.of(intervention, comparator, parts[0], abbrevs).with_labels(running), parts[0])
-    cands.sort(key=lambda c: -c.score)
-    best = cands[0] if cands else None
-    caption_only = False
-    if best is None:
-        caps = _caption_candidates(doc, ico)
-        if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
-            caps = [c for c in caps if c.kind != "binary"]
-        if caps:
-            best = max(caps, key=lambda c: c.score)
-            caption_only = True
+    if best is None and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
+        first = Ico.of(intervention, comparator, parts[0], abbrevs).with_labels(running)
+        best = _ranked(doc, first) if ranker.WEIGHTS.exists() else _ruled(doc, first, parts[0])
+    caption_only = best is not None and best.origin == "caption"
     arms = {"intervention": Arm(label=intervention), "comparator": Arm(label=comparator)}
     flags: list[str] = []
     notes: list[str] = []
@@ -128,6 +122,26 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
                         context=list(dict.fromkeys(context)))
     finish(res)
     return res
+
+
+def _ranked(doc: Document, ico: Ico) -> Candidate | None:
+    """The candidate the learned ranker chooses among every generator's (:mod:`claimtrace.numbers.ranker`), or
+    None where it abstains."""
+    return ranker.choose(doc, ico, ranker.candidates(doc, ico))
+
+
+def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
+    """The candidate the hand-set scores put first (tables, sentences, then figure captions); the fallback when
+    no ranker weights are installed."""
+    cands = sorted(_all_candidates(doc, ico, outcome), key=lambda c: -c.score)
+    if cands:
+        return cands[0]
+    caps = _caption_candidates(doc, ico)
+    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+        caps = [c for c in caps if c.kind != "binary"]
+    for c in caps:
+        c.origin = "caption"
+    return max(caps, key=lambda c: c.score) if caps else None
 
 
 def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: str, outcome: str,
@@ -220,7 +234,10 @@ def abbreviations(t: Table) -> dict[str, str]:
 
 def expand(text: str, abbrevs: dict[str, str]) -> str:
     """A header or label with the long form of each abbreviation it uses appended ("CZP 200 mg (certolizumab pegol)")."""
-    longs = [abbrevs[w] for w in dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9-]*", text)) if w in abbrevs]
+    found = dict.fromkeys(re.findall(r"[A-Za-z][A-Za-z0-9-]*", text))
+    # a plural of an abbreviation ("AEs" for "AE = adverse event")
+    longs = [abbrevs[w] if w in abbrevs else abbrevs[w[:-1]] for w in found
+             if w in abbrevs or (len(w) > 2 and w.endswith("s") and w[:-1] in abbrevs)]
     return f"{text} ({'; '.join(longs)})" if longs else text
 
 
@@ -308,16 +325,23 @@ def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
     return out
 
 
-def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
+def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> list[Candidate]:
+    """Arm column x outcome row cells. ``wide``: also rows that name the outcome weakly (a quarter of its words),
+    rows of baseline tables, and two-arm tables whose arm columns only their order tells apart (the first arm
+    column the intervention): candidates for the ranker, which weighs what each one measured."""
     out: list[Candidate] = []
     for t in tables:
         if t.header_rows == 0:
             continue
         icols, ccols = _arm_columns(t, ico)
+        positional = False
+        if wide and (not icols or not ccols):
+            icols, ccols = _two_arm_columns(t)
+            positional = True
         if not icols or not ccols:
             continue
         paths = column_paths(t)
-        abbrevs = abbreviations(t)
+        abbrevs = {**ico.abbrevs, **abbreviations(t)}
         caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
         # "Baseline characteristics", "Demographics": not read for an outcome that is not a baseline one;
         # "Clinical characteristics" alone may hold outcomes too: ranked lower only
@@ -336,17 +360,21 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
                 sub = label  # a sub-heading row
                 continue
             sub = row.group or sub
-            if re.search(r"\bbaseline\b", sub, re.I) and not re.search(r"baseline", ico.outcome.phrase, re.I):
+            base_sub = bool(re.search(r"\bbaseline\b", sub, re.I)) and not re.search(r"baseline", ico.outcome.phrase, re.I)
+            if base_sub and not wide:
                 continue  # a row under a "Baseline ..." heading is a baseline subgroup, not the outcome
             s = ico.outcome.score(expand(f"{sub} {label}", abbrevs))
             s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
-            if baseline and not re.search(r"baseline", ico.outcome.phrase, re.I):
+            if baseline and not wide and not re.search(r"baseline", ico.outcome.phrase, re.I):
                 continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
             score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
                 0.15 if demote else 0.0)
-            if max(s, s2) < OUTCOME_MIN or _other_measure(ico.outcome.phrase, f"{sub} {label}"):
+            if max(s, s2) < (WIDE_MIN if wide else OUTCOME_MIN):
+                continue
+            other_measure = _other_measure(ico.outcome.phrase, f"{sub} {label}")
+            if other_measure and not wide:
                 continue
             reads: dict[str, GroupNumbers] = {}
             values: dict[str, dict[str, Value]] = {}
@@ -369,8 +397,30 @@ def _table_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
             flags = ["arms_swapped"] if min(ccols) < min(icols) else []
             if any(r.se_labelled for r in reads.values()):
                 flags.append("sd_may_be_se")
-            out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id]))
+            meta = {"label": max(s, s2), "label_only": s2, "covered": _covered(label, ico.outcome.phrase),
+                    "caption": ico.outcome.score(caption), "baseline": float(baseline or base_sub),
+                    "demote": float(demote), "positional": float(positional), "other_measure": float(other_measure),
+                    "arm_i": max(ico.intervention.score(expand(" ".join(paths[c]), abbrevs)) for c in icols),
+                    "arm_c": max(ico.comparator.score(expand(" ".join(paths[c]), abbrevs)) for c in ccols),
+                    "time": float(bool(_TIME.search(f"{sub} {label}"))), "table_index": float(t.index)}
+            out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id], meta=meta))
     return out
+
+
+WIDE_MIN = 0.25  # the share of the outcome's words a row of the ranker's wide candidates must name
+
+
+def _two_arm_columns(t: Table) -> tuple[list[int], list[int]]:
+    """The two column groups (by top header) of a table with exactly two arm-like groups once the stub, p, total,
+    difference and CI columns are set aside: (first, second)."""
+    groups: dict[str, list[int]] = {}
+    for c, path in column_paths(t).items():
+        if c > 1 and path and not _NOT_ARM.match(path[0]) and not any(_EFFECT_COL.search(x) for x in path):
+            groups.setdefault(path[0], []).append(c)
+    if len(groups) != 2:
+        return [], []
+    a, b = groups.values()
+    return a, b
 
 
 #: a caption whose subject is the baseline ("Baseline characteristics", "... at baseline", "Demographics"), not one
@@ -633,7 +683,7 @@ def _clause_candidates(doc: Document, ico: Ico, *, several: bool = False) -> lis
             continue
         first, second = ("intervention", "comparator") if min(ipos) < min(cpos) else ("comparator", "intervention")
         for clause, r1, r2 in pairs:
-            s = ico.outcome.score(sent.text[clause:r1.start])
+            s = ico.outcome.score(expand(sent.text[clause:r1.start], ico.abbrevs))
             if s < OUTCOME_MIN:
                 continue
             values: dict[str, dict[str, Value]] = {}
@@ -663,7 +713,7 @@ def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, s
                         means: bool) -> list[Candidate]:
     """The candidate one sentence (or two running on) gives, if it names the outcome and both arms' numbers."""
     out: list[Candidate] = []
-    s = ico.outcome.score(text)
+    s = ico.outcome.score(expand(text, ico.abbrevs))
     if s < OUTCOME_MIN or not re.search(r"\d", text) or _other_measure(ico.outcome.phrase, text):
         return out
     ipos, cpos = _arm_mentions(ico, "intervention", text)
@@ -988,13 +1038,29 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
     if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
         role = [m.start() for m in roles[arm].finditer(text)]
-        return [p for p in role if p not in theirs], theirs
+        return [p for p in role if p not in theirs] or _other_group(text, theirs), theirs
     if mine:  # "... in the clonidine group when compared to ... in the control group": the other arm by its role
         role = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
-        return mine, [p for p in role if p not in mine]
+        return mine, [p for p in role if p not in mine] or _other_group(text, mine)
     mine = [m.start() for m in roles[arm].finditer(text)]
     theirs = [m.start() for m in roles["comparator" if arm == "intervention" else "intervention"].finditer(text)]
+    if bool(mine) != bool(theirs):  # one arm by its role, the other only as "the closed capsule group"
+        mine, theirs = mine or _other_group(text, theirs), theirs or _other_group(text, mine)
     return mine, theirs
+
+
+_GROUP_PHRASE = re.compile(r"\b(?:[A-Za-z][\w-]*\s+){1,2}(?:group|arm)\b", re.I)
+
+
+def _other_group(text: str, found: list[int]) -> list[int]:
+    """Where a two-arm sentence names a group that is not the arm already found: "... in the closed capsule group
+    and ... in the control group" names the intervention by its own label; only when exactly one such group
+    phrase is left (and it is not "both groups", "each group")."""
+    got = [m for m in _GROUP_PHRASE.finditer(text)
+           if not any(m.start() <= p < m.end() + 1 for p in found)
+           and not re.search(r"\b(?:both|each|either|all|two|three|the other|between|per|every|same)\s+\w*\s*(?:group|arm)",
+                             m.group(0), re.I)]
+    return [got[0].start()] if len(got) == 1 else []
 
 
 _ROLE_I = re.compile(r"(?<!no )\b(?:intervention|treatment|experimental|active)\b", re.I)
