@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from tests.conftest import REPO, shared_path
 
-from claimtrace.documents import DocumentBuilder, Span, load_document
+from claimtrace.documents import Document, DocumentBuilder, Span, load_document
 from claimtrace.documents.tables import indented
 from claimtrace.retrieval.units import document_units, parse_units
 
@@ -44,14 +44,14 @@ JATS = """<?xml version="1.0"?>
 
 
 @pytest.fixture
-def doc(tmp_path: Path):  # type: ignore[no-untyped-def]
+def doc(tmp_path: Path) -> Document:
     """The made-up trial as a JATS article."""
     p = tmp_path / "trial.nxml"
     p.write_text(JATS, encoding="utf-8")
     return load_document(p)
 
 
-def test_row_groups_by_indent_fill_heading_and_span(doc) -> None:  # type: ignore[no-untyped-def]
+def test_row_groups_by_indent_fill_heading_and_span(doc: Document) -> None:
     (t,) = doc.tables
     groups = {g.label: g for g in t.groups}
     assert list(groups) == ["Stage", "Smoker", "Week 12", "Dropouts"]
@@ -78,7 +78,7 @@ def test_row_groups_by_indent_fill_heading_and_span(doc) -> None:  # type: ignor
     assert units[0].scope == "table" and units[0].paragraph_id == "t1" and units[0].text == stage.text
 
 
-def test_figure_legend_units(doc) -> None:  # type: ignore[no-untyped-def]
+def test_figure_legend_units(doc: Document) -> None:
     (leg,) = doc.figure_legends()
     assert (leg.id, leg.label, leg.text) == ("f1", "Figure 2", "Figure 2. Pain scores. Pain was lower with drug A (P = .01).")
     (u,) = document_units(doc, parse_units("figure-legends"))
