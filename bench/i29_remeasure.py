@@ -11,8 +11,9 @@ is scored without its items being read: only counts are written for it):
   (``bench/stats_score.py``'s ``coef_se``, split ``claimtrace-i13-score:``, bootstrap over papers);
 - ``score_found_with_cue``: SCORE strings with a result found among those with a statistical cue
   (``found`` hits over hits plus the misses with a ``CUE``; Clopper-Pearson over strings);
-- ``ei_table_rows``: Evidence-Inference gold evidence spans (body) that no sentence or paragraph holds, held by
-  one ``table-row`` unit (``bench/tables_ei.py``'s definition with the shared scorer's ``overlaps``), on the EI
+- ``ei_table_rows``: Evidence-Inference gold evidence spans (body) that no sentence or paragraph holds (nor only a
+  figure-legend unit: figure legends are their own line, ``figure_legends_found``), held by one ``table-row`` or
+  ``row-group`` unit (``issue_definition``: one ``table-row`` unit, every span counted) (``bench/tables_ei.py``'s definition with the shared scorer's ``overlaps``), on the EI
   validation and training articles: read from ``bench/results/tables_ei_rows.json`` (``bench/tables_ei_rows.py``,
   split ``claimtrace-i29-eirows:``), development misses by its mechanical reason;
 - ``psychsci_checked``: Psychological Science papers (GROBID TEI, ``../shared/data/documents/psychsci``) with a
@@ -160,7 +161,10 @@ def table_rows(limit: int = 0) -> dict[str, Any]:
         k = sum(d[name][s]["k"] for s in ("validation", "train"))
         n = sum(d[name][s]["n"] for s in ("validation", "train"))
         arts = sum(d[name][s]["papers"] for s in ("validation", "train"))
-        comp[name] = part(k, n, articles=arts, gold_spans=sum(d[name][s]["gold_spans"] for s in ("validation", "train")))
+        al = d[name]["all"]
+        comp[name] = part(k, n, articles=arts, gold_spans=sum(d[name][s]["gold_spans"] for s in ("validation", "train")),
+                          figure_legends_found=al["figure_legends"]["found_in_one_figure_legend_unit"],
+                          issue_definition=al["issue_definition"], any_unit=al["any_unit"])
     for s in ("validation", "train"):
         reasons.update(d["dev"][s]["misses_by_reason"])
     comp["dev_miss_reasons"] = dict(reasons.most_common())

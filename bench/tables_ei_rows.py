@@ -4,8 +4,16 @@ Data: ``../shared/data/evidence-inference/{train,validation}`` (prompts with gol
 
 Measure (as ``bench/tables_ei.py``'s ``gold_table_rows``, there on validation only): among the body gold evidence
 spans (``../shared/tools/ei_eval.py``'s ``prompts``) that no sentence or paragraph unit of the Document holds (the
-scorer's ``overlaps``), the share that one ``table-row`` unit holds. Such a span is a table row (or part of one)
-that the article's ``.txt`` prints as cells on lines of their own.
+scorer's ``overlaps``), the share that one table unit holds: a ``table-row`` unit or a ``row-group`` unit (a
+sub-table: a heading row with the rows under it). Such a span is a table row (or rows) that the article's ``.txt``
+prints as cells on lines of their own.
+
+Figure legends are their own line, not part of the table figure: a span that a ``figure-legend`` unit holds and no
+table unit holds is a figure's caption, not a table row, so it leaves the table figure's n (``k``/``n``, the
+headline) and is counted in ``figure_legends`` (found in one figure-legend unit). Beside them, on the same spans:
+``issue_definition`` (one ``table-row`` unit, every span counted: the definition the issue's figures used, for
+comparison), ``table_units_all_spans`` (table units, every span counted) and ``any_unit`` (one table-row, row-group
+or figure-legend unit, every span counted: what retrieval over all the units outside the text can reach).
 
 Split (fixed before any table code was read against these spans, never changed): an article is **untouched** when
 ``int(sha256("claimtrace-i29-eirows:" + pmcid).hexdigest()[:8], 16) % 10 < 3`` (about 30% of the articles), else
@@ -77,51 +85,68 @@ def why_missed(ei: Any, gold: str, doc: Any) -> str:
 
 
 def measure(ei: Any, split: str, show: bool = False) -> dict[str, Any]:
-    """The table-row figure on one split, per EI split and together."""
+    """The table-row figure on one split, per EI split and together (module docstring)."""
     from claimtrace.documents import load_document
     from claimtrace.retrieval.units import document_units
 
     out: dict[str, Any] = {}
-    k_all = n_all = leg_all = 0
+    tot: dict[str, int] = defaultdict(int)
     papers_all: set[str] = set()
     for ei_split in ("validation", "train"):
         docs: dict[str, Any] = {}
-        k = n = spans = 0
+        c: dict[str, int] = defaultdict(int)
+        spans = 0
         papers: set[str] = set()
         by_paper: dict[str, int] = defaultdict(int)
         why: dict[str, int] = defaultdict(int)
         for p in ei.prompts(ei_split):
             if split_of(p["pmcid"]) != split:
                 continue
-            d: tuple[Any, list[str], list[Any]] | None = docs.get(p["doc"])
+            d: tuple[Any, list[str], list[Any], list[Any], list[Any]] | None = docs.get(p["doc"])
             if d is None:
                 doc = load_document(p["doc"])
                 d = docs[p["doc"]] = (doc, [u.text for u in document_units(doc, ["sentence", "paragraph"])],
-                                      document_units(doc, "table-row"))
-            doc, text_units, rows = d
+                                      document_units(doc, "table-row"), document_units(doc, "row-group"),
+                                      document_units(doc, "figure-legend"))
+            doc, text_units, rows, groups, legends = d
             for e in p["evidence"]:
                 spans += 1
                 if any(ei.overlaps(e["text"], u) for u in text_units):
                     continue
-                n += 1
                 papers.add(p["pmcid"])
-                hit = next((r for r in rows if ei.overlaps(e["text"], r.text)), None)
-                k += hit is not None
-                if hit is None:
+                row = any(ei.overlaps(e["text"], r.text) for r in rows)
+                table = row or any(ei.overlaps(e["text"], g.text) for g in groups)
+                legend = not table and any(ei.overlaps(e["text"], f.text) for f in legends)
+                c["n_all"] += 1
+                c["k_row"] += row
+                c["k_table"] += table
+                c["k_any"] += table or legend
+                if legend:  # a figure's caption: its own line, out of the table figure
+                    c["legends"] += 1
+                    continue
+                c["n"] += 1
+                c["k"] += table
+                if not table:
                     by_paper[p["pmcid"]] += 1
                     why[why_missed(ei, e["text"], doc)] += 1
                     if show and split == "dev":
                         print(f"== {ei_split} {p['pmcid']} prompt {p['prompt_id']} ({len(doc.tables)} tables)\n"
                               f"{e['text'][:400]!r}", file=sys.stderr)
-        legends = why.get("figure legend (a figure's caption, no table row)", 0)
-        out[ei_split] = {"gold_spans": spans, **wilson(k, n), "papers": len(papers),
+        out[ei_split] = {"gold_spans": spans, **wilson(c["k"], c["n"]), "papers": len(papers),
                          "misses_by_reason": dict(sorted(why.items())),
-                         # the same share among gold spans that a table holds (figure legends left out)
-                         "without_figure_legends": wilson(k, n - legends),
+                         "figure_legends": {"found_in_one_figure_legend_unit": c["legends"]},
+                         "issue_definition": wilson(c["k_row"], c["n_all"]),
+                         "table_units_all_spans": wilson(c["k_table"], c["n_all"]),
+                         "any_unit": wilson(c["k_any"], c["n_all"]),
                          "misses_by_paper": dict(sorted(by_paper.items()))}
-        k_all, n_all, leg_all = k_all + k, n_all + n, leg_all + legends
+        for key, v in c.items():
+            tot[key] += v
         papers_all |= papers
-    out["all"] = {**wilson(k_all, n_all), "papers": len(papers_all), "without_figure_legends": wilson(k_all, n_all - leg_all)}
+    out["all"] = {**wilson(tot["k"], tot["n"]), "papers": len(papers_all),
+                  "figure_legends": {"found_in_one_figure_legend_unit": tot["legends"]},
+                  "issue_definition": wilson(tot["k_row"], tot["n_all"]),
+                  "table_units_all_spans": wilson(tot["k_table"], tot["n_all"]),
+                  "any_unit": wilson(tot["k_any"], tot["n_all"])}
     return out
 
 
@@ -135,7 +160,8 @@ def main() -> None:
     ei = _ei()
     result: dict[str, Any] = {
         "schema_version": "1",
-        "what": "EI gold evidence that is a table row (held by no sentence or paragraph), found in one table-row unit",
+        "what": "EI gold evidence that is a table row (held by no sentence or paragraph, nor only by a figure legend), "
+                "found in one table unit (a table-row or row-group unit); figure legends on their own line",
         "split_rule": f'untouched iff int(sha256("{SALT}" + pmcid)[:8], 16) % 10 < 3',
         "dev": measure(ei, "dev", show=args.show_misses),
         "untouched": measure(ei, "untouched"),

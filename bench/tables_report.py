@@ -99,13 +99,18 @@ def rows_lines(r: dict[str, Any]) -> list[str]:
     out = ["", "## EI gold evidence that is a table row, by split (train + validation)", "",
            f"`bench/tables_ei_rows.py` (run: {_prov(r)}); split: `{r['split_rule']}`, fixed before any table code "
            "was read against these spans; only development misses were read. Gold spans held by no sentence or "
-           "paragraph, and the share that one `table-row` unit holds (the scorer's `overlaps`):", "",
-           "| split | EI split | spans held by no sentence | found in one table-row unit | articles | "
-           "figure legends left out |", "|---|---|---|---|---|---|"]
+           "paragraph: the share that one table unit (a `table-row` or `row-group` unit) holds, among those that "
+           "are not a figure legend (a span a `figure-legend` unit holds and no table unit does: a figure's "
+           "caption, counted on its own); beside it, the issue's definition (one `table-row` unit, every span "
+           "counted) and one unit of any kind outside the text (table row, row group, figure legend):", "",
+           "| split | EI split | table spans | found in one table unit | articles | figure legends found | "
+           "issue's definition | any unit outside the text |", "|---|---|---|---|---|---|---|---|"]
     for split in ("dev", "untouched"):
         for part in ("validation", "train", "all"):
             x = r[split][part]
-            out.append(f"| {split} | {part} | {x['n']} | {fig(x)} | {x['papers']} | {fig(x['without_figure_legends'])} |")
+            out.append(f"| {split} | {part} | {x['n']} | {fig(x)} | {x['papers']} | "
+                       f"{x['figure_legends']['found_in_one_figure_legend_unit']} | {fig(x['issue_definition'])} | "
+                       f"{fig(x['any_unit'])} |")
     for split in ("dev", "untouched"):
         why: dict[str, int] = {}
         for part in ("validation", "train"):

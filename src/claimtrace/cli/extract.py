@@ -92,7 +92,7 @@ def extract(
         kinds = parse_units(units)
     except ClaimtraceError as exc:
         fail(f"--units: {exc}")
-    if "sentence" not in kinds or "paragraph" in kinds:
+    if "sentence" not in kinds or "paragraph" in kinds or "row-group" in kinds or "figure-legend" in kinds:
         fail("--units: the extractor's evidence is sentences, optionally with table-rows (e.g. sentences,table-rows)")
     settings = llm.settings()
     if extractor == "llm" and llm.offline:

@@ -24,7 +24,7 @@ def retrieve(
     file: Path | None = typer.Argument(None, help="A paper (PDF, JATS, TEI, HTML, text, Markdown); not with --batch."),
     query: str | None = typer.Option(None, "--query", "-q", help="The query (a finding, hypothesis or ICO prompt)."),
     units: str = typer.Option("paragraphs", "--units", "--unit",
-                              help="Unit kinds, comma-separated: paragraphs, sentences, table-rows."),
+                              help="Unit kinds, comma-separated: paragraphs, sentences, table-rows, row-groups, figure-legends."),
     retriever: str | None = typer.Option(None, "--retriever", help=f"{RETRIEVERS.help()} (default: the settings' retrieval.retriever, else default)."),
     task: str = typer.Option("evidence", "--task", help="hypothesis or evidence (the fine-tuned retriever's head)."),
     rerank: str | None = typer.Option(None, "--reranker", "--rerank", help=f"{RERANKERS.help()} (default: the settings' retrieval.reranker, else none)."),

@@ -5,18 +5,21 @@ Offsets are character offsets into ``Document.body_text`` (body units) or ``Docu
 ``abstract_text`` for the abstract sections. Unit ids are stable for the same input: paragraphs
 ``p1, p2, ...`` (1-based; ``Paragraph.index`` is 0-based), sentences ``p12.s3``, abstract sections
 ``a1, a2, ...`` and abstract sentences ``a2.s1``. Tables are ``t1, t2, ...`` with rows ``t2.r5`` and
-cells ``t2.r5.c3``; their offsets index ``Document.tables_text`` (scope ``"table"``).
+cells ``t2.r5.c3`` and row groups ``t2.g1``; their offsets index ``Document.tables_text`` (scope ``"table"``).
+Figure legends are ``f1, f2, ...`` (``Document.figure_legends``); their offsets index ``Document.figures_text``
+(scope ``"figure"``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from claimtrace.schema_version import SCHEMA_VERSION
 
-Scope = Literal["body", "abstract", "table"]
+Scope = Literal["body", "abstract", "table", "figure"]
 SectionKind = Literal["introduction", "methods", "results", "discussion", "conclusion", "other"]
 SourceFormat = Literal["jats", "tei", "pdf", "html", "text", "markdown", "docx"]
 ExcludedKind = Literal[
@@ -150,6 +153,25 @@ class TableRow(_Model):
     end: int
 
 
+class TableRowGroup(_Model):
+    """Rows that belong together under one heading: a sub-table heading row and the rows below it, the rows an
+    indented stub puts under a row, or the rows a spanning stub cell covers.
+
+    ``id`` is ``t2.g1``; ``heading`` the heading row's id (None when a spanning stub cell makes the group);
+    ``text`` renders the heading and every member row in one line; ``start``/``end`` index
+    ``Document.tables_text`` (the heading's line to the last member's).
+    """
+
+    id: str
+    label: str
+    heading: str | None = None
+    row_ids: list[str] = Field(default_factory=list)
+    text: str
+    cell_ids: list[str] = Field(default_factory=list)
+    start: int
+    end: int
+
+
 class Table(_Model):
     """A table: label, caption, footnotes, and a grid of cells with header rows and stub resolved.
 
@@ -169,6 +191,7 @@ class Table(_Model):
     stub_column: bool = False
     cells: list[TableCell] = Field(default_factory=list)
     rows: list[TableRow] = Field(default_factory=list)
+    groups: list[TableRowGroup] = Field(default_factory=list)
     text: str = ""
     start: int = 0
     end: int = 0
@@ -225,6 +248,24 @@ class Source(_Model):
     encoding: str | None = None  # text formats: the encoding detected (utf-8, utf-16-le, cp1252...)
 
 
+class FigureLegend(_Model):
+    """A figure's legend (its caption), as a unit of its own: id ``f1``, the figure's label, and offsets into
+    ``Document.figures_text``; ``block`` is the index of the excluded block it comes from."""
+
+    id: str
+    label: str | None = None
+    text: str
+    section: str | None = None
+    page: int | None = None
+    block: int
+    start: int
+    end: int
+
+
+#: a caption that names a figure ("Figure 2.", "Fig. 3", "Supplementary Figure S1", "Figs 2-3")
+_FIGURE_LABEL = re.compile(r"^\s*(?:Supplementa(?:ry|l)\s+)?(?:Fig(?:ure)?s?\.?|Plate)\s*S?\d", re.I)
+
+
 class Document(_Model):
     """A parsed paper: abstract kept apart, body paragraphs and sentences, excluded blocks."""
 
@@ -259,6 +300,35 @@ class Document(_Model):
                 out.extend(par.sentences)
         return out
 
+    def figure_legends(self) -> list[FigureLegend]:
+        """The figures' legends, in reading order: the excluded ``figure`` blocks of a structured source (JATS, TEI,
+        HTML, DOCX hold a figure's caption there), and ``caption`` blocks that name a figure (a PDF's, a figure
+        group's). A PDF's ``figure`` blocks are the text inside a chart (axis labels), not legends."""
+        out: list[FigureLegend] = []
+        pos = 0
+        for i, b in enumerate(self.excluded):
+            if b.kind == "figure" and self.source.format != "pdf":
+                pass
+            elif not (b.kind == "caption" and (_FIGURE_LABEL.match(b.label or "") or _FIGURE_LABEL.match(b.text))):
+                continue
+            text = b.text
+            if (b.label and b.label[:1].isupper() and _FIGURE_LABEL.match(b.label)
+                    and not text.lower().startswith(b.label.lower())):
+                text = f"{b.label}. {text}"
+            if not text.strip():
+                continue
+            if out:
+                pos += 2  # the "\n\n" between legends in ``figures_text``
+            out.append(FigureLegend(id=f"f{len(out) + 1}", label=b.label, text=text, section=b.section, page=b.page,
+                                    block=i, start=pos, end=pos + len(text)))
+            pos += len(text)
+        return out
+
+    @property
+    def figures_text(self) -> str:
+        """The figure legends joined by a blank line (what scope ``"figure"`` offsets index)."""
+        return "\n\n".join(f.text for f in self.figure_legends())
+
     def unit(self, unit_id: str) -> Paragraph | AbstractSection | Sentence:
         """Look a paragraph, abstract section or sentence up by its id."""
         index = self._unit_index()
@@ -275,7 +345,8 @@ class Document(_Model):
 
     def text_of(self, span: Span) -> str:
         """The text a span covers."""
-        text = {"body": self.body_text, "abstract": self.abstract_text, "table": self.tables_text}[span.scope]
+        text = {"body": self.body_text, "abstract": self.abstract_text, "table": self.tables_text,
+                "figure": self.figures_text}[span.scope]
         return text[span.start : span.end]
 
     def locate_offset(self, offset: int, scope: Scope = "body") -> Sentence | None:

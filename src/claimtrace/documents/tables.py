@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from claimtrace.documents.model import BBox, Table, TableCell, TableRow
+from claimtrace.documents.model import BBox, Table, TableCell, TableRow, TableRowGroup
 
 SEP = " › "
 #: a number in a cell: sign, digits with thousands commas or a decimal point, an exponent ("1.2e-5",
@@ -42,6 +42,18 @@ class RawCell:
     colspan: int = 1
     header: bool = False
     bbox: BBox | None = None
+    indent: bool = False  # the source indents the cell's text (leading em spaces, a padding): a row under a heading
+
+
+#: a cell's text that the source indents: it begins with a typographic space (em/en/thin space, no-break space)
+_INDENT_CHARS = re.compile(r"^[\u00a0\u2000-\u200a\u202f\u3000]")
+_INDENT_STYLE = re.compile(r"(?:padding-left|text-indent|margin-left)\s*:\s*0*[1-9]", re.I)
+
+
+def indented(text: str, style: str | None = None) -> bool:
+    """Whether a cell as the source gives it (before cleaning) is indented: leading typographic spaces, or a style
+    with a left padding, text indent or left margin."""
+    return bool(_INDENT_CHARS.match(text.lstrip(" \t\r\n"))) or bool(style and _INDENT_STYLE.search(style))
 
 
 def cell_span(value: str | None) -> int:
@@ -94,7 +106,7 @@ def _place(rows: list[list[RawCell]]) -> tuple[list[tuple[int, int, RawCell]], i
             for dr in range(rs):
                 for dc in range(cs):
                     taken.add((r + dr, c + dc))
-            placed.append((r, c, RawCell(cell.text, rs, cs, cell.header, cell.bbox)))
+            placed.append((r, c, RawCell(cell.text, rs, cs, cell.header, cell.bbox, cell.indent)))
             c += cs
         n_cols = max(n_cols, c, *(cc + 1 for rr, cc in taken if rr == r))
     return placed, len(rows), n_cols
@@ -179,6 +191,12 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
             group[r] = None
         else:
             group[r] = current
+    spans = _row_groups(placed, grid, n_head, n_rows, stub, group) if stub and n_cols > 2 else []
+    for kind, head_r, members, glabel in spans:
+        if kind != "span":  # rows under a heading row carry its label (and the sub-table's above it)
+            outer = group[head_r]
+            for m in members:
+                group[m] = f"{outer}{SEP}{glabel}" if outer else glabel
 
     cells: list[TableCell] = []
     for i, (r, c, cell) in enumerate(placed):
@@ -197,6 +215,7 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
 
     name = raw.label or f"Table {index + 1}"
     rows: list[TableRow] = []
+    core: dict[int, str] = {}  # a body row's rendering without the table name and group: "label: parts"
     folded_into: set[int] = set()
     r = 0
     while r < n_rows:
@@ -227,6 +246,7 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
             grp = group[r]
             prefix = [name] + ([grp] if grp and grp != label else []) + ([label] if label else [])
             rendered = SEP.join(prefix) + (": " + "; ".join(parts) if parts else "")
+            core[r] = (f"{label}: " if label and parts else label) + "; ".join(parts)
             used = used + folded
             if folded:
                 folded_into.add(r + 1)
@@ -238,7 +258,93 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
                                  text=rendered, cell_ids=[x.id for x in used],
                                  start=line_starts[r], end=line_starts[r] + len(lines[r])))
         r += 1
+    by_index = {x.index: x for x in rows}
+    groups: list[TableRowGroup] = []
+    for kind, head_r, members, glabel in spans:
+        members = [m for m in members if m in by_index]  # a folded standard-error row is rendered with its estimate
+        if not members or head_r not in by_index:
+            continue
+        outer = group[head_r] if kind != "span" else None
+        gprefix = SEP.join([name] + ([outer] if outer else []) + [glabel])
+        head_part = core.get(head_r, "").split(": ", 1)[1] if kind != "span" and ": " in core.get(head_r, "") else ""
+        member_rows = members if kind == "span" else [head_r, *members]
+        text_ = gprefix + (f": {head_part}" if head_part else "") + " | " + " | ".join(
+            core.get(m, "").removeprefix(glabel).lstrip(": ") if kind == "span" else core.get(m, "") for m in members)
+        last = max(member_rows) + (1 if max(member_rows) + 1 in folded_into else 0)
+        groups.append(TableRowGroup(
+            id=f"{tid}.g{len(groups) + 1}", label=glabel, heading=f"{tid}.r{head_r + 1}" if kind != "span" else None,
+            row_ids=[f"{tid}.r{m + 1}" for m in member_rows], text=text_,
+            cell_ids=[c for m in member_rows for c in by_index[m].cell_ids],
+            start=line_starts[member_rows[0]], end=line_starts[last] + len(lines[last])))
     return Table(id=tid, index=index, label=raw.label, caption=raw.caption, footnotes=raw.footnotes,
                  section=raw.section, n_rows=n_rows, n_cols=n_cols, header_rows=n_head, stub_column=stub,
-                 cells=cells, rows=rows, text=text, start=offset, end=offset + len(text), page=raw.page,
-                 bbox=raw.bbox, reader=raw.reader)
+                 cells=cells, rows=rows, groups=groups, text=text, start=offset, end=offset + len(text),
+                 page=raw.page, bbox=raw.bbox, reader=raw.reader)
+
+
+def _filled(placed: list[tuple[int, int, RawCell]], r: int) -> set[int]:
+    """The data columns (not the stub) that row ``r``'s own cells fill (a cell spanning down from above not counted)."""
+    out: set[int] = set()
+    for rr, c, cell in placed:
+        if rr == r and c > 0 and cell.text.strip() not in _EMPTYISH:
+            out.update(range(c, c + cell.colspan))
+    return out
+
+
+def _row_groups(placed: list[tuple[int, int, RawCell]], grid: list[list[str]], n_head: int, n_rows: int,
+                stub: bool, group: list[str | None]) -> list[tuple[str, int, list[int], str]]:
+    """The row groups of a table with a stub: (kind, heading row, member rows, label), rows 0-based.
+
+    - ``heading``: a sub-table heading row (a label and no data: ``group`` already names it) and the rows under it,
+      up to the next such heading;
+    - ``indent``: a row whose next rows have indented labels (the source's em spaces or padding) and those rows;
+    - ``fill``: a row that fills fewer data columns than the rows below it, none of the same ones (a variable's
+      row holding only its p-value, its levels' rows holding the counts), and at least two such rows below;
+    - ``span``: the rows one stub cell spans (rowspan), the cell's text the label.
+    """
+    if not stub:
+        return []
+    indent = [False] * n_rows
+    stub_cell: dict[int, RawCell] = {}
+    for r, c, cell in placed:
+        if c == 0:
+            stub_cell[r] = cell
+            indent[r] = cell.indent
+    label = [grid[r][0].strip() if grid[r] else "" for r in range(n_rows)]
+    is_heading = [r >= n_head and bool(label[r]) and not _filled(placed, r) and group[r] is None
+                  and any(group[k] == label[r] for k in range(r + 1, n_rows)) for r in range(n_rows)]
+    out: list[tuple[str, int, list[int], str]] = []
+    for r in range(n_head, n_rows):
+        if is_heading[r]:
+            members = []
+            for k in range(r + 1, n_rows):
+                if is_heading[k]:
+                    break
+                members.append(k)
+            if members:
+                out.append(("heading", r, members, label[r]))
+            continue
+        if not label[r] or indent[r] or r + 1 >= n_rows:
+            continue
+        if indent[r + 1] and label[r + 1]:
+            members = []
+            for k in range(r + 1, n_rows):
+                if not (indent[k] and label[k]) or is_heading[k]:
+                    break
+                members.append(k)
+            out.append(("indent", r, members, label[r]))
+            continue
+        head = _filled(placed, r)
+        members = []
+        for k in range(r + 1, n_rows):
+            fk = _filled(placed, k)
+            if not label[k] or is_heading[k] or not fk or fk & head or len(fk) <= len(head):
+                break
+            members.append(k)
+        if len(members) >= 2:
+            out.append(("fill", r, members, label[r]))
+    for r, cell in stub_cell.items():
+        if r >= n_head and cell.rowspan > 1 and cell.text.strip():
+            out.append(("span", r, list(range(r, r + cell.rowspan)), cell.text.strip()))
+    out.sort(key=lambda x: (x[2][0] if x[0] == "span" else x[1]))
+    return out

@@ -61,7 +61,7 @@ class TwoStageRetriever:
 
     def build(self, units: Sequence[Unit]) -> TwoStageIndex:
         """The first stage's index; each unit's sentences when a unit is scored by its best sentence."""
-        paragraphs = any(u.id == u.paragraph_id and u.scope != "table" for u in units)
+        paragraphs = any(u.id == u.paragraph_id and u.scope in ("body", "abstract") for u in units)
         settings = self.paragraph_settings if paragraphs else self.settings
         sents: list[list[str]] = []
         if settings.unit_score != "unit":

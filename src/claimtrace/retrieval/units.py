@@ -1,9 +1,13 @@
-"""Retrieval units: the paragraphs, sentences or table rows of a Document's body (and abstract, on request).
+"""Retrieval units: the paragraphs, sentences, table rows, table row groups or figure legends of a Document's body
+(and abstract, on request).
 
 A table-row unit (``t2.r5``) is the row rendered with its table label, row label and column headers
 ("Table 2 › Dominant party × Security: Model 3: −0.009 (0.004)**"); its offsets index
 ``Document.tables_text`` (scope ``"table"``), ``paragraph_id`` is the table id and ``cell_ids`` name the
-cells it renders.
+cells it renders. A row-group unit (``t2.g1``) is a sub-table: a heading row with the rows under it
+(``Table.groups``), same scope and ids. A figure-legend unit (``f3``) is a figure's caption
+(``Document.figure_legends``); its offsets index ``Document.figures_text`` (scope ``"figure"``) and
+``section`` is the figure's label.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from claimtrace.documents.model import Document, Scope, SectionKind
 from claimtrace.errors import ClaimtraceError
 
-UnitKind = Literal["paragraph", "sentence", "table-row"]
-UNIT_KINDS: tuple[UnitKind, ...] = ("paragraph", "sentence", "table-row")
+UnitKind = Literal["paragraph", "sentence", "table-row", "row-group", "figure-legend"]
+UNIT_KINDS: tuple[UnitKind, ...] = ("paragraph", "sentence", "table-row", "row-group", "figure-legend")
 _UNIT_NAMES: dict[str, UnitKind] = {"paragraph": "paragraph", "paragraphs": "paragraph", "sentence": "sentence",
-                                    "sentences": "sentence", "table-row": "table-row", "table-rows": "table-row"}
+                                    "sentences": "sentence", "table-row": "table-row", "table-rows": "table-row",
+                                    "row-group": "row-group", "row-groups": "row-group",
+                                    "figure-legend": "figure-legend", "figure-legends": "figure-legend"}
+_EXPECTED = "paragraphs, sentences, table-rows, row-groups and/or figure-legends"
 
 
 def parse_units(spec: str | Sequence[str]) -> list[UnitKind]:
@@ -28,11 +35,11 @@ def parse_units(spec: str | Sequence[str]) -> list[UnitKind]:
     out: list[UnitKind] = []
     for n in names:
         if n not in _UNIT_NAMES:
-            raise ClaimtraceError(f"unknown unit {n!r} (expected paragraphs, sentences and/or table-rows)")
+            raise ClaimtraceError(f"unknown unit {n!r} (expected {_EXPECTED})")
         if _UNIT_NAMES[n] not in out:
             out.append(_UNIT_NAMES[n])
     if not out:
-        raise ClaimtraceError("no units given (expected paragraphs, sentences and/or table-rows)")
+        raise ClaimtraceError(f"no units given (expected {_EXPECTED})")
     return out
 
 
@@ -81,17 +88,35 @@ def table_row_units(doc: Document) -> list[Unit]:
     return out
 
 
+def row_group_units(doc: Document) -> list[Unit]:
+    """One unit per row group of a table (a sub-table heading with its rows), rendered in one line."""
+    return [Unit(id=g.id, text=g.text, scope="table", start=g.start, end=g.end, section=t.label or t.id,
+                 section_kind="results", paragraph_id=t.id, cell_ids=tuple(g.cell_ids))
+            for t in doc.tables for g in t.groups if g.text.strip()]
+
+
+def figure_legend_units(doc: Document) -> list[Unit]:
+    """One unit per figure legend (a figure's caption), its label as the section."""
+    return [Unit(id=f.id, text=f.text, scope="figure", start=f.start, end=f.end, section=f.label or f.id,
+                 section_kind="results", paragraph_id=f.id) for f in doc.figure_legends()]
+
+
 def document_units(doc: Document, unit: UnitKind | Sequence[UnitKind] = "paragraph",
                    include_abstract: bool = False) -> list[Unit]:
-    """The units of a document: body paragraphs, sentences and/or table rows, abstract first when included."""
+    """The units of a document: body paragraphs, sentences, table rows, row groups and/or figure legends, abstract
+    first when included."""
     kinds = [unit] if isinstance(unit, str) else list(unit)
     bad = [k for k in kinds if k not in UNIT_KINDS]
     if bad or not kinds:
-        raise ClaimtraceError(f"unknown unit {bad[0] if bad else ''!r} (expected paragraph, sentence or table-row)")
+        raise ClaimtraceError(f"unknown unit {bad[0] if bad else ''!r} (expected {_EXPECTED})")
     out: list[Unit] = []
     for k in kinds:
         if k == "table-row":
             out.extend(table_row_units(doc))
+        elif k == "row-group":
+            out.extend(row_group_units(doc))
+        elif k == "figure-legend":
+            out.extend(figure_legend_units(doc))
         else:
             out.extend(_text_units(doc, k, include_abstract))
     return [u for u in out if u.text.strip()]

@@ -17,7 +17,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import Document, ExcludedKind, SectionKind, SourceFormat
 from claimtrace.documents.readers._xml import check_entities
 from claimtrace.documents.sections import excluded_heading, section_kind
-from claimtrace.documents.tables import RawCell, RawTable, cell_span
+from claimtrace.documents.tables import RawCell, RawTable, cell_span, indented
 from claimtrace.errors import InputError
 
 _DROP = frozenset(["script", "style", "noscript", "nav", "form", "svg", "iframe", "template", "button", "select",
@@ -254,7 +254,8 @@ class HtmlReader:
             parent = tr.getparent()
             if parent is not None and parent.tag == "thead" and len(grid) == head:
                 head += 1
-            grid.append([RawCell(node_text(c), cell_span(c.get("rowspan")), cell_span(c.get("colspan")), header=c.tag == "th")
+            grid.append([RawCell(node_text(c), cell_span(c.get("rowspan")), cell_span(c.get("colspan")), header=c.tag == "th",
+                                 indent=indented("".join(str(x) for x in c.itertext()), c.get("style")))
                          for c in tr if c.tag in ("td", "th")])
         if grid:
             label = None

@@ -18,7 +18,7 @@ from claimtrace.documents.model import Document, ExcludedKind, SectionKind, Sour
 from claimtrace.documents.readers._xml import inline_text as walk_inline
 from claimtrace.documents.readers._xml import local, parse_xml
 from claimtrace.documents.sections import excluded_heading, section_kind
-from claimtrace.documents.tables import RawCell, RawTable, cell_span
+from claimtrace.documents.tables import RawCell, RawTable, cell_span, indented
 from claimtrace.errors import InputError
 
 MML = "{http://www.w3.org/1998/Math/MathML}"
@@ -190,8 +190,12 @@ def raw_table(table_wrap: etree._Element) -> RawTable | None:
         for tr in tab.iter():
             if local(tr.tag) != "tr":
                 continue
-            cells = [RawCell(clean_text(inline_text(c)), cell_span(c.get("rowspan")), cell_span(c.get("colspan")),
-                             header=local(c.tag) == "th") for c in tr if local(c.tag) in ("td", "th")]
+            cells = []
+            for c in tr:
+                if local(c.tag) in ("td", "th"):
+                    raw_text = inline_text(c)
+                    cells.append(RawCell(clean_text(raw_text), cell_span(c.get("rowspan")), cell_span(c.get("colspan")),
+                                         header=local(c.tag) == "th", indent=indented(raw_text, c.get("style"))))
             parent = tr.getparent()
             if parent is not None and local(parent.tag) == "thead" and len(rows) == head:
                 head += 1
