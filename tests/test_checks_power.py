@@ -4,6 +4,8 @@ part of bench/checks_psychsci.py's split."""
 
 from __future__ import annotations
 
+import pytest
+
 from claimtrace.checks import CheckContext, run_checks
 from claimtrace.checks.statistics import CHECKS, _power_record
 from claimtrace.documents import DocumentBuilder, load_document
@@ -82,3 +84,21 @@ def test_alpha_as_a_percentage_power_as_beta_and_a_conventional_size_with_its_de
                         "statistical power of .80 in a mixed ANOVA for Studies 1 and 2.")
     assert (rec["effect_size"], rec["alpha"], rec["power"], rec["n"]) == ("medium", 0.05, 0.8, 150)
     assert _power_record("A large number of effects was tested with 80% power.")["effect_size"] is None
+
+
+# each field from the power analysis's own sentence: the trigger first, then the sentences after it, then the one
+# before (its N, effect size, α, power and software only); real paragraphs of the shared psychsci papers
+@pytest.mark.parametrize(("paper", "unit", "want"), [
+    ("09567976211028978", "p11.s2", {"n": 84}),  # "would need to recruit at least 84 refugees", not the 104 who took part
+    ("0956797620929297", "p15.s3", {"effect_size": 0.15}),  # "an effect as small as 0.15", not the conventions before
+    ("0956797620927967", "p19.s5", {"effect_size": 0.72, "effect_metric": "d", "n": 32}),  # "R 2 = 52.6%" is no r
+    ("0956797617694867", "p13.s11", {"test": None}),  # "correlations between variables" is the sentence before's
+    ("0956797621996667", "p7.s2", {"n": 40}),  # "we recruited 40 ... this sample size would yield", not the 41 after
+    ("0956797617724435", "p4.s9", {"n": 8458}),  # "this sample size was sufficient": the 8,458 before, not n = 5,720
+    ("0956797621996660", "p5.s3", {"n": 32}),  # "approximately 32 participants were needed", not the 35 before
+    ("0956797617692000", "p34.s3", {"effect_size": "medium"}),  # "a small to medium effect" is no list of conventions
+])
+def test_power_fields_come_from_the_analysis_sentence(paper: str, unit: str, want: dict[str, object]) -> None:
+    doc = load_document(shared_path("documents", "psychsci", f"{paper}.xml"))
+    (row,) = [r for r in _power_rows(doc) if r.location and r.location.unit_id == unit]
+    assert {k: row.data[k] for k in want} == want

@@ -311,15 +311,24 @@ class ConsistencyCheck:
 # imprecise p-values
 _LEGEND_SENTENCE = re.compile(r"asterisks?|daggers?|symbols?\s+(?:indicate|denote|mark)|\bi\.e\.,?\s*p\s*[<=]", re.I)
 _LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
+# a p bound right next to another with only spaces between: a plot's legend or scale ("p > .05 p < .05 p < .025"),
+# not a result
+_P_BOUND = r"\bp\s*[<>=≤≥]\s*0?\.\d+"
+_P_BOUND_BEFORE = re.compile(_P_BOUND + r"[ \t\n]*$")
+_P_BOUND_AFTER = re.compile(r"[ \t\n]*" + _P_BOUND)
 
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
-    """A p that is a figure's or table's star legend ("*p < .05, **p < .01") or a threshold ("i.e., p < .05")."""
+    """A p that is a figure's or table's star legend ("*p < .05, **p < .01"), a run of bare bounds (a plot's
+    legend) or a threshold ("i.e., p < .05")."""
     text = sents.text(r.scope)
     start = r.spans["p_full"].start if "p_full" in r.spans else r.start
     before = text[max(0, start - 3):start].rstrip()
     if before.endswith(("*", "†", "‡", "§", "#")):
         return True
+    if "p_full" in r.spans and (_P_BOUND_BEFORE.search(text, max(0, start - 16), start)
+                                or _P_BOUND_AFTER.match(text, r.spans["p_full"].end)):
+        return True  # a run of bare p bounds: a funnel plot's contour legend
     sentence = sents.sentence_text(r)
     low = sentence.lower()
     if not any(w in low for w in _LEGEND_WORDS):
@@ -706,6 +715,14 @@ _POWER_ES_NAMED = re.compile(
     r"\s*(?:of|=|≥)?\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
 _POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]sized?)?\s+"
                             r"(?:(?:between|within)[- ]\w+\s+|interaction\s+|main\s+)?effect", re.I)
+# "an effect as small as 0.15", "effects of at least .30": a planned size whose metric the sentence does not name
+_POWER_ES_BARE = re.compile(r"\beffects?(?:\s+sizes?)?\s+(?:as\s+small\s+as|of\s+at\s+least)\s+(?P<v>\d*\.\d+)", re.I)
+# Cohen's conventions listed ("small, medium, and large effects"): a definition, not the planned size
+_POWER_ES_CONVENTIONS = re.compile(r"small\W+(?:\w+\W+){0,3}?medium\W+(?:\w+\W+){0,3}?large", re.I)
+# "this sample size would yield ...": the N is the one the sentence before states
+_POWER_N_BACK = re.compile(r"\b(?:this|that|these|such\s+a)\s+(?:sample|number\s+of\s+participants)\b", re.I)
+# metrics bounded by 1: a larger value is a percentage or another quantity ("R2 = 52.6"), not the planned size
+_POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
                           r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
                           r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)"
@@ -720,7 +737,9 @@ _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+s
                       r"|(?P<n3>\d[\d,]*)\s+(?:participants|subjects|people|respondents|children|adults|students|individuals|"
                       r"volunteers|undergraduates|infants|couples|dyads|per\s+(?:group|condition|cell))"
                       r"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){1,4}(?:participants|undergraduates|students|volunteers|"
-                      r"adults|children|infants|subjects|people|respondents|individuals)", re.I)
+                      r"adults|children|infants|subjects|people|respondents|individuals)"
+                      r"|(?:recruit|need|require|test)(?:ed|s)?\s+(?:data\s+from\s+)?(?:at\s+least\s+|approximately\s+|about\s+"
+                      r"|a\s+(?:minimum|total)\s+of\s+)?(?P<n5>\d[\d,]*)(?![\d.,]*\s*%)\b", re.I)
 _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|"
                              r"\bPANGEA\b|\bMorePower\b|\bpwrss\b|\bInteractionPoweR\b|\bsemPower\b|\bSAS\b|"
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
@@ -746,21 +765,30 @@ _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z]
                         r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
 
 
-def _power_record(text: str) -> dict[str, object]:
-    """The fields of a power analysis read from its paragraph text."""
+def _power_effect_size(text: str) -> tuple[str, float] | None:
+    """The first planned effect size with a value in ``text`` (metric, value), skipping out-of-range bounded ones."""
+    for rx in (_POWER_ES_NAMED, _POWER_ES):
+        for m in rx.finditer(text):
+            metric = re.sub(r"\s+", " ", m.group("metric") or (m.groupdict().get("metric2") or "")).strip()
+            value = float(m.group("v").replace("−", "-"))
+            if _POWER_ES_BOUNDED.match(metric) and abs(value) > 1:
+                continue  # "R2 = 52.6": a percentage, not a planned r or η²
+            return metric, value
+    b = _POWER_ES_BARE.search(text)
+    return ("unnamed", float(b.group("v"))) if b else None
+
+
+def _power_fields(text: str) -> dict[str, object]:
+    """The fields of a power analysis read from one text (a sentence); ``effect_size`` numeric before a word."""
     rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
-                              "power": None, "n": None, "software": None}
+                              "power": None, "n": None, "software": None, "effect_word": None}
     rec["type"] = next((name for name, rx in _POWER_TYPE if rx.search(text)), None)
     rec["test"] = next((name for name, rx in _POWER_TEST if rx.search(text)), None)
-    m = _POWER_ES_NAMED.search(text) or _POWER_ES.search(text)
-    if m:
-        metric = m.group("metric") or (m.groupdict().get("metric2") or "")
-        rec["effect_metric"] = re.sub(r"\s+", " ", metric).strip()
-        rec["effect_size"] = float(m.group("v").replace("−", "-"))
-    else:
-        w = _POWER_ES_WORD.search(text)
-        if w:
-            rec["effect_metric"], rec["effect_size"] = "conventional", w.group("metric").lower()
+    es = _power_effect_size(text)
+    if es:
+        rec["effect_metric"], rec["effect_size"] = es
+    if not _POWER_ES_CONVENTIONS.search(text) and (w := _POWER_ES_WORD.search(text)) is not None:
+        rec["effect_word"] = w.group("metric").lower()
     a = _POWER_ALPHA.search(text)
     if a:
         pct = a.group("pct") or a.group("pct2")  # "at the 5% significance level"
@@ -774,10 +802,41 @@ def _power_record(text: str) -> dict[str, object]:
         rec["power"] = float(q.group("v"))
     n = _POWER_N.search(text)
     if n:
-        rec["n"] = int((n.group("n") or n.group("n2") or n.group("n3") or n.group("n4")).replace(",", ""))
+        rec["n"] = int(next(g for g in n.groups() if g).replace(",", ""))
     s = _POWER_SOFTWARE.search(text)
     if s:
         rec["software"] = re.sub(r"\s+", "", s.group(0)) if "power" in s.group(0).lower() else s.group(0)
+    return rec
+
+
+#: fields a setup sentence before the power analysis can state ("We recruited 40 participants."); its test and type
+#: words are about something else ("correlations between variables are in Table S6")
+_BEFORE_FIELDS = ("effect_size", "alpha", "power", "n", "software")
+
+
+def _power_record(text: str | list[str], before: str | None = None) -> dict[str, object]:
+    """The fields of a power analysis: each from the first of its sentences (the trigger, then the ones after) that
+    states it, then from the sentence ``before`` (its N, effect size, α, power and software only)."""
+    sents = [text] if isinstance(text, str) else list(text)
+    per = [_power_fields(t) for t in sents]
+    prev = _power_fields(before) if before else None
+    rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
+                              "power": None, "n": None, "software": None}
+    order = per + ([prev] if prev is not None else [])
+    for k in ("type", "test", "alpha", "power", "n", "software"):
+        pool = order if k in _BEFORE_FIELDS else per
+        rec[k] = next((f[k] for f in pool if f[k] is not None), None)
+    for t, f in zip(sents, per, strict=True):  # the first sentence with an N, or one that points back to the sample before
+        if f["n"] is not None:
+            break
+        if prev is not None and prev["n"] is not None and _POWER_N_BACK.search(t):
+            rec["n"] = prev["n"]
+            break
+    src = next((f for f in order if f["effect_size"] is not None), None)  # a value anywhere before a word
+    if src is not None:
+        rec["effect_size"], rec["effect_metric"] = src["effect_size"], src["effect_metric"]
+    elif (w := next((f["effect_word"] for f in order if f["effect_word"] is not None), None)) is not None:
+        rec["effect_metric"], rec["effect_size"] = "conventional", w
     return rec
 
 
@@ -804,7 +863,8 @@ class PowerCheck:
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
-            rec = _power_record(window)
+            rec = _power_record([s.text for s in par.sentences[idx:]],
+                                before=par.sentences[idx - 1].text if idx else None)
             prev = doc.paragraphs[i - 1] if i > 0 else None
             if (rec["effect_size"] is None and prev is not None and prev.section == par.section
                     and not _POWER_TRIGGER.search(prev.text)):  # not a power analysis of its own
