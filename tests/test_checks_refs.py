@@ -295,3 +295,21 @@ def test_a_named_thing_after_an_article_is_no_author() -> None:
     assert [it.names for it in _split_items("(the Devil Task, Slovic, 1966)")] == [("Slovic",)]
     assert _unlisted_at("09567976241266516", "p3.s3") == []
     assert [it.names for it in _split_items("(Smith & Doe, 2010)")] == [("Smith", "Doe")]
+
+
+def test_statements_of_some_analyses_and_code_that_we_used() -> None:
+    # 09567976221116892: only the exploratory analyses were not preregistered; the plans were
+    assert read_statements("Therefore, in further exploratory (not preregistered) analyses, we examined whether "
+                           "selection was moderated by gender.") == []
+    assert [s.status for s in read_statements("This study was not preregistered.")] == ["not preregistered"]
+    # 09567976221145316: "The custom code that we used for the study is available at https://zenodo.org/..."
+    doc = load_document(shared_path("documents", "psychsci", "09567976221145316.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(),
+                      only=["openscience-statements"])
+    (code,) = [r for r in rows if r.data.get("topic") == "code"]
+    assert code.data["status"] == "available" and "zenodo" in (code.text or "")
+    doc = load_document(shared_path("documents", "psychsci", "09567976221116892.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(),
+                      only=["openscience-statements"])
+    (prereg,) = [r for r in rows if r.data.get("topic") == "preregistration"]
+    assert prereg.data["status"] == "preregistered"
