@@ -102,3 +102,31 @@ def test_power_fields_come_from_the_analysis_sentence(paper: str, unit: str, wan
     doc = load_document(shared_path("documents", "psychsci", f"{paper}.xml"))
     (row,) = [r for r in _power_rows(doc) if r.location and r.location.unit_id == unit]
     assert {k: row.data[k] for k in want} == want
+
+
+# how clinical trials state a power analysis: α as a type I error or a level of significance, the effect in raw
+# units or as two rates, N per arm (sentences of Evidence-Inference articles read while fixing: the round-1 sample
+# and the development half of bench/checks_fresh.py)
+@pytest.mark.parametrize(("text", "want"), [
+    ("To detect a difference of 4 cmH2O in OLP between the groups with a type I error of 0.05 and a power of 80%, a "
+     "sample size of 25 patients in each groups was required.", {"effect_size": 4.0, "alpha": 0.05, "n": 25}),
+    ("A sample size of 76 in each group was estimated to give 90% power (5% two-sided significance) to detect a "
+     "difference in mean score of five points", {"effect_size": 5.0, "alpha": 0.05, "power": 0.9}),
+    ("Sixty patients were needed in each treatment group to detect a 28% difference between the two groups",
+     {"effect_size": 28.0, "n": 60}),
+    ("We assumed 80% power, 5% level of significance, design effect of two", {"alpha": 0.05}),
+    ("This provided an 80% power (two-sided p value of 0.05) to detect a 30% relative increase", {"alpha": 0.05}),
+    ("to detect a relative reduction by 60% (from 25% to 10%) with a 2-sided 5% significance level",
+     {"effect_size": 60.0, "alpha": 0.05}),
+    ("With projected clearance rates of 70% for treatment and 8% for placebo", {"effect_size": 62.0}),
+    ("a hazard ratio (HR; sunitinib/capecitabine) of 0.75", {"effect_size": 0.75}),
+    ("A type I error of 5% and 80% power were assumed.", {"alpha": 0.05, "effect_size": None}),  # no rates
+])
+def test_power_fields_as_trials_write_them(text: str, want: dict[str, object]) -> None:
+    rec = _power_record(text)
+    assert {k: rec[k] for k in want} == want
+
+
+def test_a_measured_power_is_no_power_analysis() -> None:
+    # "a generated peak power of 0.28 ± 0.07 arbitrary units": a measurement (Evidence-Inference, development half)
+    assert _power_record("a generated peak power of 0.28 ± 0.07 arbitrary units")["power"] is None
