@@ -726,11 +726,16 @@ _POWER_ES_RAW = re.compile(
     r"\b(?:difference|reduction|increase|decrease|improvement|change|shift)s?\s+(?:(?:in|of|between)\s+[^,;:()]{1,60}?\s+)??"
     rf"(?:of|=|by)\s+(?:approximately\s+|about\s+|at\s+least\s+|(?:just\s+)?(?:over|under)\s+|±\s*)?(?P<v>[-−]?\d+(?:\.\d+)?|{_NUM_WORD})\b"
     # "a 28% difference", "a 60 mL difference", "a 5-point difference", "a (absolute) 15% incremental increase"
-    r"|(?P<v2>\d+(?:\.\d+)?)\s?(?:%|[A-Za-zμ]{1,6}\b|-point)?\)?\s*(?:[a-z]+\s+)?(?:difference|reduction|increase|decrease"
+    r"|(?P<v2>\d+(?:\.\d+)?)\s?(?:%|[A-Za-zμ]{1,6}\b|-point)?\)?\s*(?:or\s+(?:greater|more|larger)\s+)?(?:[a-z]+\s+)?"
+    r"(?:difference|reduction|increase|decrease"
     r"|effect|improvement)"
     r"|\b(?P<v3>two|three|four|five|ten|\d+(?:\.\d+)?)[- ]?fold\b"
     # "a hazard ratio (HR; sunitinib/capecitabine) of 0.75", "an equivalence limit of ±1.5 mm Hg"
-    r"|effect\s+sizes?\s*(?:=|of)\s*(?P<v6>\d*\.\d+)"
+    r"|effect\s+sizes?\s*(?:=|of|is)\s*(?P<v6>\d*\.?\d+)\b"
+    # two group means: "0.60 ng/mL for the postconditioning group and of 0.75 ng/mL for the control group"
+    r"|(?P<g1>\d+(?:\.\d+)?)\s*(?!(?:participants|patients|subjects|people|children|women|men|infants|students|"
+    r"individuals|adults)\b)[^\s\d,;][^\s,;]{0,13}\s+for\s+(?:the\s+)?[\w -]{0,40}?\b(?:group|arm)(?:\s+\w+)?,?\s+and\s+(?:of\s+)?"
+    r"(?P<g2>\d+(?:\.\d+)?)"
     r"|(?:relative\s+risk|(?:hazard|odds|risk|rate)\s+ratio)(?:\s*\([^()]{0,40}\))?\s+(?:of|=)\s+(?P<v4>\d*\.\d+)"
     r"|(?:equivalence|non-?inferiority)\s+(?:limit|margin)s?\s+(?:of|=)\s+±?\s*(?P<v5>\d+(?:\.\d+)?)"
     # two rates: "from 20% to 35%", "10% in the control group versus 20%", "70% for treatment and 8% for placebo"
@@ -745,13 +750,14 @@ _POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|�
 _VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
 _SIDED = r"(?:(?:two|one|2|1)[- ]?(?:sided|tailed)\s+)?"
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
-                          r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
+                          r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:\((?:α|alpha)\)\s+)?(?:of|at|=)\s*"
+                          r"(?P<v2>0?\.\d+)"
                           r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)"
                           r"|(?P<pct>\d(?:\.\d+)?)\s?%\s+(?:significance|alpha|α)\s+level"
                           r"|(?:significance|alpha)\s+level\s+of\s+(?P<pct2>\d(?:\.\d+)?)\s?%"
                           # "a type I error rate of 0.05", "type 1 error rate controlled at 0.05", "type I error of 5%"
-                          rf"|type\s+(?:I|1|one)\s+error(?:\s+(?:rate|probability|level))?\s*(?:\(\s*α\s*\)\s*)?"
-                          rf"(?:of|=|at|was|is|controlled\s+at|set\s+(?:at|to))?\s*(?:α\s*=\s*)?(?P<a1>{_VAL})"
+                          rf"|type[\s-]+(?:I|1|one)\s+error(?:\s+(?:rate|probability|level))?\s*(?:\(\s*α\s*\)\s*)?"
+                          rf"(?:of|=|at|was|is|controlled\s+at|set\s+(?:at|to))?\s*(?:less\s+than\s+|α\s*=\s*)?(?P<a1>{_VAL})"
                           # "5% two-sided significance", "5% probability of type 1 error", "0.05 α-value", "5% alpha error"
                           rf"|(?P<a2>{_VAL})\s+{_SIDED}(?:probability\s+of\s+(?:a\s+)?type\s+(?:I|1)\s+error"
                           r"|type\s+(?:I|1)\s+error|significance|alpha|α)"
@@ -761,14 +767,17 @@ _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|t
                           # "5% level of significance", "(0.05, 2-sided significance level)", "two-sided p value of 0.05"
                           rf"|(?P<a7>{_VAL})\s*,?\s+{_SIDED}(?:level\s+of\s+significance|significance\s+level)"
                           rf"|{_SIDED}p[- ]?value\s+(?:of|=)\s*(?P<a8>{_VAL})"
+                          # "(80% power, p = 0.05)": the p of a parameter list after the power
+                          r"|power\s*,\s*(?:two-sided\s+)?p\s*[=<]\s*(?P<a9>0?\.\d+)"
                           # "an alpha of 5%", "alpha error of 0.05", "alpha set at p<0.05", "level of significance set at 5%"
-                          rf"|(?:α|alpha)(?:\s+(?:error|level|value|risk))?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?:p\s*[<=]\s*)?(?P<a5>{_VAL})"
+                          rf"|(?:α|alpha)(?:\s+(?:error|level|value|risk))?\s*(?:=|of|at|set\s+(?:at|to)|equal\s+to)?\s*(?:p\s*[<=]\s*)?(?P<a5>{_VAL})"
                           rf"|level\s+of\s+significance\s+(?:set\s+)?(?:of|at|=)?\s*(?:p\s*[<=]\s*)?(?P<a6>{_VAL})", re.I)
 _POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|(?P<dec>0?\.\d{1,3})\s+power\b"
                           r"|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?(?:of|=|at|level\s+of|was|≥)\s*"
                           r"(?:(?:greater|more|higher)\s+than\s+|at\s+least\s+|over\s+|>\s*)?"
                           r"(?P<v>0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)(?!\d|\s*±)"
-                          r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)", re.I)
+                          r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)"
+                          r"|power\s+was\s+(?:calculated|estimated|computed)\s+(?:as|to\s+be|at)\s+(?P<c>0?\.\d+)", re.I)
 _PEOPLE = (r"participants|subjects|people|respondents|children|adults|students|individuals|volunteers|undergraduates"
            r"|infants|couples|dyads|patients|women|men|mothers|families|practices|eyes")
 _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+size)?|total)\s+of\s+(?P<n2>\d[\d,]*)"
@@ -782,6 +791,12 @@ _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
 
 
+# a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
+_POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
+                               r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
+# SPSS's "observed power = .955" printed with a test result: part of the result, not a power analysis
+_OBSERVED_POWER = re.compile(r"observed\s+power\s*=", re.I)
+_TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
 # a parameter list whose power is printed "p" or "β": "(d = 0.45, α = .05, p = .95)", "(α = .05, β = 0.80)" (right
 # after α, .50 or more: no planned p, nor a type II error rate of .80)
 _POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*(?:p|β|beta)\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
@@ -819,6 +834,8 @@ def _power_effect_size(text: str) -> tuple[str, float] | None:
     raw = _POWER_ES_RAW.search(text)
     if raw and raw.group("f1"):
         return "difference of rates", round(abs(float(raw.group("f2")) - float(raw.group("f1"))), 4)
+    if raw and raw.group("g1"):
+        return "difference of means", round(abs(float(raw.group("g2")) - float(raw.group("g1"))), 4)
     if raw:
         v = next(g for g in (raw.group(k) for k in ("v", "v2", "v3", "v4", "v5", "v6")) if g).lower()
         return "raw difference", float(_NUM_WORDS[v]) if v in _NUM_WORDS else float(v.replace("−", "-"))
@@ -842,16 +859,18 @@ def _power_fields(text: str) -> dict[str, object]:
         if pct:
             rec["alpha"] = float(pct) / 100
         else:
-            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8"))
+            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"))
                        if g)
             rec["alpha"] = float(raw.rstrip("% ")) / 100 if "%" in raw else float(raw)
     p = _POWER_LEVEL.search(text)
     if p:
-        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
+        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b") or p.group("c")
         val = float(raw.rstrip("% "))
         rec["power"] = val / 100 if val > 1 else val
     elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
         rec["power"] = float(q.group("v"))
+    if rec["alpha"] is None and rec["power"] is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
+        rec["alpha"] = round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
     n = _POWER_N.search(text)
     if n:
         g = next(g for g in n.groups() if g).replace(",", "").lower()
@@ -911,8 +930,8 @@ class PowerCheck:
                 continue  # quick: no power word in the paragraph
             first = next((s for s in par.sentences
                           if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
-            if first is None:
-                continue
+            if first is None or (_OBSERVED_POWER.search(first.text) and _TEST_RESULT.search(first.text)):
+                continue  # no power analysis; or SPSS's observed power printed with a test result
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
