@@ -58,8 +58,9 @@ JUDGE_ALL = {"reference-unlisted"}
 #: round 3 as judged before the fixes it led to (commits 6a00f87: group authors with "in", a named thing after an
 #: article; 146bb65: statements of some analyses, "code that we used"): the figures to quote; after them the same
 #: flags are seen ones
-BEFORE_FIX = {"reference-unlisted": {"round": 3, "judged": 12, "correct": 9, "rules": "995e179"},
-              "openscience-statements": {"round": 3, "seed": 2703, "judged": 20, "correct": 18, "rules": "995e179"}}
+BEFORE_FIX: dict[str, dict[str, Any]] = {
+    "reference-unlisted": {"round": 3, "judged": 12, "correct": 9, "rules": "995e179"},
+    "openscience-statements": {"round": 3, "seed": 2703, "judged": 20, "correct": 18, "rules": "995e179"}}
 NOT_RUN = {"reference-retracted": "needs a Retraction Watch CSV (--retractions); none in ../shared",
            "reference-doi-title": "needs --online (network); not run"}
 
