@@ -131,6 +131,9 @@ def test_power_fields_come_from_the_analysis_sentence(paper: str, unit: str, wan
     ("cTnI of 0.60 ng/mL for the postconditioning group and of 0.75 ng/mL for the control group",
      {"effect_size": 0.15}),
     ("We recruited 40 participants for each group and 20 for the control.", {"effect_size": None, "n": 40}),
+    # round 3: the power before a level is no alpha ("Assuming a power of 80%, significance level of 5%, ...")
+    ("Assuming a power of 80%, significance level of 5%, and a response rate of 60%", {"alpha": 0.05, "power": 0.8}),
+    ("would have 80% power (0.05, 2-sided significance level).", {"alpha": 0.05}),
 ])
 def test_power_fields_as_trials_write_them(text: str, want: dict[str, object]) -> None:
     rec = _power_record(text)

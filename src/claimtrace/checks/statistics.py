@@ -749,6 +749,8 @@ _POWER_N_BACK = re.compile(r"\b(?:this|that|these|such\s+a)\s+(?:sample|number\s
 _POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
 _VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
 _SIDED = r"(?:(?:two|one|2|1)[- ]?(?:sided|tailed)\s+)?"
+# a value that can be an alpha (at most .10 or 10%): "80%, significance level of 5%" holds the power before the level
+_ALPHA_VAL = r"(?<![\d.])(?:0?\.0\d*|0?\.10?(?!\d)|\d(?:\.\d+)?\s?%|10\s?%)"
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
                           r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:\((?:α|alpha)\)\s+)?(?:of|at|=)\s*"
                           r"(?P<v2>0?\.\d+)"
@@ -765,7 +767,7 @@ _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|t
                           rf"|at\s+(?:a|the)\s+{_SIDED}(?P<a3>{_VAL})\s+(?:significance\s+)?level"
                           rf"|significan(?:ce|t)\s+(?:level\s+)?(?:of|=|at)\s*(?:p\s*[<=]\s*)?(?P<a4>{_VAL})"
                           # "5% level of significance", "(0.05, 2-sided significance level)", "two-sided p value of 0.05"
-                          rf"|(?P<a7>{_VAL})\s*,?\s+{_SIDED}(?:level\s+of\s+significance|significance\s+level)"
+                          rf"|(?P<a7>{_ALPHA_VAL})\s*,?\s+{_SIDED}(?:level\s+of\s+significance|significance\s+level)"
                           rf"|{_SIDED}p[- ]?value\s+(?:of|=)\s*(?P<a8>{_VAL})"
                           # "(80% power, p = 0.05)": the p of a parameter list after the power
                           r"|power\s*,\s*(?:two-sided\s+)?p\s*[=<]\s*(?P<a9>0?\.\d+)"
