@@ -203,13 +203,16 @@ def lines() -> list[str]:
             b = v["judged_before_fix"]
             out.append(f"| {k} (round {b['round']}, seed {b['seed']}, judged before the fixes it led to) | {v['flags']} | "
                        f"{_ci(b['precision'])} |")
-            out.append(f"| {k} (the same sample after those fixes: seen) | {v['flags']} | {_ci(v['precision'])} |")
+            after = ("the same seed redrawn after those fixes: partly seen" if b.get("redrawn")
+                     else "the same sample after those fixes: seen")
+            out.append(f"| {k} ({after}) | {v['flags']} | {_ci(v['precision'])} |")
         else:
             out.append(f"| {k} | {v['flags']} | {_ci(v['precision'])} |")
     wrong = [(k, x) for k, v in r["samples"].items() for x in v["sample"] if x["verdict"] == "wrong"]
     if wrong:
         out += ["", "Flags judged wrong:", ""]
         out += [f"- {k}, {x['paper']}: {x['note']}" for k, x in wrong]
+    out += _refs_lines() + _fresh_lines()
     if "timing" in r:
         t = r["timing"]
         out += ["", "## Speed", "",
@@ -221,6 +224,60 @@ def lines() -> list[str]:
             v = t[name]
             out.append(f"| {name} | {v['papers']} | {v['median_share']:.1%} | {v['max_share']:.1%} | "
                        f"{v['checks_seconds']:.2f} s / {v['stats_seconds']:.2f} s ({v['total_share']:.1%}) |")
+    return out
+
+
+REFS = ROOT / "bench" / "results" / "checks_refs_psychsci.json"
+FRESH = ROOT / "bench" / "results" / "checks_fresh.json"
+
+
+def _refs_lines() -> list[str]:
+    """The judged reference and open-science checks (bench/checks_refs_psychsci.py)."""
+    if not REFS.exists():
+        return []
+    r = json.loads(REFS.read_text(encoding="utf-8"))
+    out = ["", "## Reference and open-science checks", "",
+           "From `bench/results/checks_refs_psychsci.json` (`python bench/checks_refs_psychsci.py`): samples of the "
+           "untouched half of its own split (`reference-unlisted`: every flag, both halves). A round judged before the "
+           "fixes it led to is the figure to quote; the same flags after them are seen.", "",
+           "| check | flags | judged | precision |", "|---|---|---|---|"]
+    for k, v in r["checks"].items():
+        j = v.get("judged")
+        if not j:
+            continue
+        b = v.get("judged_before_fix")
+        if b:
+            share = {"share": b["precision"], "k": b["correct"], "n": b["judged"], "ci95": b["ci95"]}
+            out.append(f"| {k} | {v['flags_all']} | round {b['round']}, before its fixes | {_ci(share)} |")
+        label = f"round {j['round']}" + (", after its fixes: seen" if b else "")
+        share = {"share": j["precision"], "k": j["correct"], "n": j["n"], "ci95": j["ci95"]}
+        out.append(f"| {k} | {v['flags_all']} | {label} | {_ci(share)} |")
+    return out
+
+
+def _fresh_lines() -> list[str]:
+    """The power and reference-unlisted checks on fresh papers (bench/checks_fresh.py)."""
+    if not FRESH.exists():
+        return []
+    r = json.loads(FRESH.read_text(encoding="utf-8"))
+    out = ["", "## Fresh papers: power and reference-unlisted", "",
+           "From `bench/results/checks_fresh.json` (`python bench/checks_fresh.py`): papers never opened while the "
+           "rules were written, each domain apart: `social` (the PDF twins' TEI not among the psychsci papers, and "
+           "statcheck's test papers, HTML) and `biomedical` (Evidence-Inference trial articles, JATS). Round 1 drew its "
+           f"flags on the rules of {r['rules']['1']}; its trial power flags all failed, so the power rules were fixed "
+           f"again ({r['rules']['2']}) on round 1 and the development half of the trial articles; round 2 drew from "
+           f"the untouched half, leaving round 1's papers out, and led to a third fix ({r['rules']['3']}); round 3 drew "
+           "from the untouched half again, leaving the papers of rounds 1 and 2 out. Each round's figure is the one "
+           "judged before the fixes it led to; the last round is the fresh figure of the rules as they are. "
+           f"Judged by {r['annotator']}.", "",
+           "| domain | check | papers | flags now | round | precision |", "|---|---|---|---|---|---|"]
+    for dom, d in r["domains"].items():
+        for c, v in d["checks"].items():
+            for rnd, x in v["rounds"].items():
+                how = (f"from {x['pool']} untouched flags, drawn now" if "pool" in x
+                       else f"{x['still_flagged']} of its flags still flags")
+                out.append(f"| {dom} | {c} | {d['papers']} | {v['flags']} | {rnd} (seed {x['seed']}, rules {x['rules']}; "
+                           f"{how}) | {_ci(x['precision'])} |")
     return out
 
 

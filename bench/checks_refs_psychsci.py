@@ -12,7 +12,8 @@ Wilson 95% interval. Round 1 (``checks_refs_psychsci_round1.json``) judged the r
 development split only: that is the untouched figure. Its errors led to fixes (a bare "Born 1883" is no
 citation; group authors GROBID kept as "Author"; "not public but can be requested" is on request; "data,
 code, and materials" names code), so round 2 (this file) is measured on a split that has been seen.
-Round 3 (2026-12-02, this file): ``openscience-statements`` (round 1 below .90) gets a new sample, seed 2703,
+Round 3 (2026-12-02, this file; ``BEFORE_FIX`` keeps its figures as judged before the fixes it led to):
+``openscience-statements`` (round 1 below .90) gets a new sample, seed 2703,
 from the untouched flags no earlier round judged; ``reference-unlisted`` (fewer than 20 flags now) is judged
 whole, both splits. Each judgement names its annotator and round.
 ``reference-retracted`` needs a Retraction Watch CSV (``--retractions``; not in
@@ -54,6 +55,12 @@ ANNOTATOR = "Claude (LLM agent), 2026-12-01, not checked by a person"
 RESAMPLED = {"openscience-statements": 2703}
 #: checks with fewer than 20 flags in all, judged whole (round 3)
 JUDGE_ALL = {"reference-unlisted"}
+#: round 3 as judged before the fixes it led to (commits 6a00f87: group authors with "in", a named thing after an
+#: article; 146bb65: statements of some analyses, "code that we used"): the figures to quote; after them the same
+#: flags are seen ones
+BEFORE_FIX: dict[str, dict[str, Any]] = {
+    "reference-unlisted": {"round": 3, "judged": 12, "correct": 9, "rules": "995e179"},
+    "openscience-statements": {"round": 3, "seed": 2703, "judged": 20, "correct": 18, "rules": "995e179"}}
 NOT_RUN = {"reference-retracted": "needs a Retraction Watch CSV (--retractions); none in ../shared",
            "reference-doi-title": "needs --online (network); not run"}
 
@@ -169,6 +176,10 @@ def main() -> int:
                                "pool": len(sample) if chk.id in JUDGE_ALL else len(pool), "n": len(done), "correct": k,
                                "precision": round(k / len(done), 3) if done else None,
                                "ci95": wilson(k, len(done)), "sample": verdicts}
+        if chk.id in BEFORE_FIX:
+            b = BEFORE_FIX[chk.id]
+            entry["judged_before_fix"] = {**b, "precision": round(b["correct"] / b["judged"], 3),
+                                          "ci95": wilson(b["correct"], b["judged"])}
         out_checks[chk.id] = entry
     out = {"schema_version": SCHEMA_VERSION, "papers": len(papers), "split_rule": "sha256('claimtrace-i27-refs:'+id)"
            "[:8] % 2 == 0 -> untouched", "flag_rule": "see bench/checks_refs_psychsci.py docstring",

@@ -4,6 +4,8 @@ part of bench/checks_psychsci.py's split."""
 
 from __future__ import annotations
 
+import pytest
+
 from claimtrace.checks import CheckContext, run_checks
 from claimtrace.checks.statistics import CHECKS, _power_record
 from claimtrace.documents import DocumentBuilder, load_document
@@ -82,3 +84,69 @@ def test_alpha_as_a_percentage_power_as_beta_and_a_conventional_size_with_its_de
                         "statistical power of .80 in a mixed ANOVA for Studies 1 and 2.")
     assert (rec["effect_size"], rec["alpha"], rec["power"], rec["n"]) == ("medium", 0.05, 0.8, 150)
     assert _power_record("A large number of effects was tested with 80% power.")["effect_size"] is None
+
+
+# each field from the power analysis's own sentence: the trigger first, then the sentences after it, then the one
+# before (its N, effect size, α, power and software only); real paragraphs of the shared psychsci papers
+@pytest.mark.parametrize(("paper", "unit", "want"), [
+    ("09567976211028978", "p11.s2", {"n": 84}),  # "would need to recruit at least 84 refugees", not the 104 who took part
+    ("0956797620929297", "p15.s3", {"effect_size": 0.15}),  # "an effect as small as 0.15", not the conventions before
+    ("0956797620927967", "p19.s5", {"effect_size": 0.72, "effect_metric": "d", "n": 32}),  # "R 2 = 52.6%" is no r
+    ("0956797617694867", "p13.s11", {"test": None}),  # "correlations between variables" is the sentence before's
+    ("0956797621996667", "p7.s2", {"n": 40}),  # "we recruited 40 ... this sample size would yield", not the 41 after
+    ("0956797617724435", "p4.s9", {"n": 8458}),  # "this sample size was sufficient": the 8,458 before, not n = 5,720
+    ("0956797621996660", "p5.s3", {"n": 32}),  # "approximately 32 participants were needed", not the 35 before
+    ("0956797617692000", "p34.s3", {"effect_size": "medium"}),  # "a small to medium effect" is no list of conventions
+])
+def test_power_fields_come_from_the_analysis_sentence(paper: str, unit: str, want: dict[str, object]) -> None:
+    doc = load_document(shared_path("documents", "psychsci", f"{paper}.xml"))
+    (row,) = [r for r in _power_rows(doc) if r.location and r.location.unit_id == unit]
+    assert {k: row.data[k] for k in want} == want
+
+
+# how clinical trials state a power analysis: α as a type I error or a level of significance, the effect in raw
+# units or as two rates, N per arm (sentences of Evidence-Inference articles read while fixing: the round-1 sample
+# and the development half of bench/checks_fresh.py)
+@pytest.mark.parametrize(("text", "want"), [
+    ("To detect a difference of 4 cmH2O in OLP between the groups with a type I error of 0.05 and a power of 80%, a "
+     "sample size of 25 patients in each groups was required.", {"effect_size": 4.0, "alpha": 0.05, "n": 25}),
+    ("A sample size of 76 in each group was estimated to give 90% power (5% two-sided significance) to detect a "
+     "difference in mean score of five points", {"effect_size": 5.0, "alpha": 0.05, "power": 0.9}),
+    ("Sixty patients were needed in each treatment group to detect a 28% difference between the two groups",
+     {"effect_size": 28.0, "n": 60}),
+    ("We assumed 80% power, 5% level of significance, design effect of two", {"alpha": 0.05}),
+    ("This provided an 80% power (two-sided p value of 0.05) to detect a 30% relative increase", {"alpha": 0.05}),
+    ("to detect a relative reduction by 60% (from 25% to 10%) with a 2-sided 5% significance level",
+     {"effect_size": 60.0, "alpha": 0.05}),
+    ("With projected clearance rates of 70% for treatment and 8% for placebo", {"effect_size": 62.0}),
+    ("a hazard ratio (HR; sunitinib/capecitabine) of 0.75", {"effect_size": 0.75}),
+    ("A type I error of 5% and 80% power were assumed.", {"alpha": 0.05, "effect_size": None}),  # no rates
+    # round 2's sample (bench/checks_fresh.py): judged, then these forms read
+    ("a mean difference of 0.2 mm with SD of 0.2 (95% CI and 80% power)", {"alpha": 0.05, "effect_size": 0.2}),
+    ("To detect a difference of 30 mmHg, the power was calculated as 0.925.", {"power": 0.925}),
+    ("The sample size was computed for α value equal to 0.05 and a power of 80%.", {"alpha": 0.05}),
+    ("To achieve type-I error rate of less than 5 % (2 tailed)", {"alpha": 0.05}),
+    ("80% power, p = 0.05", {"alpha": 0.05}),
+    ("to detect a 2% or greater difference in the mean saturated fat content", {"effect_size": 2.0}),
+    ("cTnI of 0.60 ng/mL for the postconditioning group and of 0.75 ng/mL for the control group",
+     {"effect_size": 0.15}),
+    ("We recruited 40 participants for each group and 20 for the control.", {"effect_size": None, "n": 40}),
+    # round 3: the power before a level is no alpha ("Assuming a power of 80%, significance level of 5%, ...")
+    ("Assuming a power of 80%, significance level of 5%, and a response rate of 60%", {"alpha": 0.05, "power": 0.8}),
+    ("would have 80% power (0.05, 2-sided significance level).", {"alpha": 0.05}),
+])
+def test_power_fields_as_trials_write_them(text: str, want: dict[str, object]) -> None:
+    rec = _power_record(text)
+    assert {k: rec[k] for k in want} == want
+
+
+def test_a_measured_power_is_no_power_analysis() -> None:
+    # "a generated peak power of 0.28 ± 0.07 arbitrary units": a measurement (Evidence-Inference, development half)
+    assert _power_record("a generated peak power of 0.28 ± 0.07 arbitrary units")["power"] is None
+    # SPSS's observed power printed with a test result is part of the result
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    b.add_paragraph("We found an interaction, F(1, 114) = 13.63; p < .001; η p 2 = .107; observed power = .955.",
+                    "Results")
+    b.add_paragraph("A power analysis showed that 40 participants give 80% power to detect d = 0.5.", "Method")
+    rows = [r for r in _power_rows(b.build()) if r.severity != "ok"]
+    assert [r.location.unit_id for r in rows if r.location] == ["p2.s1"]

@@ -273,3 +273,43 @@ def test_numbered_citation_with_no_entry() -> None:
     assert [(r.check, r.severity, r.message) for r in rows] == [
         ("reference-unlisted", "warn", "Cited [9] has no entry in the numbered reference list."),
         ("reference-uncited", "ok", "All 4 reference entries are cited.")]
+
+
+def _unlisted_at(paper: str, unit: str) -> list[str]:
+    doc = load_document(shared_path("documents", "psychsci", f"{paper}.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(), only=["reference-unlisted"])
+    return [r.message for r in rows if r.severity == "warn" and r.location and r.location.unit_id == unit]
+
+
+def test_a_group_author_with_in_whose_entry_lost_it_is_listed() -> None:
+    # "(Scottish Council for Research in Education, 1949)": GROBID's entry of 1949 has no author left
+    assert _unlisted_at("0956797618804501", "p6.s1") == []
+    # a group author with no entry at all is still flagged: "(... Neurobehavioral Systems, 2019)"
+    assert _unlisted_at("0956797621995197", "p10.s6") == ["Cited 'Systems, 2019' has no entry in the reference list."]
+
+
+def test_a_named_thing_after_an_article_is_no_author() -> None:
+    from claimtrace.documents.bibliography import _split_items
+
+    # "(the Devil Task, Slovic, 1966)": Slovic (1966) is listed
+    assert [it.names for it in _split_items("(the Devil Task, Slovic, 1966)")] == [("Slovic",)]
+    assert _unlisted_at("09567976241266516", "p3.s3") == []
+    assert [it.names for it in _split_items("(Smith & Doe, 2010)")] == [("Smith", "Doe")]
+
+
+def test_statements_of_some_analyses_and_code_that_we_used() -> None:
+    # 09567976221116892: only the exploratory analyses were not preregistered; the plans were
+    assert read_statements("Therefore, in further exploratory (not preregistered) analyses, we examined whether "
+                           "selection was moderated by gender.") == []
+    assert [s.status for s in read_statements("This study was not preregistered.")] == ["not preregistered"]
+    # 09567976221145316: "The custom code that we used for the study is available at https://zenodo.org/..."
+    doc = load_document(shared_path("documents", "psychsci", "09567976221145316.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(),
+                      only=["openscience-statements"])
+    (code,) = [r for r in rows if r.data.get("topic") == "code"]
+    assert code.data["status"] == "available" and "zenodo" in (code.text or "")
+    doc = load_document(shared_path("documents", "psychsci", "09567976221116892.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(),
+                      only=["openscience-statements"])
+    (prereg,) = [r for r in rows if r.data.get("topic") == "preregistration"]
+    assert prereg.data["status"] == "preregistered"

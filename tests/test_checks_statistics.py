@@ -109,3 +109,21 @@ def test_real_paper_p_of_the_test_before_a_coefficient() -> None:
     """09567976241266516: "χ 2 (1) = 0.16, β = -0.05, SE = 0.06, p = .69": the p is the χ² test's."""
     rows = _rows(shared_path("documents", "psychsci", "09567976241266516.xml"))
     assert not [r.text for r in _flags(rows, "consistency") if r.text and "β = -0.05" in r.text]
+
+
+def test_a_funnel_plots_contour_legend_is_no_imprecise_p() -> None:
+    # 09567976221083219, Fig. 5 as GROBID ran it into the text: "Standard Error p > .05 p < .05 p < .025 p < .01"
+    doc = load_document(shared_path("documents", "psychsci", "09567976221083219.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=analyze_document(doc)), checks=registered_checks(),
+                      only=["imprecise_p"])
+    legend = [r for r in rows if r.location and r.location.unit_id == "p31.s1"]
+    assert legend == []
+    # a lone bound in a sentence is still flagged: the run, not the bound, makes a legend
+    from claimtrace.documents import DocumentBuilder
+
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    b.add_paragraph("The effect was reliable, t(40) = 2.10, p < .05, as predicted.", "Results")
+    made = b.build()
+    rows = run_checks(CheckContext(document=made, stats=analyze_document(made)), checks=registered_checks(),
+                      only=["imprecise_p"])
+    assert [r.severity for r in rows if r.check == "imprecise_p"] == ["warn"]

@@ -301,6 +301,11 @@ class Statement:
     status: str
 
 
+# a negative that qualifies some analyses, not the study: "in further exploratory (not preregistered) analyses"
+_PART_NOT_PREREG = re.compile(r"\b(?:not|non)[\s-]?pre-?\s?registered\)?\s+(?:\w+\s+)?(?:analys[ie]s|tests?|"
+                              r"comparisons?|hypothes[ie]s|measures?|outcomes?|models?|questions?)\b", re.I)
+
+
 def read_statements(sentence: str) -> list[Statement]:
     """The availability statements a sentence makes, one per topic it names ("data are not available")."""
     out: list[Statement] = []
@@ -313,6 +318,8 @@ def read_statements(sentence: str) -> list[Statement]:
         if topic == "preregistration":
             if not (_OWN.search(sentence) or _REGISTRY.search(sentence)) or _HYPOTHETICAL.search(sentence):
                 continue
+            if _PART_NOT_PREREG.search(sentence):
+                continue  # "exploratory (not preregistered) analyses": some analyses, not the study
             if _NEGATIVE.search(sentence) and re.search(r"not\s+(?:\w+\s+){0,2}?(?:pre-?\s?)?registered|no\s+pre-?\s?reg",
                                                         sentence, re.I):
                 out.append(Statement(topic, "not preregistered"))
@@ -321,7 +328,8 @@ def read_statements(sentence: str) -> list[Statement]:
                 out.append(Statement(topic, "preregistered"))
             continue
         if topic == "code" and not re.search(r"\b(?:analysis|analytic|R|and\s+code|scripts?|syntax)\b|\bcode(?:\s*[,;)]"
-                                             r"|\s+(?:and|is|are|was|were|for|used|needed|to|have|has|can|will)\b)",
+                                             r"|\s+(?:and|is|are|was|were|for|used|needed|to|have|has|can|will|that"
+                                             r"|which|we)\b)",
                                              sentence):
             continue
         if not _SHARED.search(sentence) and not _REQUEST.search(sentence) and not _NEGATIVE.search(sentence):

@@ -104,8 +104,8 @@ def _unmatched(c: Citation, refs: _RefTexts) -> list[CiteItem]:
 
 def _listed_anyway(item: CiteItem, citation: Citation, doc: Document, refs: _RefTexts) -> bool:
     """An entry whose printed text holds the surname and year, though it was parsed otherwise; or, for a
-    group author ("APA", "Pew Research Center"), an entry with no personal author from the same year
-    (GROBID often keeps a corporate author only as "Author")."""
+    group author ("APA", "Scottish Council for Research in Education"), an entry from the same year with no
+    personal author (GROBID often keeps a corporate author only as "Author", or drops it)."""
     name = fold(item.names[0])
     if len(name) < 2:
         return True
@@ -113,7 +113,7 @@ def _listed_anyway(item: CiteItem, citation: Citation, doc: Document, refs: _Ref
     for ref, folded in refs.folded:
         if name in folded and (not dated or any(y in ref.raw or (ref.year or "").startswith(y) for y in dated)):
             return True
-    group = item.names[0].isupper() or re.search(rf"[A-Z][\w-]+\s+(?:(?:of|and|for|the)\s+)*"
+    group = item.names[0].isupper() or re.search(rf"[A-Z][\w-]+\s+(?:(?:of|and|for|the|in|on|&)\s+)*"
                                                  rf"{re.escape(item.names[0])}\b", citation.text)
     if group:
         for ref in doc.references:

@@ -311,15 +311,24 @@ class ConsistencyCheck:
 # imprecise p-values
 _LEGEND_SENTENCE = re.compile(r"asterisks?|daggers?|symbols?\s+(?:indicate|denote|mark)|\bi\.e\.,?\s*p\s*[<=]", re.I)
 _LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
+# a p bound right next to another with only spaces between: a plot's legend or scale ("p > .05 p < .05 p < .025"),
+# not a result
+_P_BOUND = r"\bp\s*[<>=≤≥]\s*0?\.\d+"
+_P_BOUND_BEFORE = re.compile(_P_BOUND + r"[ \t\n]*$")
+_P_BOUND_AFTER = re.compile(r"[ \t\n]*" + _P_BOUND)
 
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
-    """A p that is a figure's or table's star legend ("*p < .05, **p < .01") or a threshold ("i.e., p < .05")."""
+    """A p that is a figure's or table's star legend ("*p < .05, **p < .01"), a run of bare bounds (a plot's
+    legend) or a threshold ("i.e., p < .05")."""
     text = sents.text(r.scope)
     start = r.spans["p_full"].start if "p_full" in r.spans else r.start
     before = text[max(0, start - 3):start].rstrip()
     if before.endswith(("*", "†", "‡", "§", "#")):
         return True
+    if "p_full" in r.spans and (_P_BOUND_BEFORE.search(text, max(0, start - 16), start)
+                                or _P_BOUND_AFTER.match(text, r.spans["p_full"].end)):
+        return True  # a run of bare p bounds: a funnel plot's contour legend
     sentence = sents.sentence_text(r)
     low = sentence.lower()
     if not any(w in low for w in _LEGEND_WORDS):
@@ -678,7 +687,7 @@ class PWithoutTestCheck(_PerResultCheck):
 # power analyses
 _POWER_TRIGGER = re.compile(
     r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
-    r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)"
+    r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)(?!\d|\s*±)"
     r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
 # every phrase of _POWER_TRIGGER holds one of these (lower case)
 _POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
@@ -706,26 +715,90 @@ _POWER_ES_NAMED = re.compile(
     r"\s*(?:of|=|≥)?\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
 _POWER_ES_WORD = re.compile(r"(?P<metric>small|medium|moderate|large)(?:[- ]sized?)?\s+"
                             r"(?:(?:between|within)[- ]\w+\s+|interaction\s+|main\s+)?effect", re.I)
+# "an effect as small as 0.15", "effects of at least .30": a planned size whose metric the sentence does not name
+_POWER_ES_BARE = re.compile(r"\beffects?(?:\s+sizes?)?\s+(?:as\s+small\s+as|of\s+at\s+least)\s+(?P<v>\d*\.\d+)", re.I)
+_NUM_WORDS = {w: i for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"])}
+_NUM_WORDS.update({"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90})
+_NUM_WORD = r"(?:" + "|".join(sorted(_NUM_WORDS, key=len, reverse=True)) + r")"
+# the effect a trial is powered for in raw units: "a difference of 180 mL", "an absolute risk reduction of 6%", "a
+# difference in mean score of five points", "a 28% difference", "a twofold higher mortality"
+_POWER_ES_RAW = re.compile(
+    r"\b(?:difference|reduction|increase|decrease|improvement|change|shift)s?\s+(?:(?:in|of|between)\s+[^,;:()]{1,60}?\s+)??"
+    rf"(?:of|=|by)\s+(?:approximately\s+|about\s+|at\s+least\s+|(?:just\s+)?(?:over|under)\s+|±\s*)?(?P<v>[-−]?\d+(?:\.\d+)?|{_NUM_WORD})\b"
+    # "a 28% difference", "a 60 mL difference", "a 5-point difference", "a (absolute) 15% incremental increase"
+    r"|(?P<v2>\d+(?:\.\d+)?)\s?(?:%|[A-Za-zμ]{1,6}\b|-point)?\)?\s*(?:or\s+(?:greater|more|larger)\s+)?(?:[a-z]+\s+)?"
+    r"(?:difference|reduction|increase|decrease"
+    r"|effect|improvement)"
+    r"|\b(?P<v3>two|three|four|five|ten|\d+(?:\.\d+)?)[- ]?fold\b"
+    # "a hazard ratio (HR; sunitinib/capecitabine) of 0.75", "an equivalence limit of ±1.5 mm Hg"
+    r"|effect\s+sizes?\s*(?:=|of|is)\s*(?P<v6>\d*\.?\d+)\b"
+    # two group means: "0.60 ng/mL for the postconditioning group and of 0.75 ng/mL for the control group"
+    r"|(?P<g1>\d+(?:\.\d+)?)\s*(?!(?:participants|patients|subjects|people|children|women|men|infants|students|"
+    r"individuals|adults)\b)[^\s\d,;][^\s,;]{0,13}\s+for\s+(?:the\s+)?[\w -]{0,40}?\b(?:group|arm)(?:\s+\w+)?,?\s+and\s+(?:of\s+)?"
+    r"(?P<g2>\d+(?:\.\d+)?)"
+    r"|(?:relative\s+risk|(?:hazard|odds|risk|rate)\s+ratio)(?:\s*\([^()]{0,40}\))?\s+(?:of|=)\s+(?P<v4>\d*\.\d+)"
+    r"|(?:equivalence|non-?inferiority)\s+(?:limit|margin)s?\s+(?:of|=)\s+±?\s*(?P<v5>\d+(?:\.\d+)?)"
+    # two rates: "from 20% to 35%", "10% in the control group versus 20%", "70% for treatment and 8% for placebo"
+    r"|(?P<f1>\d+(?:\.\d+)?)\s?%\s+(?:\([^()]{1,40}\)\s+|(?:for|in|with)\s+(?:the\s+)?\S+(?:\s+\S+){0,3}?\s+)?"
+    r"(?:and|vs\.?|v\.?|versus|to|compared\s+with)\s+(?P<f2>\d+(?:\.\d+)?)\s?%(?!\s*(?:statistical\s+)?power)", re.I)
+# Cohen's conventions listed ("small, medium, and large effects"): a definition, not the planned size
+_POWER_ES_CONVENTIONS = re.compile(r"small\W+(?:\w+\W+){0,3}?medium\W+(?:\w+\W+){0,3}?large", re.I)
+# "this sample size would yield ...": the N is the one the sentence before states
+_POWER_N_BACK = re.compile(r"\b(?:this|that|these|such\s+a)\s+(?:sample|number\s+of\s+participants)\b", re.I)
+# metrics bounded by 1: a larger value is a percentage or another quantity ("R2 = 52.6"), not the planned size
+_POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
+_VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
+_SIDED = r"(?:(?:two|one|2|1)[- ]?(?:sided|tailed)\s+)?"
+# a value that can be an alpha (at most .10 or 10%): "80%, significance level of 5%" holds the power before the level
+_ALPHA_VAL = r"(?<![\d.])(?:0?\.0\d*|0?\.10?(?!\d)|\d(?:\.\d+)?\s?%|10\s?%)"
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
-                          r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:of|at|=)\s*(?P<v2>0?\.\d+)"
+                          r"|(?:significance|alpha)\s+(?:level|criterion|threshold)\s+(?:\((?:α|alpha)\)\s+)?(?:of|at|=)\s*"
+                          r"(?P<v2>0?\.\d+)"
                           r"|(?:at|with)\s+(?:an?\s+)?(?:p|α)\s*[<=]\s*(?P<v3>0?\.\d+)"
                           r"|(?P<pct>\d(?:\.\d+)?)\s?%\s+(?:significance|alpha|α)\s+level"
-                          r"|(?:significance|alpha)\s+level\s+of\s+(?P<pct2>\d(?:\.\d+)?)\s?%", re.I)
+                          r"|(?:significance|alpha)\s+level\s+of\s+(?P<pct2>\d(?:\.\d+)?)\s?%"
+                          # "a type I error rate of 0.05", "type 1 error rate controlled at 0.05", "type I error of 5%"
+                          rf"|type[\s-]+(?:I|1|one)\s+error(?:\s+(?:rate|probability|level))?\s*(?:\(\s*α\s*\)\s*)?"
+                          rf"(?:of|=|at|was|is|controlled\s+at|set\s+(?:at|to))?\s*(?:less\s+than\s+|α\s*=\s*)?(?P<a1>{_VAL})"
+                          # "5% two-sided significance", "5% probability of type 1 error", "0.05 α-value", "5% alpha error"
+                          rf"|(?P<a2>{_VAL})\s+{_SIDED}(?:probability\s+of\s+(?:a\s+)?type\s+(?:I|1)\s+error"
+                          r"|type\s+(?:I|1)\s+error|significance|alpha|α)"
+                          # "at the .05 level", "at a two-sided 5% level"; "statistical significance of 0.05"
+                          rf"|at\s+(?:a|the)\s+{_SIDED}(?P<a3>{_VAL})\s+(?:significance\s+)?level"
+                          rf"|significan(?:ce|t)\s+(?:level\s+)?(?:of|=|at)\s*(?:p\s*[<=]\s*)?(?P<a4>{_VAL})"
+                          # "5% level of significance", "(0.05, 2-sided significance level)", "two-sided p value of 0.05"
+                          rf"|(?P<a7>{_ALPHA_VAL})\s*,?\s+{_SIDED}(?:level\s+of\s+significance|significance\s+level)"
+                          rf"|{_SIDED}p[- ]?value\s+(?:of|=)\s*(?P<a8>{_VAL})"
+                          # "(80% power, p = 0.05)": the p of a parameter list after the power
+                          r"|power\s*,\s*(?:two-sided\s+)?p\s*[=<]\s*(?P<a9>0?\.\d+)"
+                          # "an alpha of 5%", "alpha error of 0.05", "alpha set at p<0.05", "level of significance set at 5%"
+                          rf"|(?:α|alpha)(?:\s+(?:error|level|value|risk))?\s*(?:=|of|at|set\s+(?:at|to)|equal\s+to)?\s*(?:p\s*[<=]\s*)?(?P<a5>{_VAL})"
+                          rf"|level\s+of\s+significance\s+(?:set\s+)?(?:of|at|=)?\s*(?:p\s*[<=]\s*)?(?P<a6>{_VAL})", re.I)
 _POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?power|(?P<dec>0?\.\d{1,3})\s+power\b"
                           r"|power\s*(?:\(1\s*[-−–]\s*β\)\s*)?(?:of|=|at|level\s+of|was|≥)\s*"
                           r"(?:(?:greater|more|higher)\s+than\s+|at\s+least\s+|over\s+|>\s*)?"
-                          r"(?P<v>0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)"
-                          r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)", re.I)
+                          r"(?P<v>0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)(?!\d|\s*±)"
+                          r"|1\s*[-−–]\s*β\s*=\s*(?P<b>0?\.\d+)"
+                          r"|power\s+was\s+(?:calculated|estimated|computed)\s+(?:as|to\s+be|at)\s+(?P<c>0?\.\d+)", re.I)
+_PEOPLE = (r"participants|subjects|people|respondents|children|adults|students|individuals|volunteers|undergraduates"
+           r"|infants|couples|dyads|patients|women|men|mothers|families|practices|eyes")
 _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+size)?|total)\s+of\s+(?P<n2>\d[\d,]*)"
-                      r"|(?P<n3>\d[\d,]*)\s+(?:participants|subjects|people|respondents|children|adults|students|individuals|"
-                      r"volunteers|undergraduates|infants|couples|dyads|per\s+(?:group|condition|cell))"
-                      r"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){1,4}(?:participants|undergraduates|students|volunteers|"
-                      r"adults|children|infants|subjects|people|respondents|individuals)", re.I)
+                      rf"|(?P<n3>\d[\d,]*|\b{_NUM_WORD})\s+(?:{_PEOPLE}|per\s+(?:group|condition|cell|arm))"
+                      rf"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){{1,4}}(?:{_PEOPLE})"
+                      r"|total\s+number\s+of\s+(?P<n6>\d[\d,]*)"
+                      r"|(?:recruit|need|require|test)(?:ed|s)?\s+(?:data\s+from\s+)?(?:at\s+least\s+|approximately\s+|about\s+"
+                      r"|a\s+(?:minimum|total)\s+of\s+)?(?P<n5>\d[\d,]*)(?![\d.,]*\s*%)\b", re.I)
 _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|"
                              r"\bPANGEA\b|\bMorePower\b|\bpwrss\b|\bInteractionPoweR\b|\bsemPower\b|\bSAS\b|"
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
 
 
+# a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
+_POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
+                               r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
+# SPSS's "observed power = .955" printed with a test result: part of the result, not a power analysis
+_OBSERVED_POWER = re.compile(r"observed\s+power\s*=", re.I)
+_TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
 # a parameter list whose power is printed "p" or "β": "(d = 0.45, α = .05, p = .95)", "(α = .05, β = 0.80)" (right
 # after α, .50 or more: no planned p, nor a type II error rate of .80)
 _POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*(?:p|β|beta)\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
@@ -742,42 +815,102 @@ def _about_power(doc: Document) -> bool:
 
 _ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
 _OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
+# the trigger sentence is about other studies' samples: "These studies used large samples (... 90% power ...)"
+_OTHER_TRIGGER = re.compile(r"\b(?:these|those|such)\s+(?:studies|samples|experiments|trials)\b", re.I)
 _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z])N\s*=|per\s+(?:group|condition|cell)"
                         r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
 
 
-def _power_record(text: str) -> dict[str, object]:
-    """The fields of a power analysis read from its paragraph text."""
+def _power_effect_size(text: str) -> tuple[str, float] | None:
+    """The first planned effect size with a value in ``text`` (metric, value), skipping out-of-range bounded ones."""
+    for rx in (_POWER_ES_NAMED, _POWER_ES):
+        for m in rx.finditer(text):
+            metric = re.sub(r"\s+", " ", m.group("metric") or (m.groupdict().get("metric2") or "")).strip()
+            value = float(m.group("v").replace("−", "-"))
+            if _POWER_ES_BOUNDED.match(metric) and abs(value) > 1:
+                continue  # "R2 = 52.6": a percentage, not a planned r or η²
+            return metric, value
+    b = _POWER_ES_BARE.search(text)
+    if b:
+        return "unnamed", float(b.group("v"))
+    raw = _POWER_ES_RAW.search(text)
+    if raw and raw.group("f1"):
+        return "difference of rates", round(abs(float(raw.group("f2")) - float(raw.group("f1"))), 4)
+    if raw and raw.group("g1"):
+        return "difference of means", round(abs(float(raw.group("g2")) - float(raw.group("g1"))), 4)
+    if raw:
+        v = next(g for g in (raw.group(k) for k in ("v", "v2", "v3", "v4", "v5", "v6")) if g).lower()
+        return "raw difference", float(_NUM_WORDS[v]) if v in _NUM_WORDS else float(v.replace("−", "-"))
+    return None
+
+
+def _power_fields(text: str) -> dict[str, object]:
+    """The fields of a power analysis read from one text (a sentence); ``effect_size`` numeric before a word."""
     rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
-                              "power": None, "n": None, "software": None}
+                              "power": None, "n": None, "software": None, "effect_word": None}
     rec["type"] = next((name for name, rx in _POWER_TYPE if rx.search(text)), None)
     rec["test"] = next((name for name, rx in _POWER_TEST if rx.search(text)), None)
-    m = _POWER_ES_NAMED.search(text) or _POWER_ES.search(text)
-    if m:
-        metric = m.group("metric") or (m.groupdict().get("metric2") or "")
-        rec["effect_metric"] = re.sub(r"\s+", " ", metric).strip()
-        rec["effect_size"] = float(m.group("v").replace("−", "-"))
-    else:
-        w = _POWER_ES_WORD.search(text)
-        if w:
-            rec["effect_metric"], rec["effect_size"] = "conventional", w.group("metric").lower()
+    es = _power_effect_size(text)
+    if es:
+        rec["effect_metric"], rec["effect_size"] = es
+    if not _POWER_ES_CONVENTIONS.search(text) and (w := _POWER_ES_WORD.search(text)) is not None:
+        rec["effect_word"] = w.group("metric").lower()
     a = _POWER_ALPHA.search(text)
     if a:
         pct = a.group("pct") or a.group("pct2")  # "at the 5% significance level"
-        rec["alpha"] = float(pct) / 100 if pct else float(a.group("v") or a.group("v2") or a.group("v3"))
+        if pct:
+            rec["alpha"] = float(pct) / 100
+        else:
+            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"))
+                       if g)
+            rec["alpha"] = float(raw.rstrip("% ")) / 100 if "%" in raw else float(raw)
     p = _POWER_LEVEL.search(text)
     if p:
-        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b")
+        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b") or p.group("c")
         val = float(raw.rstrip("% "))
         rec["power"] = val / 100 if val > 1 else val
     elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
         rec["power"] = float(q.group("v"))
+    if rec["alpha"] is None and rec["power"] is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
+        rec["alpha"] = round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
     n = _POWER_N.search(text)
     if n:
-        rec["n"] = int((n.group("n") or n.group("n2") or n.group("n3") or n.group("n4")).replace(",", ""))
+        g = next(g for g in n.groups() if g).replace(",", "").lower()
+        rec["n"] = _NUM_WORDS[g] if g in _NUM_WORDS else int(g)
     s = _POWER_SOFTWARE.search(text)
     if s:
         rec["software"] = re.sub(r"\s+", "", s.group(0)) if "power" in s.group(0).lower() else s.group(0)
+    return rec
+
+
+#: fields a setup sentence before the power analysis can state ("We recruited 40 participants."); its test and type
+#: words are about something else ("correlations between variables are in Table S6")
+_BEFORE_FIELDS = ("effect_size", "alpha", "power", "n", "software")
+
+
+def _power_record(text: str | list[str], before: str | None = None) -> dict[str, object]:
+    """The fields of a power analysis: each from the first of its sentences (the trigger, then the ones after) that
+    states it, then from the sentence ``before`` (its N, effect size, α, power and software only)."""
+    sents = [text] if isinstance(text, str) else list(text)
+    per = [_power_fields(t) for t in sents]
+    prev = _power_fields(before) if before else None
+    rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
+                              "power": None, "n": None, "software": None}
+    order = per + ([prev] if prev is not None else [])
+    for k in ("type", "test", "alpha", "power", "n", "software"):
+        pool = order if k in _BEFORE_FIELDS else per
+        rec[k] = next((f[k] for f in pool if f[k] is not None), None)
+    for t, f in zip(sents, per, strict=True):  # the first sentence with an N, or one that points back to the sample before
+        if f["n"] is not None:
+            break
+        if prev is not None and prev["n"] is not None and _POWER_N_BACK.search(t):
+            rec["n"] = prev["n"]
+            break
+    src = next((f for f in order if f["effect_size"] is not None), None)  # a value anywhere before a word
+    if src is not None:
+        rec["effect_size"], rec["effect_metric"] = src["effect_size"], src["effect_metric"]
+    elif (w := next((f["effect_word"] for f in order if f["effect_word"] is not None), None)) is not None:
+        rec["effect_metric"], rec["effect_size"] = "conventional", w
     return rec
 
 
@@ -799,12 +932,13 @@ class PowerCheck:
                 continue  # quick: no power word in the paragraph
             first = next((s for s in par.sentences
                           if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
-            if first is None:
-                continue
+            if first is None or (_OBSERVED_POWER.search(first.text) and _TEST_RESULT.search(first.text)):
+                continue  # no power analysis; or SPSS's observed power printed with a test result
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
-            rec = _power_record(window)
+            rec = _power_record([s.text for s in par.sentences[idx:]],
+                                before=par.sentences[idx - 1].text if idx else None)
             prev = doc.paragraphs[i - 1] if i > 0 else None
             if (rec["effect_size"] is None and prev is not None and prev.section == par.section
                     and not _POWER_TRIGGER.search(prev.text)):  # not a power analysis of its own
@@ -818,7 +952,7 @@ class PowerCheck:
                 if not elsewhere:
                     continue  # a mention of power, not an analysis
                 missing = []
-            elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window):
+            elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window) or _OTHER_TRIGGER.search(first.text):
                 continue  # power in general (a discussion) or of another study, not this study's analysis
             if subject is None:
                 subject = _about_power(doc)

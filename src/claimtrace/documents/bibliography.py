@@ -429,6 +429,10 @@ _ADVERBS = frozenset(["similarly", "however", "moreover", "additionally", "speci
                       "second", "third", "here", "later", "then", "instead", "accordingly", "consequently"])
 
 
+# right after an article the capitalised words are a thing's name, not an author ("the Devil Task, Slovic, 1966")
+_AFTER_ARTICLE = re.compile(r"(?:^|[\s(])(?:the|a|an)\s+(?:[A-Z][\w-]*\s+)*$")
+
+
 @dataclass(frozen=True)
 class CiteItem:
     """One cited work in an author-year mention: surnames (first author first), et al., years."""
@@ -449,6 +453,8 @@ def _split_items(mention: str) -> list[CiteItem]:
         if m.re is _ITEM and "," not in m.group(0)[len(m.group("names")):] and "(" not in mention[: m.start() + 1]:
             continue
         item = _item(m.group("names"), m.group("years"))
+        if item and len(item.names) > 1 and _AFTER_ARTICLE.search(mention, 0, m.start()):
+            item = CiteItem(item.names[1:], item.et_al, item.years)  # "(the Devil Task, Slovic, 1966)": a name
         if item and item not in items:
             items.append(item)
     return items

@@ -1,0 +1,167 @@
+"""Precision of the power and reference-unlisted checks on fresh papers: ones not read while their rules were written.
+
+The power flags of the 100 shared psychsci papers were all judged (``bench/checks_psychsci.py``) and read while the
+power rules were fixed, so they are in-sample. This script judges a fresh sample from other real full texts in
+``../shared/data``, which were not opened while the rules were written or changed (the rules were frozen at commit
+6a00f87 before this script first ran them):
+
+- ``social``: the social-science PDF twins' GROBID TEI (``documents/pdf-twins/*.tei.xml``; the two that are also
+  among the 100 psychsci papers left out) and statcheck's four APA test papers (HTML);
+- ``biomedical``: the Evidence-Inference articles (PMC JATS, train and validation), clinical trials, reported apart.
+
+Round 1 (rules frozen at 6a00f87, before these papers were opened): per domain and check, up to 20 flags drawn at
+random (``random.Random(2727)`` from the flags sorted by key), each judged ``correct`` or ``wrong`` against the text.
+That is the fresh figure of the rules as fixed on the psychsci papers. Its biomedical power flags were all wrong, so
+the power rules were fixed again (commit 53666ca) on what round 1 showed and on the **development** half of the trial
+articles (``int(sha256("claimtrace-i27-fresh:" + id)[:8], 16) % 2 == 1``); the **untouched** half was not read.
+Round 2 (rules frozen at 53666ca): 20 power flags drawn (``random.Random(2728)``) from the untouched half's flags,
+leaving out the papers of round 1's sample. It was 6/20, so the rules were fixed a third time (bd8a1d9) on round 2's
+flags; round 3 (``random.Random(2729)``, rules bd8a1d9) draws from the untouched half again, leaving out the papers of
+rounds 1 and 2: the fresh figure after those fixes. Each judged round is scored from its stored judgements (its flags
+were drawn on its own rules), with what each of its flags is now; only the last round (``LIVE``) is drawn when the
+script runs. The social papers have too few power flags for more rounds. Judgements:
+``bench/data/checks_fresh_judgements.json`` (each with its round; the annotator named there); precision with a Wilson
+95% interval.
+
+    PYTHONPATH=src python bench/checks_fresh.py [--list]
+
+``--list`` prints the sampled flags with no judgement yet. Writes bench/results/checks_fresh.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from checks_psychsci import row_key, wilson  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "data"
+TWINS = SHARED / "documents" / "pdf-twins"
+STATCHECK = SHARED / "statistics" / "statcheck-test-papers"
+PSYCHSCI = SHARED / "documents" / "psychsci"
+EI = SHARED / "evidence-inference"
+JUDGED = ROOT / "bench" / "data" / "checks_fresh_judgements.json"
+OUT = ROOT / "bench" / "results" / "checks_fresh.json"
+CHECK_IDS = ("power", "reference-unlisted")
+SAMPLE_SIZE = 20
+SEEDS = {1: 2727, 2: 2728, 3: 2729}
+#: the commit whose rules each round's sample was drawn on; the last round (LIVE) is drawn when the script runs
+RULES = {1: "6a00f87", 2: "53666ca", 3: "bd8a1d9"}
+LIVE = 3
+
+
+def split_of(paper_id: str) -> str:
+    """``untouched`` or ``development`` half of the trial articles, by a hash of the id."""
+    h = int(hashlib.sha256(("claimtrace-i27-fresh:" + paper_id).encode()).hexdigest()[:8], 16)
+    return "untouched" if h % 2 == 0 else "development"
+
+
+def domain_of(paper_id: str) -> str:
+    """``biomedical`` for the Evidence-Inference articles (PMC ids), else ``social``."""
+    return "biomedical" if paper_id.startswith("PMC") else "social"
+
+
+def papers() -> dict[str, list[tuple[str, Path]]]:
+    """Each domain's papers as (id, path): ids are the file names without their suffixes."""
+    in_psychsci = {p.stem for p in PSYCHSCI.glob("*.xml")}
+    social = [(p.name.removesuffix(".tei.xml"), p) for p in sorted(TWINS.glob("*.tei.xml"))
+              if p.name.removesuffix(".tei.xml").removeprefix("psychsci-") not in in_psychsci]
+    social += [(p.stem, p) for p in sorted(STATCHECK.glob("*.htm"))]
+    bio = [(p.stem, p) for split in ("train", "validation") for p in sorted((EI / split / "articles").glob("*.nxml"))]
+    return {"social": social, "biomedical": bio}
+
+
+def flags_of(paths: list[tuple[str, Path]]) -> dict[str, list[tuple[str, str, dict[str, Any]]]]:
+    """Per check, its flags as (key, paper, row JSON)."""
+    from claimtrace.checks import CheckContext, registered_checks, run_checks
+    from claimtrace.documents import load_document
+
+    checks = registered_checks()
+    out: dict[str, list[tuple[str, str, dict[str, Any]]]] = {c: [] for c in CHECK_IDS}
+    for pid, path in paths:
+        doc = load_document(path)
+        for r in run_checks(CheckContext(document=doc, stats=[]), checks=checks, only=list(CHECK_IDS)):
+            if r.severity in ("warn", "error"):
+                row = r.model_dump(mode="json")
+                out[r.check].append((row_key(pid, row), pid, row))
+    return out
+
+
+def main() -> None:
+    """Run the checks on the fresh papers, draw the samples, merge the judgements, write the result file."""
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--list", action="store_true", help="print sampled flags without a judgement")
+    args = ap.parse_args()
+    for d in (TWINS, STATCHECK, EI):
+        if not d.is_dir():
+            sys.exit(f"error: {d}: shared data not available")
+    from provenance import Run
+
+    prov = Run(data=[TWINS, STATCHECK, EI, JUDGED])
+    doc = json.loads(JUDGED.read_text(encoding="utf-8")) if JUDGED.exists() else {"judgements": {}}
+    judged: dict[str, dict[str, Any]] = doc["judgements"]
+    result: dict[str, Any] = {"schema_version": "1", "annotator": doc.get("annotator"), "rules": RULES,
+                              "seeds": SEEDS, "live_round": LIVE, "domains": {}}
+    todo: list[tuple[str, dict[str, Any]]] = []
+    done_rounds = {rnd: {k: j for k, j in judged.items() if j.get("round") == rnd} for rnd in range(1, LIVE)}
+    seen_papers = {k.split(":")[0] for d in done_rounds.values() for k in d}
+
+    def item(key: str, pid: str, r: dict[str, Any] | None) -> dict[str, Any]:
+        j = judged.get(key)
+        if j is None and r is not None:
+            todo.append((key, r))
+        return {"key": key, "paper": pid, "split": split_of(pid) if domain_of(pid) == "biomedical" else None,
+                "message": r["message"] if r else None, "verdict": j["verdict"] if j else None,
+                "note": j.get("note") if j else None}
+
+    def score(items: list[dict[str, Any]]) -> dict[str, Any]:
+        ok = [x for x in items if x["verdict"]]
+        return wilson(sum(x["verdict"] == "correct" for x in ok), len(ok))
+
+    for domain, paths in papers().items():
+        flags = flags_of(paths)
+        dom: dict[str, Any] = {"papers": len(paths), "checks": {}}
+        for c in CHECK_IDS:
+            now = {k: (pid, r) for k, pid, r in flags[c]}
+            entry: dict[str, Any] = {"flags": len(now), "papers_flagged": len({p for p, _r in now.values()}),
+                                     "rounds": {}}
+            # the rounds already judged, from their stored judgements (drawn on their own rules), with each flag now
+            for rnd, dj in done_rounds.items():
+                rows = [{**item(k, k.split(":")[0], None), "flag_now": now[k][1]["message"] if k in now else None}
+                        for k in sorted(dj) if f":{c}:" in k and domain_of(k.split(":")[0]) == domain]
+                if rows:
+                    entry["rounds"][str(rnd)] = {"rules": RULES[rnd], "seed": SEEDS[rnd], "precision": score(rows),
+                                                 "still_flagged": sum(x["flag_now"] is not None for x in rows),
+                                                 "sample": rows}
+            # the live round: drawn now, from the untouched half's trial power flags, papers of earlier rounds left out
+            if c == "power" and domain == "biomedical":
+                pool = sorted((k, pid, r) for k, (pid, r) in now.items()
+                              if split_of(pid) == "untouched" and pid not in seen_papers)
+                pick = random.Random(SEEDS[LIVE]).sample(pool, min(SAMPLE_SIZE, len(pool)))
+                live = [item(k, pid, r) for k, pid, r in sorted(pick, key=lambda x: x[0])]
+                entry["rounds"][str(LIVE)] = {"rules": RULES[LIVE], "seed": SEEDS[LIVE], "pool": len(pool),
+                                              "pool_rule": "untouched half, papers of earlier rounds left out",
+                                              "precision": score(live), "sample": live}
+            dom["checks"][c] = entry
+        result["domains"][domain] = dom
+    result["unjudged"] = len(todo)
+    result["provenance"] = prov.finish()
+    if args.list:
+        for key, r in todo:
+            print(json.dumps({"key": key, "message": r["message"], "text": r.get("text")}, ensure_ascii=False))
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)}: {len(todo)} sampled flags without a judgement", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
