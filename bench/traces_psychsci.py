@@ -440,6 +440,16 @@ def report_lines() -> list[str]:
                   f"| hand-set score | {_share_ci(hs['hits'], hs['n'])} | {hs['gold_dev_hits']}/{ch['gold_dev_n']} |",
                   f"| learned, lambda {cv['lambda']} | {_share_ci(ch['hits'], ch['n'])} | "
                   f"{ch['gold_dev_hits']}/{ch['gold_dev_n']} |", ""]
+        if "chosen_repeated" in cv and "previous_method" in cv:
+            rp, pm = cv["chosen_repeated"], cv["previous_method"]
+            d = pm["diff_now_minus_previous_ci95"]
+            lines += [f"Over {rp['repeats']} fold assignments (the first is the one above), the learned ranker's held-out "
+                      f"span hit is {pm['now_span_hit_repeated']:.3f} (hits per assignment "
+                      f"{', '.join(str(h) for h in rp['hits_per_repeat'])} of {rp['n']}); the previous fit "
+                      f"({pm['fit']}, lambda {pm['lambda']}) under the same folds {pm['span_hit_repeated']:.3f} "
+                      f"({', '.join(str(h) for h in pm['hits_per_repeat'])}). Paired difference {d['estimate']:+.3f} "
+                      f"(95% bootstrap over traces {d['low']:+.3f} to {d['high']:+.3f}; the penalty was chosen on the "
+                      "same folds, so the figure is slightly optimistic).", ""]
         if "candidate_ceiling" in cv:
             cc = cv["candidate_ceiling"]
             lines += [f"Candidate ceiling (traces where at least one stage-2 candidate is a correct evidence sentence, "
