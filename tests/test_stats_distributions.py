@@ -138,6 +138,14 @@ def test_auto_choice_few_values_then_a_batch() -> None:
     assert _rel(float(a), float(b)) <= 1e-12
 
 
+def test_auto_choice_takes_scipy_once_any_of_it_is_loaded() -> None:
+    """A process that has loaded part of scipy (a traces run: the text classifiers' scipy.sparse) takes scipy
+    from its first value: the rest of it costs little then."""
+    out = _run("import scipy.sparse; import claimtrace.stats.distributions as d\n"
+               "d.t_sf(2.41, 46.0); print(d.backend().name)")
+    assert out == "scipy"
+
+
 def test_one_page_stats_run_does_not_import_scipy() -> None:
     """``claimtrace stats`` on a one-page text checks its results without loading scipy (start-up)."""
     out = _run("import sys, io, contextlib\nfrom claimtrace.cli import main\n"

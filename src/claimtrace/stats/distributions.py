@@ -8,8 +8,9 @@ quantile of a CI level, from one of two backends chosen automatically.
   the time, but about a millisecond per value; where its series do not converge (a huge statistic with a huge
   df, p far below the smallest double) the value comes from scipy.
 
-The choice (``backend()``): scipy when it is already imported, or after ``LIGHT_CALLS`` values (a batch: the
-half-second import then pays for itself); mpmath before. Both agree with each other to 1e-12 relative on real
+The choice (``backend()``): scipy once any part of it is imported (numpy and scipy's base paid for, as in a
+traces run, where the text classifiers load scipy.sparse: scipy.special then costs about 0.1 s more), or after
+``LIGHT_CALLS`` values (a batch: the half-second import then pays for itself); mpmath before. Both agree with each other to 1e-12 relative on real
 results, extreme p included (``tests/test_distributions.py``), and so give the same verdicts.
 ``use_backend(name)`` pins one (tests, benchmarks).
 """
@@ -128,15 +129,15 @@ def _get(name: str) -> Backend:
 
 
 def backend() -> Backend:
-    """The backend for the next value: a pinned one, else scipy once it is imported or a batch is under way,
-    else mpmath."""
+    """The backend for the next value: a pinned one, else scipy once any of scipy is imported or a batch is under
+    way, else mpmath."""
     pinned = _state["pinned"]
     if pinned is not None:
         return _get(pinned)
     b = _loaded.get("scipy")
     if b is not None:
         return b
-    if _state["light_calls"] >= LIGHT_CALLS or "scipy.special" in sys.modules:
+    if _state["light_calls"] >= LIGHT_CALLS or "scipy" in sys.modules:
         return _get("scipy")
     _state["light_calls"] += 1
     return _get("mpmath")
