@@ -32,6 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, os.environ.get("STATS_GOLDEN_SRC", str(ROOT / "src")))
 
+# scipy loaded first: the engine's distributions then use scipy from the first value (stats/distributions.py
+# takes mpmath for a process's first values otherwise), as every older engine did, so dumps stay comparable
+import scipy.special  # noqa: E402, F401
+
 from claimtrace.documents import load_document  # noqa: E402
 from claimtrace.documents.model import Document  # noqa: E402
 from claimtrace.stats import analyze, analyze_document, check, mentions_one_tailed, parse  # noqa: E402

@@ -8,6 +8,8 @@ command's module (the CLI layer is where the lazy loading lives; the library imp
 
 from __future__ import annotations
 
+import atexit
+import gc
 import importlib
 from typing import Any, NamedTuple
 
@@ -84,6 +86,7 @@ class LazyGroup(TyperGroup):
         if cmd_name not in self.commands and cmd_name in COMMANDS:
             register([f"claimtrace.cli.{COMMANDS[cmd_name].module}"])
             self._add_registered()
+            _collect_again()
         return super().get_command(ctx, cmd_name)
 
     def format_commands(self, ctx: Any, formatter: Any) -> None:
@@ -162,8 +165,30 @@ def load_commands() -> Any:
     return app
 
 
+# Start-up imports create hundreds of thousands of long-lived objects and almost no garbage. main() turns the
+# cyclic garbage collector off until the command's module is imported (``_collect_again``), and at exit freezes
+# what is left (``gc.freeze``), so that the interpreter's last collections do not walk it: a one-page
+# `claimtrace stats` takes about a quarter less CPU (0.78 -> 0.59 s, bench/startup.py). A command runs with the
+# collector on as before.
+_gc_state = {"was_enabled": True, "exit_hook": False}
+
+
+def _collect_again() -> None:
+    """Start-up is over: the collector back on (when it was on before ``main``)."""
+    if _gc_state["was_enabled"]:
+        gc.enable()
+
+
 def main() -> None:
     """Console-script entry point: one-line errors (exit 2 on bad input, 1 with a log file on internal errors)."""
     from claimtrace.cli.common import run_app
 
-    run_app(app)
+    _gc_state["was_enabled"] = gc.isenabled()
+    if not _gc_state["exit_hook"]:
+        atexit.register(gc.freeze)
+        _gc_state["exit_hook"] = True
+    gc.disable()
+    try:
+        run_app(app)
+    finally:
+        _collect_again()

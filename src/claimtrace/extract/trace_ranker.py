@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -180,6 +180,33 @@ def stem_overlap(finding: str, texts: list[str]) -> np.ndarray:
     return np.array([len(fw & t) / (len(fw) or 1) for t in _stem_sets(tuple(texts))])
 
 
+class SentenceCues(NamedTuple):
+    """The finding-independent cues of one sentence that stage 1's features read."""
+
+    prediction: bool
+    aim_only: bool
+    result: bool
+    names_study: bool
+    strong_prediction: bool
+    modal_prediction: bool
+    method_words: bool
+    citations: float
+    question: bool
+    words: frozenset[str]
+
+
+@lru_cache(maxsize=8192)
+def sentence_cues(text: str) -> SentenceCues:
+    """A sentence's regex cues and content words, computed once per sentence text (a paper's sentences are the
+    same for each of its findings)."""
+    pred = bool(PREDICTION.search(text))
+    return SentenceCues(pred, not pred and bool(AIM_OR_QUESTION.search(text)), bool(RESULT_WORDS.search(text)),
+                        study_named(text) is not None, bool(STRONG_PREDICTION.search(text)),
+                        bool(MODAL_PREDICTION.search(text)), bool(METHOD_WORDS.search(text)),
+                        min(len(CITATION.findall(text)), 3) / 3.0, text.rstrip().endswith("?"),
+                        frozenset(content_words(text)))
+
+
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                       ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None,
                       pid: Sequence[object] | None = None) -> np.ndarray:
@@ -192,28 +219,27 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
     # the paragraph states an explicit prediction ("We predicted ..."), and the next sentence of the paragraph does:
     # a sentence that sets up or opens the prediction span
     pids = list(pid) if pid is not None else list(range(len(texts)))
-    strong = [bool(STRONG_PREDICTION.search(t)) for t in texts]
+    cues = [sentence_cues(t) for t in texts]
+    strong = [c.strong_prediction for c in cues]
     strong_pars = {q for q, st in zip(pids, strong, strict=True) if st}
     para_strong = [q in strong_pars for q in pids]
     next_strong = [i + 1 < len(texts) and pids[i + 1] == pids[i] and strong[i + 1] for i in range(len(texts))]
     rows = []
-    for i, t in enumerate(texts):
-        pred = bool(PREDICTION.search(t))
-        sw = content_words(t)
+    for i, c in enumerate(cues):
         rows.append([
             parts["base"][i], parts["sim"][i], parts["cls"][i], parts["cue"][i], parts["prior"][i],
-            float(pred), float(not pred and bool(AIM_OR_QUESTION.search(t))), float(bool(RESULT_WORDS.search(t))),
-            parts["stat"][i], float(_later(studies_[i], ref, order)), float(study_named(t) is not None),
+            float(c.prediction), float(c.aim_only), float(c.result),
+            parts["stat"][i], float(_later(studies_[i], ref, order)), float(c.names_study),
             float(kinds[i] == "introduction" or studies_[i] is None),
-            len(fw & sw) / (len(fw) or 1), float(bool(STRONG_PREDICTION.search(t))),
-            float(bool(MODAL_PREDICTION.search(t))), float(bool(METHOD_WORDS.search(t))),
-            min(len(CITATION.findall(t)), 3) / 3.0, float(t.rstrip().endswith("?")), float(i < first_method),
+            len(fw & c.words) / (len(fw) or 1), float(c.strong_prediction),
+            float(c.modal_prediction), float(c.method_words),
+            c.citations, float(c.question), float(i < first_method),
             i / first_method if i < first_method else 0.0, float(para_strong[i]), float(next_strong[i])])
     n = len(texts)
     cand = np.ones(n, dtype=bool) if candidates is None else np.asarray(candidates, dtype=bool)
     sim = np.asarray(parts["sim"], dtype=np.float64)
-    is_pred = np.array([bool(PREDICTION.search(t)) for t in texts], dtype=bool)
-    is_strong = np.array([bool(STRONG_PREDICTION.search(t)) for t in texts], dtype=bool)
+    is_pred = np.array([c.prediction for c in cues], dtype=bool)
+    is_strong = np.array(strong, dtype=bool)
     tie = sim + stem_overlap(finding, texts) if n else sim  # what the finding and the sentence share
     sim_rank, pred_rank = rank_within(sim, cand), rank_within(tie, cand & is_pred)
     top = float(sim[cand].max()) if cand.any() else 0.0

@@ -15,37 +15,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from functools import lru_cache
-from types import ModuleType
 
+from claimtrace.stats.distributions import chi2_sf, f_sf, norm_isf, norm_sf, t_sf
 from claimtrace.stats.model import RATIO_TESTS, StatResult, field_values
-
-
-@lru_cache(maxsize=1)
-def _special() -> ModuleType:
-    """scipy.special, imported on first use (keeps `import claimtrace` and CLI start-up fast)."""
-    from scipy import special
-
-    return special
-
-
-# Survival functions straight from scipy.special: what scipy.stats' t/norm/f/chi2 ``sf`` compute for
-# x >= 0 and df > 0, without the per-call overhead of the distribution objects (~100x faster).
-def _t_sf(x: float, df: float) -> float:
-    return float(_special().stdtr(df, -x))
-
-
-def _norm_sf(x: float) -> float:
-    return float(_special().ndtr(-x))
-
-
-def _f_sf(x: float, df1: float, df2: float) -> float:
-    return 1.0 if x <= 0 else float(_special().fdtrc(df1, df2, x))
-
-
-def _chi2_sf(x: float, df: float) -> float:
-    return 1.0 if x <= 0 else float(_special().chdtrc(df, x))
-
 
 _COMPUTABLE = frozenset({"t", "F", "chi2", "r", "rho", "tau", "z", "Q"})
 # estimates whose p is recomputed from their SE (coefficient / SE -> z -> p) or CI (CI -> SE -> z -> p)
@@ -71,13 +43,13 @@ def compute_p(test: str, value: float, df1: float | None, df2: float | None, *,
     """The p-value of a test statistic (two-tailed unless ``one_tailed``); None when not computable."""
     v = abs(value)
     if test == "t" and df1 and df2 is None:  # "t(2,28)" is no t(df)
-        p = 2 * _t_sf(v, df1)
+        p = 2 * t_sf(v, df1)
     elif test == "z":
-        p = 2 * _norm_sf(v)
+        p = 2 * norm_sf(v)
     elif test == "F" and df1 and df2:
-        return _f_sf(value, df1, df2) if value >= 0 else None
+        return f_sf(value, df1, df2) if value >= 0 else None
     elif test in ("chi2", "Q") and df1:
-        return _chi2_sf(value, df1) if value >= 0 else None
+        return chi2_sf(value, df1) if value >= 0 else None
     elif test in ("r", "rho", "tau"):
         df = df1 if df1 else (n - 2 if n and n > 2 else None)
         if not df or v > 1:
@@ -86,7 +58,7 @@ def compute_p(test: str, value: float, df1: float | None, df2: float | None, *,
             p = 0.0
         else:
             tval = v * math.sqrt(df / (1 - v * v))
-            p = 2 * _t_sf(tval, df)
+            p = 2 * t_sf(tval, df)
     else:
         return None
     return p / 2 if one_tailed else p
@@ -125,7 +97,7 @@ def _se_p_range(r: StatResult, one_tailed: bool) -> tuple[float, float] | None:
     z_lo = max(v - hv, 0.0) / (se + hs)
     z_hi = (v + hv) / (se - hs) if se - hs > 0 else math.inf
     k = 1 if one_tailed else 2
-    return k * _norm_sf(z_hi), k * _norm_sf(z_lo)
+    return k * norm_sf(z_hi), k * norm_sf(z_lo)
 
 
 def _ci_p(r: StatResult) -> float | None:
@@ -134,7 +106,7 @@ def _ci_p(r: StatResult) -> float | None:
     if lo is None or hi is None or est is None or not lo < hi:
         return None
     level = (r.ci_level or 95.0) / 100
-    zc = float(_special().ndtri(1 - (1 - level) / 2))
+    zc = norm_isf((1 - level) / 2)
     if r.test in RATIO_TESTS:
         if lo <= 0 or est <= 0:
             return None
@@ -142,7 +114,7 @@ def _ci_p(r: StatResult) -> float | None:
     else:
         null = 0.0
     se = (hi - lo) / (2 * zc)
-    return 2 * _norm_sf(abs(est - null) / se) if se > 0 else None
+    return 2 * norm_sf(abs(est - null) / se) if se > 0 else None
 
 
 def _consistent(r: StatResult, prange: tuple[float, float], alpha: float, zero_error: bool = False) -> bool:
@@ -407,7 +379,7 @@ def _check_without_df(r: StatResult, alpha: float, zero_error: bool,
         def bounds(one: bool) -> tuple[float, float]:
             k = 1 if one else 2
             # df -> oo with the largest |t| that rounds to the value; df = 1 with the smallest
-            return k * _norm_sf(v + half), k * _t_sf(max(v - half, 0.0), 1.0)
+            return k * norm_sf(v + half), k * t_sf(max(v - half, 0.0), 1.0)
 
         ok = _consistent(r, bounds(r.one_tailed), alpha, zero_error)
         if not ok and not r.one_tailed and one_tailed_context(r) and _consistent(r, bounds(True), alpha, zero_error):
@@ -432,10 +404,10 @@ def _t_significance_any_df(r: StatResult, alpha: float) -> None:
         return
     half = 0.5 * 10 ** (-_decimals(r.spans["value"].text if "value" in r.spans else None))
     v, k = abs(r.value), 1 if r.one_tailed else 2
-    if k * _norm_sf(v + half) > alpha:
+    if k * norm_sf(v + half) > alpha:
         r.significant = False
         r.flags.append("t without df: not significant at any df")
-    elif k * _t_sf(max(v - half, 0.0), 1.0) <= alpha:
+    elif k * t_sf(max(v - half, 0.0), 1.0) <= alpha:
         r.significant = True
         r.flags.append("t without df: significant at every df")
 
@@ -443,7 +415,7 @@ def _t_significance_any_df(r: StatResult, alpha: float) -> None:
 def _check_se(r: StatResult, alpha: float, zero_error: bool, eq_sig: bool) -> None:
     """Coefficient / SE -> z -> p (normal, large-sample), and the reported p against it (rounding allowed)."""
     assert r.value is not None and r.se is not None
-    r.computed_p = 2 * _norm_sf(abs(r.value) / r.se) / (2 if r.one_tailed else 1)
+    r.computed_p = 2 * norm_sf(abs(r.value) / r.se) / (2 if r.one_tailed else 1)
     if r.p_comparison is not None:
         prange = _se_p_range(r, r.one_tailed)
         assert prange is not None
