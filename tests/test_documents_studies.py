@@ -141,6 +141,10 @@ def test_sentences_about_testing_a_hypothesis_are_not_its_statement() -> None:
     assert not not_a_statement("Second, to test the hypothesis that heritability is lower in adoptees, we estimated "
                                "the variance explained by common genetic variants.")
     assert not not_a_statement("We predicted that older adults would show greater difficulty than younger adults.")
+    assert not_a_statement("Second, we tested the peer-influence hypothesis by introducing a teenager-versus-adults "
+                           "distinction in the source of influence, as in previous studies.")
+    assert not_a_statement("We based our hypothesis, in part, on the perspective that augmented attentional allocation "
+                           "to negative items at encoding may disrupt processing of temporal features.")
     doc = load_document(shared_path("documents", "psychsci", "09567976241227411.xml"))
     tr = extract_traces(doc, ["After being excessively criticized, home-plate umpires were less likely to call "
                               "strikes to batters from the complaining team."])[0]

@@ -128,8 +128,9 @@ def social_science(text: str) -> bool:
 #: primary hypothesis ..., we also conducted supplementary analyses"); "we tested the hypothesis that ..." states it
 TEST_META = re.compile(
     r"\b((to|we) (test|tested|examine|examined|evaluate|evaluated|assess|assessed|strengthen) (this|these|the|our|both|"
-    r"each)( \w+){0,2} (hypothes[ie]s|predictions?|possibilit(y|ies)|accounts?|ideas?)\b(?! that)|"
-    r"(tests?|testing) of (this|these|our|both|each) (\w+ )?(hypothes[ie]s|predictions?)\b(?! that)|"
+    r"each)( [\w-]+){0,2} (hypothes[ie]s|predictions?|possibilit(y|ies)|accounts?|ideas?|models?)\b(?! that)|"
+    r"(tests?|testing) of (this|these|our|both|each) ([\w-]+ )?(hypothes[ie]s|predictions?)\b(?! that)|"
+    r"(based|grounded|built) (our|the|this|these) (hypothes[ie]s|predictions?)(, [\w ]{1,20},)? on|"
     r"supplementa\w+ analys\w+)", re.I)
 #: a modal of advice or caution, not an expectation ("we should be careful", "it should be noted")
 NORMATIVE_MODAL = re.compile(r"\b(should|must) (be (careful|cautious|noted|mindful|aware)|note|keep in mind|consider|"
