@@ -101,3 +101,51 @@ def test_hypothesis_relative_features_rank_each_candidate_among_the_papers_other
     assert PREDICTION.search(texts[top_pred])
     assert col["sim_rel"][allowed].max() == 1.0
     assert out.span is not None and out.span.how_chosen and out.span.how_chosen.startswith("learned ranker")
+
+
+def test_plural_study_headings_open_their_first_study() -> None:
+    assert heading_study("Studies 5a and 5b") == "5a"
+    assert heading_study("Studies 1a, 1b, and 1c") == "1a"
+    assert heading_study("Experiments 1 and 2") == "1"
+
+
+def test_a_dropped_study_1_heading_is_recovered_from_the_study_2_heading() -> None:
+    # GROBID kept "Study 2" but dropped "Study 1": the Results before it are Study 1's ("respondents in Study 1")
+    doc = load_document(shared_path("documents", "psychsci", "0956797616647519.xml"))
+    assert studies(doc) == ["1", "2"]
+    first = next(p for p in doc.paragraphs if p.section_kind == "results")
+    assert first.study == "1"
+    assert next(p for p in doc.paragraphs if p.section == "Study 2").study == "2"
+    assert all(p.study is None for p in doc.paragraphs[:doc.paragraphs.index(first)])  # the introduction
+    doc = load_document(shared_path("documents", "psychsci", "09567976231158288.xml"))
+    assert studies(doc) == ["1", "2", "3"]
+    assert any(p.study == "1" and p.text.startswith("In Study 1, participants inferred") for p in doc.paragraphs)
+
+
+def test_a_combined_analysis_of_earlier_studies_is_not_a_new_study() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797618772822.xml"))
+    assert studies(doc) == ["pilot", "1", "2"]
+    combined = [p for p in doc.paragraphs if (p.section or "").startswith("Studies 1 and 2: Combined")]
+    assert combined and all(p.study == "general" for p in combined)
+    assert all(p.study == "general" for p in doc.paragraphs[doc.paragraphs.index(combined[0]):])
+
+
+def test_sentences_about_testing_a_hypothesis_are_not_its_statement() -> None:
+    from claimtrace.extract.trace_ranker import not_a_statement
+
+    assert not_a_statement("To strengthen the primary hypothesis that verbal abuse alters behavior, we also conducted "
+                           "a series of supplementary analyses to determine whether a change in behavior would be "
+                           "better explained by the alternative hypothesis.")
+    assert not_a_statement("Although Pritschet et al.'s findings may be interpreted as a higher willingness of "
+                           "researchers over time, we should be careful because of the presence of confounding factors.")
+    assert not not_a_statement("Second, to test the hypothesis that heritability is lower in adoptees, we estimated "
+                               "the variance explained by common genetic variants.")
+    assert not not_a_statement("We predicted that older adults would show greater difficulty than younger adults.")
+    assert not_a_statement("Second, we tested the peer-influence hypothesis by introducing a teenager-versus-adults "
+                           "distinction in the source of influence, as in previous studies.")
+    assert not_a_statement("We based our hypothesis, in part, on the perspective that augmented attentional allocation "
+                           "to negative items at encoding may disrupt processing of temporal features.")
+    doc = load_document(shared_path("documents", "psychsci", "09567976241227411.xml"))
+    tr = extract_traces(doc, ["After being excessively criticized, home-plate umpires were less likely to call "
+                              "strikes to batters from the complaining team."])[0]
+    assert tr.hypothesis is not None and not tr.hypothesis.text.startswith("To strengthen the primary hypothesis")

@@ -6,7 +6,8 @@ study's method and results under its own heading; the sub-headings that follow (
 forward from the last study heading), ``"general"`` for a General Discussion / General Results part, and
 ``None`` before the first study (the introduction) or in a paper without study headings. A "Method" heading
 that follows a study's Results with no new study heading starts the next study (GROBID sometimes drops the
-"Study 2" heading). ``study_named`` reads the study a sentence names ("In Study 2, ...").
+"Study 2" heading), and a Method or Results part before a first study heading of "Study 2" (or later) is the study
+before it (GROBID dropped the "Study 1" heading). ``study_named`` reads the study a sentence names ("In Study 2, ...").
 Boxes that are not part of the argument ("Statement of Relevance", "Open Practices", "Transparency") are
 recognised by ``is_box_heading``.
 """
@@ -19,7 +20,8 @@ from claimtrace.documents.model import Document
 
 _NUM = r"(\d+[a-z]?|[IVX]+\b|one|two|three|four|five|six)"
 STUDY_HEADING = re.compile(
-    r"^\s*(?:(pilot)\s+(?:study|experiment)(?:\s*" + _NUM + r")?|(?:study|experiment)s?\s*" + _NUM + r"\b)", re.I)
+    r"^\s*(?:(pilot)\s+(?:study|experiment)(?:\s*" + _NUM + r")?|(?:stud(?:y|ies)|experiments?)\s*" + _NUM + r"\b)",
+    re.I)
 GENERAL_HEADING = re.compile(r"^\s*general\s+(discussion|results|conclusions?)\b", re.I)
 STUDY_MENTION = re.compile(r"\b(?:(pilot)\s+(?:study|experiment)|(?:study|experiment)\s*" + _NUM + r")\b", re.I)
 #: journal boxes beside the argument (Psychological Science's "Statement of Relevance", open-science badges)
@@ -87,6 +89,14 @@ def is_box_heading(heading: str | None) -> bool:
     return bool(heading and BOX_HEADING.search(heading))
 
 
+_PLURAL = re.compile(r"^\s*(studies|experiments)\b", re.I)
+
+
+def _num(label: str | None) -> int:
+    m = re.match(r"\d+", label or "")
+    return int(m.group(0)) if m else 0
+
+
 def _next_label(label: str | None) -> str:
     m = re.match(r"(\d+)", label or "")
     return str(int(m.group(1)) + 1) if m else "2"
@@ -96,11 +106,14 @@ def assign_studies(doc: Document) -> Document:
     """Set ``Paragraph.study`` on every body paragraph (in place) and return the Document."""
     current: str | None = None
     seen_results = False
+    highest = 0  # the highest study number seen so far
     for p in doc.paragraphs:
         if is_box_heading(p.section):
             p.study = current
             continue
         opened = heading_study(p.section)
+        if opened not in (None, "general") and _PLURAL.match(p.section or "") and _num(opened) < highest:
+            opened = "general"  # "Studies 1 and 2: Combined Data Analysis" after Study 2: a part over both
         if opened is not None and opened != current:
             current, seen_results = opened, False
         elif opened is None and current not in (None, "general") and seen_results and _METHOD.search(p.section or ""):
@@ -108,7 +121,27 @@ def assign_studies(doc: Document) -> Document:
         if p.section_kind == "results":
             seen_results = True
         p.study = current
+        highest = max(highest, _num(current))
+    _first_study_without_heading(doc)
     return doc
+
+
+def _first_study_without_heading(doc: Document) -> None:
+    """GROBID often drops the first study's heading: when the first study heading opens study N > 1 ("Study 2",
+    "Experiment 3") and a Method or Results part precedes it, that part (from its first Method or Results
+    paragraph on) is study N - 1."""
+    pars = doc.paragraphs
+    first = next((i for i, p in enumerate(pars) if p.study not in (None, "general")), None)
+    if first is None:
+        return
+    m = re.fullmatch(r"(\d+)[a-z]?", pars[first].study or "")
+    if not m or int(m.group(1)) < 2:
+        return
+    start = next((i for i, p in enumerate(pars[:first]) if p.section_kind in ("methods", "results")), None)
+    if start is None:
+        return
+    for p in pars[start:first]:
+        p.study = str(int(m.group(1)) - 1)
 
 
 def studies(doc: Document) -> list[str]:

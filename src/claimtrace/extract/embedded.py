@@ -56,6 +56,7 @@ from claimtrace.extract.trace_ranker import (
     finding_study,
     hypothesis_matrix,
     lookback,
+    not_a_statement,
     same_study,
     social_science,
     weight_vector,
@@ -127,6 +128,8 @@ class DocIndex:
         #: Discussion sentences that look back on the expectation ("we expected ..."): not hypothesis candidates
         self.lookback = np.array([self.social and lookback(u.text, k) for u, k in zip(self.units, self.kind, strict=True)],
                                  dtype=bool)
+        #: sentences about testing an expectation, or modals of caution: they state no hypothesis
+        self.not_statement = np.array([self.social and not_a_statement(u.text) for u in self.units], dtype=bool)
         last = last_intro_paragraph(doc)
         self.intro_last = np.array([last is not None and p == last for p in self.pid], dtype=bool)
         self.similarity = similarity
@@ -269,6 +272,8 @@ class EmbeddedExtractor:
         allowed = self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table & ~ix.box
         if (allowed & ~ix.lookback).any():
             allowed &= ~ix.lookback  # a look-back restates the hypothesis; keep it only when nothing else is left
+        if (allowed & ~ix.not_statement).any():
+            allowed &= ~ix.not_statement  # "To test this hypothesis, we ...": about the hypothesis, not its statement
         score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:

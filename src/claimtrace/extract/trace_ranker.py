@@ -124,6 +124,25 @@ def social_science(text: str) -> bool:
     return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
 
 
+#: a sentence about testing an expectation, not its statement ("To test this hypothesis, we ...", "To strengthen the
+#: primary hypothesis ..., we also conducted supplementary analyses"); "we tested the hypothesis that ..." states it
+TEST_META = re.compile(
+    r"\b((to|we) (test|tested|examine|examined|evaluate|evaluated|assess|assessed|strengthen) (this|these|the|our|both|"
+    r"each)( [\w-]+){0,2} (hypothes[ie]s|predictions?|possibilit(y|ies)|accounts?|ideas?|models?)\b(?! that)|"
+    r"(tests?|testing) of (this|these|our|both|each) ([\w-]+ )?(hypothes[ie]s|predictions?)\b(?! that)|"
+    r"(based|grounded|built) (our|the|this|these) (hypothes[ie]s|predictions?)(, [\w ]{1,20},)? on|"
+    r"supplementa\w+ analys\w+)", re.I)
+#: a modal of advice or caution, not an expectation ("we should be careful", "it should be noted")
+NORMATIVE_MODAL = re.compile(r"\b(should|must) (be (careful|cautious|noted|mindful|aware)|note|keep in mind|consider|"
+                             r"not be (taken|interpreted|overinterpreted))\b", re.I)
+
+
+def not_a_statement(text: str) -> bool:
+    """A sentence about testing an expectation or a modal of caution: it names or sounds like a hypothesis but
+    states none (not a stage-1 candidate of a social-science paper while others are left)."""
+    return bool(TEST_META.search(text) or NORMATIVE_MODAL.search(text))
+
+
 def lookback(text: str, kind: str) -> bool:
     """A Discussion or Conclusion sentence that looks back on the paper's expectation (not its statement)."""
     return kind in LOOKBACK_KINDS and bool(LOOKBACK.search(text))
