@@ -163,25 +163,22 @@ class ReviewDB:
     _COLS = ("id, paper_id, item_id, element, trace_id, action, value_json, machine_json, reviewer, decided_at,"
              " settings_key")
 
-    def current(self, paper_id: str | None = None) -> list[Decision]:
-        """Each reviewer's latest decision per item (of one paper, or all)."""
-        sql = f"SELECT {self._COLS} FROM current_decisions"
+    def _select(self, view: str, paper_id: str | None, order: str) -> list[Decision]:
+        sql = f"SELECT {self._COLS} FROM {view}"
         args: tuple[Any, ...] = ()
         if paper_id is not None:
             sql += " WHERE paper_id = ?"
             args = (paper_id,)
         with self._cursor() as cur:
-            return [self._row(r) for r in cur.execute(sql + " ORDER BY paper_id, item_id, reviewer", args)]
+            return [self._row(r) for r in cur.execute(f"{sql} ORDER BY {order}", args)]
+
+    def current(self, paper_id: str | None = None) -> list[Decision]:
+        """Each reviewer's latest decision per item (of one paper, or all)."""
+        return self._select("current_decisions", paper_id, "paper_id, item_id, reviewer")
 
     def history(self, paper_id: str | None = None) -> list[Decision]:
         """Every decision ever made (of one paper, or all), oldest first."""
-        sql = f"SELECT {self._COLS} FROM decisions"
-        args: tuple[Any, ...] = ()
-        if paper_id is not None:
-            sql += " WHERE paper_id = ?"
-            args = (paper_id,)
-        with self._cursor() as cur:
-            return [self._row(r) for r in cur.execute(sql + " ORDER BY id", args)]
+        return self._select("decisions", paper_id, "id")
 
     def count(self) -> int:
         """Number of decision rows (history included)."""
