@@ -22,6 +22,7 @@ from claimtrace.checks.base import (
     rows_or_ok,
     sentence_location,
 )
+from claimtrace.cues import TEST_FAMILIES
 from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
@@ -697,15 +698,16 @@ _POWER_TYPE = [
     ("post hoc", re.compile(r"post[- ]hoc|observed\s+power|retrospective|achieved\s+power", re.I)),
     ("simulation", re.compile(r"simulat|simr|Monte\s+Carlo|Superpower", re.I)),
 ]
-_POWER_TEST = [
-    ("t test", re.compile(r"t[- ]tests?|paired|independent[- ]samples", re.I)),
-    ("ANOVA", re.compile(r"ANOVA|analysis\s+of\s+variance|interaction|F[- ]tests?|main\s+effect", re.I)),
-    ("correlation", re.compile(r"correlation", re.I)),
-    ("regression", re.compile(r"regression", re.I)),
-    ("chi-square", re.compile(r"chi-?square|χ2|proportion", re.I)),
-    ("mixed model", re.compile(r"mixed[- ]effects?|multilevel|mixed\s+model", re.I)),
-    ("equivalence", re.compile(r"equivalence|TOST", re.I)),
-]
+# the test a power analysis plans for: the test families' names (claimtrace.cues), with the design words that name
+# one in a power analysis ("a paired design", "the interaction", "two proportions") and equivalence tests
+_POWER_TEST_LABEL = {"t": "t test", "anova": "ANOVA", "chi2": "chi-square"}
+_POWER_TEST_DESIGN = {"t": r"paired|independent[- ]samples", "anova": r"interaction|F[- ]tests?|main\s+effect",
+                      "chi2": r"proportion", "mixed model": r"mixed[- ]effects?|mixed\s+model"}
+_POWER_TEST = [(_POWER_TEST_LABEL.get(name, name),
+                re.compile(words.pattern + (f"|{_POWER_TEST_DESIGN[name]}" if name in _POWER_TEST_DESIGN else ""),
+                           re.I))
+               for name, words, _symbols in TEST_FAMILIES]
+_POWER_TEST.append(("equivalence", re.compile(r"equivalence|TOST", re.I)))
 _POWER_ES = re.compile(
     r"(?<![A-Za-z])(?P<metric>Cohen'?s\s+d|d\s?_?z|d|f\s?2|Cohen'?s\s+f|f|η\s*p?\s*2|ηp2|partial\s+η2|η2|r|ρ|OR|w|"
     r"g|h|R\s?2)\s*(?:=|of|≥)\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
