@@ -267,7 +267,10 @@ def _fresh_lines() -> list[str]:
            f"flags on the rules of {r['rules']['1']}; its trial power flags all failed, so the power rules were fixed "
            f"again ({r['rules']['2']}) on round 1 and the development half of the trial articles; round 2 drew from "
            f"the untouched half, leaving round 1's papers out, and led to a third fix ({r['rules']['3']}); round 3 drew "
-           "from the untouched half again, leaving the papers of rounds 1 and 2 out. Each round's figure is the one "
+           "from the untouched half again, leaving the papers of rounds 1 and 2 out"
+           + (f"; a fourth fix ({r['rules']['4']}: unparsed forms read, a warning only for a field the text lacks) "
+              "led to round 4, from the untouched half, leaving the papers of rounds 1-3 out" if "4" in r["rules"] else "")
+           + ". Each round's figure is the one "
            "judged before the fixes it led to; the last round is the fresh figure of the rules as they are. "
            f"Judged by {r['annotator']}.", "",
            "| domain | check | papers | flags now | round | precision |", "|---|---|---|---|---|---|"]

@@ -77,7 +77,7 @@ def test_alpha_as_a_percentage_power_as_beta_and_a_conventional_size_with_its_de
     rec = _power_record("A power analysis demonstrated that 158 participants were needed to detect a small effect "
                         "size (odds ratio = 1.5) in a two-tailed negative binomial regression (α = .05, β = 0.80).")
     assert (rec["alpha"], rec["power"]) == (0.05, 0.8)
-    assert _power_record("A power analysis (α = .05, β = .20) gave N = 90.")["power"] is None  # a real β: 1 - β
+    assert _power_record("A power analysis (α = .05, β = .20) gave N = 90.")["power"] == 0.8  # a real β: 1 - β
     # 09567976231158288: "a medium-size between-subjects effect"
     rec = _power_record("Using G*Power (Faul et al., 2007), we predetermined that a sample size of 150 would be "
                         "necessary to detect a medium-size between-subjects effect with an α of .05 and a "
@@ -134,6 +134,26 @@ def test_power_fields_come_from_the_analysis_sentence(paper: str, unit: str, wan
     # round 3: the power before a level is no alpha ("Assuming a power of 80%, significance level of 5%, ...")
     ("Assuming a power of 80%, significance level of 5%, and a response rate of 60%", {"alpha": 0.05, "power": 0.8}),
     ("would have 80% power (0.05, 2-sided significance level).", {"alpha": 0.05}),
+    # round 3's wrong flags, their forms then read: two rates named apart, a list of differences, an SD-unit effect,
+    # a change between two values, a precision, N per group after "or", power as a beta error, alpha in other words
+    ("80% power to detect the difference between the clinical practice persistence rate (62%) calculated from the "
+     "record database, and a hypothetically elevated persistence rate of 70% in the alendronate group.",
+     {"effect_size": 8.0, "effect_metric": "difference of rates", "power": 0.8}),
+    ("30 patients per arm were needed to detect relevant differences between treatment groups with 80% power (38.1 "
+     "for ER; 21.5 for PgR; and 64.4 for Ki67), using a two-sided significance level of 5%.",
+     {"effect_size": 38.1, "alpha": 0.05, "n": 30}),
+    ("to detect a clinically important difference [0.5 standard deviation (SD) effect size]",
+     {"effect_size": 0.5, "effect_metric": "SD units"}),
+    ("A reduction in CAT score from 3 to 2 was assumed to be clinically meaningful, requiring 8 patients",
+     {"effect_size": 1.0, "n": 8}),
+    ("the proportion of AR in the mentioned clinic which approximately estimated as 12% and the error level of 0.1.",
+     {"effect_size": 0.1, "effect_metric": "precision"}),
+    ("the estimated sample size required to detect a 15% difference was 340 or 170 in each group.", {"n": 170}),
+    ("power calculation, assuming an alpha error of 5 % and a beta error of 20 %, indicated that 19 patients per "
+     "group were required", {"alpha": 0.05, "power": 0.8, "n": 19}),
+    ("(α = .05, β = 0.80)", {"power": 0.8}),  # β printed for the power after α: not a type II error of .80
+    ("a false positive error rate of 0.05 and statistical power of 0.8", {"alpha": 0.05, "power": 0.8}),
+    ("to ensure 80% power, 0.50 effect size (PCS), 0.05 (two\u2010sided) alpha, and 20% attrition.", {"alpha": 0.05}),
 ])
 def test_power_fields_as_trials_write_them(text: str, want: dict[str, object]) -> None:
     rec = _power_record(text)
@@ -150,3 +170,17 @@ def test_a_measured_power_is_no_power_analysis() -> None:
     b.add_paragraph("A power analysis showed that 40 participants give 80% power to detect d = 0.5.", "Method")
     rows = [r for r in _power_rows(b.build()) if r.severity != "ok"]
     assert [r.location.unit_id for r in rows if r.location] == ["p2.s1"]
+
+
+def test_a_field_stated_in_an_unread_form_gives_info_not_warn() -> None:
+    # a field the trigger sentence states in a form not parsed ("significance ... .05" after "p-values of") is no
+    # missing field: an info row saying so; a field the text truly lacks (no N) keeps the warning
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    b.add_paragraph("A power analysis showed that 40 participants give 80% power to detect d = 0.5, with "
+                    "significance judged by two-sided tests below .05 throughout.", "Method")
+    b.add_paragraph("A power analysis gave 80% power to detect d = 0.5 at alpha = .05.", "Method")
+    rows = {r.location.unit_id: r for r in _power_rows(b.build()) if r.location and r.severity != "ok"}
+    assert rows["p1.s1"].severity == "info" and rows["p1.s1"].data["unread"] == ["alpha"]
+    assert "stated but not read: alpha" in rows["p1.s1"].message
+    assert rows["p2.s1"].severity == "warn" and rows["p2.s1"].data["missing"] == ["n"]
+    assert rows["p2.s1"].message.endswith("missing n")

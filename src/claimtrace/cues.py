@@ -75,6 +75,32 @@ RESULT_WORDS = re.compile(r"\b(significant(ly)?|did not differ|no differences?|n
                           r"statistically|was associated|were associated|increased|decreased|reduced|higher|lower)\b",
                           re.I)
 
+# ---- test families -------------------------------------------------------------------------------
+
+#: statistical test and model families in a fixed order, each as (name, the words that name it, the symbols of its
+#: reported statistic or None): "a paired t test" / "t(38) = 2.1". The evidence-component parser
+#: (``claimtrace.evaluate.components``) reads words and symbols, the power check (``claimtrace.checks.statistics``)
+#: the words of the test a power analysis plans for.
+TEST_FAMILIES: list[tuple[str, re.Pattern[str], re.Pattern[str] | None]] = [
+    ("t", re.compile(r"\bt[- ]?tests?\b|student'?s t\b", re.I), re.compile(r"\bt\s*\(\s*\d|\bt\s*=\s*-?\.?\d", re.I)),
+    ("anova", re.compile(r"\bANOVA\b|\bANCOVA\b|\bMANOVA\b|analysis of (?:co)?variance"),
+     re.compile(r"\bF\s*\(\s*\d|\bF\s*=\s*\d")),
+    ("chi2", re.compile(r"chi[- ]?squared?|χ\s*2|χ²|\bchi2", re.I), re.compile(r"\bX2\s*[(=]", re.I)),
+    ("fisher", re.compile(r"fisher'?s? exact", re.I), None),
+    ("correlation", re.compile(r"correlat|pearson|spearman|\brho\b", re.I),
+     re.compile(r"\br\s*=\s*-?\.?\d|\br\s*\(\s*\d", re.I)),
+    ("z", re.compile(r"\bz[- ]tests?\b", re.I), re.compile(r"\bz\s*=\s*-?\.?\d", re.I)),
+    ("nonparametric", re.compile(r"mann[- ]whitney|wilcoxon|kruskal|rank[- ]sum|signed[- ]rank", re.I),
+     re.compile(r"\bU\s*=\s*\d", re.I)),
+    ("regression", re.compile(r"regression", re.I), re.compile(r"\bβ\s*=|\bbeta\s*=|\b[bB]\s*=\s*-?\.?\d", re.I)),
+    ("odds ratio", re.compile(r"odds ratio|\baOR\b", re.I), re.compile(r"\bOR\s*[=:,(]|\bOR\s+-?\d", re.I)),
+    ("survival", re.compile(r"hazard ratio|\bcox\b|log[- ]?rank|kaplan", re.I), re.compile(r"\bHR\s*[=:,(]|\bHR\s+\d", re.I)),
+    ("risk ratio", re.compile(r"relative risk|risk ratio", re.I), re.compile(r"\bRR\s*[=:,(]|\bRR\s+\d", re.I)),
+    ("mixed model", re.compile(r"mixed[- ](?:effects? )?model|generali[sz]ed estimating|\bGEE\b|multilevel"
+                               r"|hierarchical linear", re.I), None),
+]
+
+
 # ---- direction -----------------------------------------------------------------------------------
 
 #: an increase, whole words (the conclusion method, which orients them by the arm that is the subject)

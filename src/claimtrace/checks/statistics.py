@@ -22,6 +22,7 @@ from claimtrace.checks.base import (
     rows_or_ok,
     sentence_location,
 )
+from claimtrace.cues import TEST_FAMILIES
 from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
@@ -697,15 +698,16 @@ _POWER_TYPE = [
     ("post hoc", re.compile(r"post[- ]hoc|observed\s+power|retrospective|achieved\s+power", re.I)),
     ("simulation", re.compile(r"simulat|simr|Monte\s+Carlo|Superpower", re.I)),
 ]
-_POWER_TEST = [
-    ("t test", re.compile(r"t[- ]tests?|paired|independent[- ]samples", re.I)),
-    ("ANOVA", re.compile(r"ANOVA|analysis\s+of\s+variance|interaction|F[- ]tests?|main\s+effect", re.I)),
-    ("correlation", re.compile(r"correlation", re.I)),
-    ("regression", re.compile(r"regression", re.I)),
-    ("chi-square", re.compile(r"chi-?square|χ2|proportion", re.I)),
-    ("mixed model", re.compile(r"mixed[- ]effects?|multilevel|mixed\s+model", re.I)),
-    ("equivalence", re.compile(r"equivalence|TOST", re.I)),
-]
+# the test a power analysis plans for: the test families' names (claimtrace.cues), with the design words that name
+# one in a power analysis ("a paired design", "the interaction", "two proportions") and equivalence tests
+_POWER_TEST_LABEL = {"t": "t test", "anova": "ANOVA", "chi2": "chi-square"}
+_POWER_TEST_DESIGN = {"t": r"paired|independent[- ]samples", "anova": r"interaction|F[- ]tests?|main\s+effect",
+                      "chi2": r"proportion", "mixed model": r"mixed[- ]effects?|mixed\s+model"}
+_POWER_TEST = [(_POWER_TEST_LABEL.get(name, name),
+                re.compile(words.pattern + (f"|{_POWER_TEST_DESIGN[name]}" if name in _POWER_TEST_DESIGN else ""),
+                           re.I))
+               for name, words, _symbols in TEST_FAMILIES]
+_POWER_TEST.append(("equivalence", re.compile(r"equivalence|TOST", re.I)))
 _POWER_ES = re.compile(
     r"(?<![A-Za-z])(?P<metric>Cohen'?s\s+d|d\s?_?z|d|f\s?2|Cohen'?s\s+f|f|η\s*p?\s*2|ηp2|partial\s+η2|η2|r|ρ|OR|w|"
     r"g|h|R\s?2)\s*(?:=|of|≥)\s*(?P<v>[-−]?\d*\.\d+|\d+)", re.I)
@@ -738,6 +740,18 @@ _POWER_ES_RAW = re.compile(
     r"(?P<g2>\d+(?:\.\d+)?)"
     r"|(?:relative\s+risk|(?:hazard|odds|risk|rate)\s+ratio)(?:\s*\([^()]{0,40}\))?\s+(?:of|=)\s+(?P<v4>\d*\.\d+)"
     r"|(?:equivalence|non-?inferiority)\s+(?:limit|margin)s?\s+(?:of|=)\s+±?\s*(?P<v5>\d+(?:\.\d+)?)"
+    # a change between two values: "a reduction in CAT score from 3 to 2"
+    r"|\b(?:difference|reduction|increase|decrease|improvement|change|shift)s?\s+(?:in\s+[^,;:()]{1,60}?\s+)?"
+    r"from\s+(?P<h1>\d+(?:\.\d+)?)\s?%?\s+to\s+(?P<h2>\d+(?:\.\d+)?)"
+    # "the difference between the persistence rate (62%) ... and a rate of 70%": two rates named apart
+    r"|difference\s+between\s+[^.;]{0,80}?\(?(?P<r1>\d+(?:\.\d+)?)\s?%\)?[^.;%]{0,80}?\band\b[^.;%]{0,80}?"
+    r"(?P<r2>\d+(?:\.\d+)?)\s?%"
+    # a list of differences, one per outcome: "differences ... (38.1 for ER; 21.5 for PgR; and 64.4 for Ki67)"
+    r"|differences\b[^.]{0,80}?\(\s*(?P<l1>\d+(?:\.\d+)?)\s*%?\s+for\s+[^();]{1,30};"
+    # a standardised difference in SD units: "[0.5 standard deviation (SD) effect size]", "a 0.4 SD difference"
+    r"|(?P<sd>\d*\.?\d+)\s+(?:standard\s+deviations?|SDs?)(?:\s*\(SD\))?\s+(?:effect|difference)"
+    # the precision of an estimated proportion: "the error level of 0.1", "a margin of error of 5%"
+    r"|(?:margin\s+of\s+error|error\s+(?:level|margin)|absolute\s+precision)\s+(?:of|=)\s+±?\s*(?P<pr>\d*\.?\d+)"
     # two rates: "from 20% to 35%", "10% in the control group versus 20%", "70% for treatment and 8% for placebo"
     r"|(?P<f1>\d+(?:\.\d+)?)\s?%\s+(?:\([^()]{1,40}\)\s+|(?:for|in|with)\s+(?:the\s+)?\S+(?:\s+\S+){0,3}?\s+)?"
     r"(?:and|vs\.?|v\.?|versus|to|compared\s+with)\s+(?P<f2>\d+(?:\.\d+)?)\s?%(?!\s*(?:statistical\s+)?power)", re.I)
@@ -748,7 +762,7 @@ _POWER_N_BACK = re.compile(r"\b(?:this|that|these|such\s+a)\s+(?:sample|number\s
 # metrics bounded by 1: a larger value is a percentage or another quantity ("R2 = 52.6"), not the planned size
 _POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
 _VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
-_SIDED = r"(?:(?:two|one|2|1)[- ]?(?:sided|tailed)\s+)?"
+_SIDED = r"(?:\(?(?:two|one|2|1)[-‐– ]?(?:sided|tailed)\)?\s+)?"
 # a value that can be an alpha (at most .10 or 10%): "80%, significance level of 5%" holds the power before the level
 _ALPHA_VAL = r"(?<![\d.])(?:0?\.0\d*|0?\.10?(?!\d)|\d(?:\.\d+)?\s?%|10\s?%)"
 _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|to))?\s*(?P<v>0?\.\d+)"
@@ -769,6 +783,8 @@ _POWER_ALPHA = re.compile(r"(?:α|alpha)(?:\s+level)?\s*(?:=|of|at|set\s+(?:at|t
                           # "5% level of significance", "(0.05, 2-sided significance level)", "two-sided p value of 0.05"
                           rf"|(?P<a7>{_ALPHA_VAL})\s*,?\s+{_SIDED}(?:level\s+of\s+significance|significance\s+level)"
                           rf"|{_SIDED}p[- ]?value\s+(?:of|=)\s*(?P<a8>{_VAL})"
+                          # "a false positive error rate of 0.05": the type I error in other words
+                          rf"|false[- ]positive(?:\s+(?:error|rate|probability))*\s*(?:of|=|at)?\s*(?P<a10>{_VAL})"
                           # "(80% power, p = 0.05)": the p of a parameter list after the power
                           r"|power\s*,\s*(?:two-sided\s+)?p\s*[=<]\s*(?P<a9>0?\.\d+)"
                           # "an alpha of 5%", "alpha error of 0.05", "alpha set at p<0.05", "level of significance set at 5%"
@@ -783,7 +799,7 @@ _POWER_LEVEL = re.compile(r"(?P<pct>\d{2,3}(?:\.\d+)?)\s?%\s+(?:statistical\s+)?
 _PEOPLE = (r"participants|subjects|people|respondents|children|adults|students|individuals|volunteers|undergraduates"
            r"|infants|couples|dyads|patients|women|men|mothers|families|practices|eyes")
 _POWER_N = re.compile(r"(?<![A-Za-z])[Nn]\s*=\s*(?P<n>\d[\d,]*)|(?:sample(?:\s+size)?|total)\s+of\s+(?P<n2>\d[\d,]*)"
-                      rf"|(?P<n3>\d[\d,]*|\b{_NUM_WORD})\s+(?:{_PEOPLE}|per\s+(?:group|condition|cell|arm))"
+                      rf"|(?P<n3>\d[\d,]*|\b{_NUM_WORD})\s+(?:{_PEOPLE}|(?:per|in\s+each)\s+(?:group|condition|cell|arm))"
                       rf"|(?P<n4>\d[\d,]*)\s+(?:[A-Za-z-]+\s+){{1,4}}(?:{_PEOPLE})"
                       r"|total\s+number\s+of\s+(?P<n6>\d[\d,]*)"
                       r"|(?:recruit|need|require|test)(?:ed|s)?\s+(?:data\s+from\s+)?(?:at\s+least\s+|approximately\s+|about\s+"
@@ -793,6 +809,10 @@ _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr
                              r"\bPASS\b|\bpowerlmm\b|\bmixedpower\b", re.I)
 
 
+# the power given as its type II error: "a beta error of 20 %", "β=0.2", "a type II error rate of 0.10" (at most .5,
+# not "1 − β = .80"): the power is 1 − β
+_POWER_BETA = re.compile(r"(?<![-−–])(?<![-−–]\s)(?:β|beta|type[\s-]+(?:II|2|two)\s+error)(?:\s+(?:error|rate|level|probability))*"
+                         rf"\s*(?:\(\s*β\s*\)\s*)?(?:=|of|at|was|is|set\s+(?:at|to))?\s*(?P<v>{_VAL})", re.I)
 # a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
 _POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
                                r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
@@ -821,6 +841,30 @@ _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z]
                         r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
 
 
+# a field the text states in a form the reader does not parse: its word with a number close by, read in the power
+# analysis's trigger sentence once the values already read are blanked out ("a 20% type II error", "alpha 0.05 two-sided")
+_FIELD_HINTS = {
+    "effect_size": re.compile(r"(?:differen|reduc|increas|decreas|improve|effect\s+size|ratio\b|change\b)"
+                              r"[^.;]{0,50}?(?<![\w.])\d|(?<![\w.])\d+(?:\.\d+)?\s?%?\s+(?:\w+\s+){0,2}"
+                              r"(?:difference|reduction|increase|decrease|improvement|change)", re.I),
+    "alpha": re.compile(r"(?:α|\balpha|significan|type[\s-]+(?:I|1|one)\b|false[- ]positive)[^.;]{0,30}?(?<![\w.])"
+                        r"0?\.\d|(?<![\w.])(?:0?\.\d+|\d(?:\.\d+)?\s?%)[^.;]{0,20}?(?:α|\balpha|significan|type[\s-]+I\b)",
+                        re.I),
+    "power": re.compile(r"(?:\bpower|β|\bbeta\b|type[\s-]+(?:II|2|two)\b)[^.;]{0,30}?(?<![\w.])(?:0?\.\d|\d{1,2}\s?%)",
+                        re.I),
+    "n": re.compile(r"(?<![\w.])\d{2,}[\d,]*\s+(?:\w+\s+){0,3}?(?:(?:in\s+)?each|per)\s+(?:group|arm)"
+                    r"|sample\s+size\s+(?:of|was|is|=)\s+\d", re.I),
+}
+
+
+def _unread_fields(sentences: list[str], missing: list[str]) -> list[str]:
+    """The missing fields the power analysis's sentence seems to state in a form not parsed (a word and a number)."""
+    text = " ".join(sentences)
+    for rx in (_POWER_LEVEL, _POWER_ALPHA, _POWER_N, _POWER_CONFIDENCE, _POWER_BETA):
+        text = rx.sub(lambda m: " " * len(m.group(0)), text)  # the values already read are no hint
+    return [k for k in missing if _FIELD_HINTS[k].search(text)]
+
+
 def _power_effect_size(text: str) -> tuple[str, float] | None:
     """The first planned effect size with a value in ``text`` (metric, value), skipping out-of-range bounded ones."""
     for rx in (_POWER_ES_NAMED, _POWER_ES):
@@ -836,6 +880,16 @@ def _power_effect_size(text: str) -> tuple[str, float] | None:
     raw = _POWER_ES_RAW.search(text)
     if raw and raw.group("f1"):
         return "difference of rates", round(abs(float(raw.group("f2")) - float(raw.group("f1"))), 4)
+    if raw and raw.group("r1"):
+        return "difference of rates", round(abs(float(raw.group("r2")) - float(raw.group("r1"))), 4)
+    if raw and raw.group("h1"):
+        return "difference of means", round(abs(float(raw.group("h2")) - float(raw.group("h1"))), 4)
+    if raw and raw.group("l1"):
+        return "differences (one per outcome)", float(raw.group("l1"))
+    if raw and raw.group("sd"):
+        return "SD units", float(raw.group("sd"))
+    if raw and raw.group("pr"):
+        return "precision", float(raw.group("pr"))
     if raw and raw.group("g1"):
         return "difference of means", round(abs(float(raw.group("g2")) - float(raw.group("g1"))), 4)
     if raw:
@@ -861,7 +915,7 @@ def _power_fields(text: str) -> dict[str, object]:
         if pct:
             rec["alpha"] = float(pct) / 100
         else:
-            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9"))
+            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"))
                        if g)
             rec["alpha"] = float(raw.rstrip("% ")) / 100 if "%" in raw else float(raw)
     p = _POWER_LEVEL.search(text)
@@ -871,6 +925,11 @@ def _power_fields(text: str) -> dict[str, object]:
         rec["power"] = val / 100 if val > 1 else val
     elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
         rec["power"] = float(q.group("v"))
+    elif (b := _POWER_BETA.search(text)) is not None:  # "a beta error of 20 %": power 1 − β
+        raw_b = b.group("v")
+        beta = float(raw_b.rstrip("% ")) / 100 if "%" in raw_b else float(raw_b)
+        if beta <= 0.5:
+            rec["power"] = round(1 - beta, 4)
     if rec["alpha"] is None and rec["power"] is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
         rec["alpha"] = round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
     n = _POWER_N.search(text)
@@ -956,10 +1015,15 @@ class PowerCheck:
                 continue  # power in general (a discussion) or of another study, not this study's analysis
             if subject is None:
                 subject = _about_power(doc)
-            severity: Severity = "warn" if missing and not subject else "info"
+            # a field the reader could not parse is no missing field: warn only on what the text truly lacks
+            unread = _unread_fields([first.text], missing) if missing else []
+            lacking = [k for k in missing if k not in unread]
+            severity: Severity = "warn" if lacking and not subject else "info"
             msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
-            if missing:
-                msg += f"; missing {', '.join(missing)}"
+            if lacking:
+                msg += f"; missing {', '.join(lacking)}"
+            if unread:
+                msg += f"; stated but not read: {', '.join(unread)}"
             elif elsewhere and rec["power"] is None and rec["effect_size"] is None:
                 msg = "power analysis reported elsewhere (supplement or preregistration)"
             if subject:
@@ -969,7 +1033,7 @@ class PowerCheck:
                 guidance="A power analysis should state its type, test, effect size (and metric) with its source, "
                          "alpha, power and the resulting N, and the software used.",
                 location=sentence_location(first, par.section, body_only=True), text=window,
-                data={**rec, "missing": missing}))
+                data={**rec, "missing": lacking, "unread": unread}))
         return rows_or_ok(rows, self.id, "no power analysis found")
 
 

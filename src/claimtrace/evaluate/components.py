@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import re
 
-from claimtrace.cues import DECREASE_LOOSE, INCREASE_LOOSE, STOP_WORDS, stated_direction, stated_significance
+from claimtrace.cues import (
+    DECREASE_LOOSE,
+    INCREASE_LOOSE,
+    STOP_WORDS,
+    TEST_FAMILIES,
+    stated_direction,
+    stated_significance,
+)
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.evaluate.evidence import EvidenceComponents, Interval, Relationship
 from claimtrace.stats import StatResult, parse
@@ -31,20 +38,6 @@ _CI = [
     re.compile(rf"\b(?:CI|confidence interval)s?\b[^0-9\-%]{{0,12}}?(?P<low>{_NUM})\s*%?\s*(?:to|,|;|-)\s*\+?(?P<high>{_NUM})", re.I),
 ]
 
-_FAMILIES: list[tuple[str, re.Pattern[str]]] = [
-    ("t", re.compile(r"\bt[- ]?tests?\b|student'?s t\b|\bt\s*\(\s*\d|\bt\s*=\s*-?\.?\d", re.I)),
-    ("anova", re.compile(r"\bANOVA\b|\bANCOVA\b|\bMANOVA\b|analysis of (?:co)?variance|\bF\s*\(\s*\d|\bF\s*=\s*\d")),
-    ("chi2", re.compile(r"chi[- ]?squared?|χ\s*2|χ²|\bX2\s*[(=]|\bchi2", re.I)),
-    ("fisher", re.compile(r"fisher'?s? exact", re.I)),
-    ("correlation", re.compile(r"correlat|pearson|spearman|\brho\b|\br\s*=\s*-?\.?\d|\br\s*\(\s*\d", re.I)),
-    ("z", re.compile(r"\bz[- ]tests?\b|\bz\s*=\s*-?\.?\d", re.I)),
-    ("nonparametric", re.compile(r"mann[- ]whitney|wilcoxon|kruskal|\bU\s*=\s*\d|rank[- ]sum|signed[- ]rank", re.I)),
-    ("regression", re.compile(r"regression|\bβ\s*=|\bbeta\s*=|\b[bB]\s*=\s*-?\.?\d", re.I)),
-    ("odds ratio", re.compile(r"odds ratio|\bOR\s*[=:,(]|\bOR\s+-?\d|\baOR\b", re.I)),
-    ("survival", re.compile(r"hazard ratio|\bHR\s*[=:,(]|\bHR\s+\d|\bcox\b|log[- ]?rank|kaplan", re.I)),
-    ("risk ratio", re.compile(r"relative risk|risk ratio|\bRR\s*[=:,(]|\bRR\s+\d", re.I)),
-    ("mixed model", re.compile(r"mixed[- ](?:effects? )?model|generali[sz]ed estimating|\bGEE\b|multilevel|hierarchical linear", re.I)),
-]
 _FAMILY_OF_TEST = {"t": "t", "f": "anova", "chi2": "chi2", "x2": "chi2", "r": "correlation", "rho": "correlation",
                    "z": "z", "u": "nonparametric", "w": "nonparametric", "h": "nonparametric",
                    "b": "regression", "beta": "regression", "or": "odds ratio", "hr": "survival", "rr": "risk ratio"}
@@ -113,7 +106,7 @@ def intervals_of(text: str) -> list[Interval]:
 def families_of(text: str) -> list[str]:
     """Test / model families named or implied in ``text`` (in a fixed order)."""
     t = text.translate(_DASHES)
-    fams = [name for name, pat in _FAMILIES if pat.search(t)]
+    fams = [name for name, words, symbols in TEST_FAMILIES if words.search(t) or (symbols and symbols.search(t))]
     for r in _stats_records(text):
         test = (r.test or "").lower()
         fam = _FAMILY_OF_TEST.get(test)
