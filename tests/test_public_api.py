@@ -40,8 +40,8 @@ def test_readme_api_example_runs_as_a_doctest(monkeypatch: pytest.MonkeyPatch) -
     runner.run(test, out=out.append)
     assert runner.failures == 0, "".join(out)
     used = set(re.findall(r"\bct\.(\w+)\(", m.group(1)))
-    assert {"load_document", "analyze_statistics", "retrieve", "extract_traces", "build_graph",
-            "conclude_study"} <= used
+    assert {"load_document", "analyze_statistics", "analyze_text", "retrieve", "extract_traces", "build_graph",
+            "conclude_study", "Paper", "extract_numbers", "run_corpus"} <= used
 
 
 @pytest.mark.parametrize("name", API)
