@@ -268,3 +268,15 @@ def test_retrieve_takes_several_unit_kinds_as_the_cli_does() -> None:
     assert hits and all(h.unit_id for h in hits)
     with pytest.raises(claimtrace.ClaimtraceError, match=r"invalid setting 'retrieval\.units'"):
         paper.retrieve("reaction time", units="chapter")  # type: ignore[arg-type]
+
+
+def test_graph_and_build_graph_give_the_same_error_for_an_unknown_method(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(claimtrace.ClaimtraceError) as api_err:
+        claimtrace.build_graph(SAMPLE, method="telepathy")  # type: ignore[arg-type]
+    monkeypatch.setattr(sys, "argv", ["claimtrace", "graph", str(SAMPLE), "--method", "telepathy"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 2 and capsys.readouterr().err == f"error: {api_err.value}\n"
+    assert "needs an LLM" not in str(api_err.value)  # the method is checked before the LLM
