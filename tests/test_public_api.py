@@ -40,8 +40,8 @@ def test_readme_api_example_runs_as_a_doctest(monkeypatch: pytest.MonkeyPatch) -
     runner.run(test, out=out.append)
     assert runner.failures == 0, "".join(out)
     used = set(re.findall(r"\bct\.(\w+)\(", m.group(1)))
-    assert {"load_document", "analyze_statistics", "retrieve", "extract_traces", "build_graph",
-            "conclude_study"} <= used
+    assert {"load_document", "analyze_statistics", "analyze_text", "retrieve", "extract_traces", "build_graph",
+            "conclude_study", "Paper", "extract_numbers", "run_corpus"} <= used
 
 
 @pytest.mark.parametrize("name", API)
@@ -183,3 +183,100 @@ def test_version_comes_from_the_installed_metadata() -> None:
     from importlib.metadata import version
 
     assert claimtrace.__version__ == version("claimtrace-sci")
+
+
+# ------------------------------------------------------------------ one home for the choices (claimtrace.types)
+def _literal_args(tp: Any) -> tuple[Any, ...]:
+    """The values of the Literal inside a hint (``Sequence[Step] | None`` -> the steps)."""
+    if typing.get_origin(tp) is typing.Literal:
+        return typing.get_args(tp)
+    for arg in typing.get_args(tp):
+        if found := _literal_args(arg):
+            return found
+    return ()
+
+
+def test_api_settings_and_cli_take_their_choices_from_claimtrace_types() -> None:
+    from claimtrace import specs, types
+    from claimtrace.cli import graph as graph_cli
+    from claimtrace.retrieval import units
+    from claimtrace.settings import CorpusSettings, RetrievalSettings
+
+    def hints(fn: Any) -> dict[str, Any]:
+        return typing.get_type_hints(fn, globalns=vars(inspect.getmodule(fn)) | _model_names())
+
+    run = hints(claimtrace.run_corpus)
+    assert _literal_args(run["steps"]) == types.STEPS and "checks" in types.STEPS
+    assert _literal_args(run["extractor"]) == types.EXTRACTOR_NAMES == specs.EXTRACTORS.kinds()
+    assert _literal_args(run["graph_method"]) == types.GRAPH_METHODS == graph_cli.METHODS
+    assert _literal_args(run["engine"]) == types.ENGINES
+    assert _literal_args(hints(claimtrace.build_graph)["method"]) == types.GRAPH_METHODS
+    corpus = typing.get_type_hints(CorpusSettings)
+    assert _literal_args(corpus["steps"]) == types.STEPS and _literal_args(corpus["graph_method"]) == types.GRAPH_METHODS
+    retrieve = hints(claimtrace.retrieve)
+    assert _literal_args(retrieve["units"]) == types.UNIT_KINDS == typing.get_args(units.UnitKind)
+    assert _literal_args(typing.get_type_hints(RetrievalSettings)["units"]) == types.UNIT_KINDS
+    assert _literal_args(retrieve["task"]) == types.TASKS
+    assert units.parse_units(",".join(types.UNIT_KINDS)) == list(types.UNIT_KINDS)  # what --units accepts
+    # the plain names are the registered kinds that need no argument
+    plain_retrievers = tuple(c.kind_name() for c in specs.RETRIEVERS if c.metavar is None)
+    plain_rerankers = tuple(c.kind_name() for c in specs.RERANKERS if c.metavar is None or c.optional_arg)
+    assert (plain_retrievers, plain_rerankers) == (types.RETRIEVER_NAMES, types.RERANKER_NAMES)
+
+
+@pytest.mark.parametrize(("flag", "kwargs"), [
+    (["--extractor", "magic"], {"extractor": "magic"}),
+    (["--graph-method", "telepathy"], {"graph_method": "telepathy"}),
+    (["--steps", "parse,dance"], {"steps": ["parse", "dance"]}),
+    (["--engine", "spark"], {"engine": "spark"}),
+    (["--config", "no-such-config"], {"config": "no-such-config"}),
+])
+def test_run_and_run_corpus_give_the_same_one_line_error(flag: list[str], kwargs: dict[str, Any], tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad value is checked by the same code on both paths (the corpus settings section), before any write."""
+    import os
+
+    for name in [k for k in os.environ if k.startswith("CLAIMTRACE_")]:
+        monkeypatch.delenv(name)
+    with pytest.raises(claimtrace.ClaimtraceError) as api_err:
+        claimtrace.run_corpus(SAMPLE, tmp_path / "api", **kwargs)
+    monkeypatch.setattr(sys, "argv", ["claimtrace", "run", str(SAMPLE), "--out", str(tmp_path / "cli"), *flag])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == f"error: {api_err.value}\n"
+    assert "\n" not in str(api_err.value)
+    assert not (tmp_path / "api").exists() and not (tmp_path / "cli").exists()
+
+
+def test_run_corpus_takes_the_checks_step_and_its_section(tmp_path: Path) -> None:
+    """``steps`` takes every step of the CLI (``checks`` too); options not given come from ``settings.corpus``."""
+    from claimtrace.settings import Settings
+
+    settings = Settings.load(env={}, corpus={"alpha": 0.01})
+    summary = claimtrace.run_corpus(SAMPLE, tmp_path / "out", steps=["checks", "stats"], workers=1, settings=settings)
+    assert summary.ok == 1 and summary.failed == 0
+    written = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))["settings"]
+    assert written["steps"] == ["parse", "stats", "checks"] and written["alpha"] == 0.01
+
+
+def test_retrieve_takes_several_unit_kinds_as_the_cli_does() -> None:
+    paper = claimtrace.Paper(TDCS)
+    hits = paper.retrieve("reaction time", k=3, retriever="bm25", units=["sentence", "table-row"])
+    assert hits and all(h.unit_id for h in hits)
+    with pytest.raises(claimtrace.ClaimtraceError, match=r"invalid setting 'retrieval\.units'"):
+        paper.retrieve("reaction time", units="chapter")  # type: ignore[arg-type]
+
+
+def test_graph_and_build_graph_give_the_same_error_for_an_unknown_method(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(claimtrace.ClaimtraceError) as api_err:
+        claimtrace.build_graph(SAMPLE, method="telepathy")  # type: ignore[arg-type]
+    monkeypatch.setattr(sys, "argv", ["claimtrace", "graph", str(SAMPLE), "--method", "telepathy"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        main()
+    assert exc.value.code == 2 and capsys.readouterr().err == f"error: {api_err.value}\n"
+    assert "needs an LLM" not in str(api_err.value)  # the method is checked before the LLM

@@ -19,7 +19,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError
@@ -40,24 +40,34 @@ if TYPE_CHECKING:
     from claimtrace.specs import Spec
     from claimtrace.stats.model import DocumentStat
 
-#: a retriever by name (``claimtrace retrieve --retriever``), or a spec of ``claimtrace.specs.RETRIEVERS``
-#: (``specs.FinetunedRetriever(arg=DIR)``); the CLI's spellings (``"finetuned:DIR"``) are parsed too
-RetrieverName = Literal["default", "two-stage", "bm25", "dense", "hybrid", "trained", "hybrid-trained"]
-#: a reranker by name, or a spec of ``claimtrace.specs.RERANKERS`` (``specs.CrossEncoderReranker(arg=PATH)``,
-#: ``specs.RescoreReranker(arg=specs.BM25Retriever())``); the CLI's spellings are parsed too
-RerankerName = Literal["none", "cross-encoder", "llm", "dense"]
+from claimtrace.types import (
+    GRAPH_METHODS,
+    Engine,
+    Extractor,
+    GraphMethod,
+    RerankerName,
+    RetrieverName,
+    Step,
+    Task,
+    UnitKind,
+)
+
+# the choices have one home, claimtrace.types (the settings sections and the CLI read it too); a retriever or
+# reranker is one of its plain names, a spec of claimtrace.specs (``specs.FinetunedRetriever(arg=DIR)``,
+# ``specs.RescoreReranker(arg=specs.BM25Retriever())``) or the CLI's spelling (``"finetuned:DIR"``)
 if TYPE_CHECKING:
     Retriever = RetrieverName | Spec
     Reranker = RerankerName | Spec
 else:  # claimtrace.specs loads on first use (``claimtrace stats`` never needs it); the names alone at run time
     Retriever = RetrieverName
     Reranker = RerankerName
-Units = Literal["paragraph", "sentence", "table-row"]
-Task = Literal["evidence", "hypothesis"]
-GraphMethod = Literal["offline", "staged", "direct"]
-Extractor = Literal["embedded", "llm"]
-Engine = Literal["local", "ray"]
-Step = Literal["parse", "stats", "traces", "graphs", "conclusions"]
+#: one unit kind, or several (``claimtrace retrieve --units paragraphs,table-rows``)
+Units = UnitKind | Sequence[UnitKind]
+
+__all__ = ["Engine", "Extractor", "GraphMethod", "Paper", "PaperLike", "Reranker", "Retriever", "Step",
+           "Task", "Units", "analyze_statistics", "analyze_text", "build_graph", "conclude_study",
+           "evaluate_evidence", "evaluate_graphs", "evaluate_hypotheses", "evaluate_retrieval", "extract_numbers",
+           "extract_traces", "retrieve", "run_corpus"]
 
 
 class Paper:
@@ -89,7 +99,8 @@ class Paper:
         given come from ``settings.retrieval`` (default: the defaults: k 5, retriever default, no reranker)."""
         r = _retrieval(settings, k=k, retriever=retriever, reranker=reranker, units=units,
                        include_abstract=include_abstract, task=task)
-        key = (str(r.retriever), str(r.reranker), r.units, r.include_abstract, r.task, r.m)
+        key = (str(r.retriever), str(r.reranker), tuple(r.units) if isinstance(r.units, list) else r.units,
+               r.include_abstract, r.task, r.m)
         if key not in self._pipes:
             from claimtrace.retrieval.pipeline import RetrievalPipeline
 
@@ -124,21 +135,11 @@ def _doc(paper: PaperLike) -> Document:
 
 def _retrieval(settings: Settings | None, **given: Any) -> Any:
     """The retrieval section: the arguments given (not None) over ``settings.retrieval`` (or the defaults)."""
-    from pydantic import ValidationError
+    from claimtrace.settings import section_with
 
-    from claimtrace.settings import RetrievalSettings
-
-    base = settings.retrieval if settings is not None else RetrievalSettings()
-    try:
-        return RetrievalSettings.model_validate({**base.model_dump(), **{k: v for k, v in given.items() if v is not None}})
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise ClaimtraceError(f"{'.'.join(str(x) for x in err['loc'])}: {str(err['msg']).removeprefix('Value error, ')}") from None
-
-
-def _choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ClaimtraceError(f"unknown {name} {value!r} (choose {', '.join(allowed)})")
+    if isinstance(given.get("units"), Sequence) and not isinstance(given["units"], str):
+        given["units"] = list(given["units"])
+    return section_with("retrieval", settings.retrieval if settings is not None else None, **given)
 
 
 def _is_file(value: str) -> bool:
@@ -215,6 +216,8 @@ def build_graph(paper_or_text: PaperLike, *, method: GraphMethod = "offline", ll
         doc_id = doc_id or Path(doc.source.path).stem
     else:
         text = paper_or_text
+    if method not in GRAPH_METHODS:  # claimtrace graph --method's message
+        raise ClaimtraceError(f"unknown method {method!r} (choose from {', '.join(GRAPH_METHODS)})")
     if method == "offline":
         from claimtrace.graph.offline import extract_offline
 
@@ -225,9 +228,7 @@ def build_graph(paper_or_text: PaperLike, *, method: GraphMethod = "offline", ll
 
     if method == "staged":
         return run_staged(text, doc_id, client=llm)
-    if method == "direct":
-        return run_direct(text, doc_id, client=llm)
-    raise ClaimtraceError(f"unknown method {method!r} (choose offline, staged or direct)")
+    return run_direct(text, doc_id, client=llm)
 
 
 def conclude_study(papers: Sequence[PaperLike], *, intervention: str, comparator: str, outcome: str,
@@ -276,31 +277,23 @@ def run_corpus(corpus: str | Path, out: str | Path, *, steps: Sequence[Step] | N
     resuming what an earlier run left (``claimtrace run``). Options not given come from ``settings.corpus``
     (default: parse, stats, traces with the embedded extractor, offline graphs and conclusions), the LLM of
     an LLM step from ``settings.llm``."""
-    from claimtrace.corpus.runner import ENGINES, discover
+    from claimtrace.corpus.runner import check_engine, discover
     from claimtrace.corpus.runner import run_corpus as run
-    from claimtrace.corpus.work import RunSettings, all_steps_valid
+    from claimtrace.settings import section_with
 
-    base = settings.corpus if settings is not None else RunSettings()
-    extractor_ = extractor or base.extractor
-    graph_method_ = graph_method or base.graph_method
-    conclude_method_ = conclude_method or base.conclude_method
-    from claimtrace.specs import EXTRACTORS
-
-    _choice("extractor", extractor_, EXTRACTORS.kinds())
-    _choice("graph_method", graph_method_, ("offline", "staged", "direct"))
-    _choice("engine", engine, ENGINES)
-    step_list = all_steps_valid(list(steps) if steps is not None else list(base.steps))
+    check_engine(engine)  # then the corpus section checks the rest, as for claimtrace run
+    rs = section_with("corpus", settings.corpus if settings is not None else None,
+                      steps=list(steps) if steps is not None else None, config=config, extractor=extractor,
+                      graph_method=graph_method, conclude_method=conclude_method)
     if llm is None and settings is not None and settings.llm.configured():
-        needs_llm = (("traces" in step_list and extractor_ == "llm") or
-                     ("graphs" in step_list and graph_method_ != "offline") or
-                     ("conclusions" in step_list and conclude_method_ != "offline"))
+        needs_llm = (("traces" in rs.steps and rs.extractor == "llm") or
+                     ("graphs" in rs.steps and rs.graph_method != "offline") or
+                     ("conclusions" in rs.steps and rs.conclude_method != "offline"))
         llm = settings.llm if needs_llm else None
     items = discover(str(corpus))
-    model = llm.for_task("extraction").model if llm is not None else None
-    rs = base.model_copy(update={
-        "steps": step_list, "config": config if config is not None else base.config, "extractor": extractor_,
-        "graph_method": graph_method_, "conclude_method": conclude_method_,
-        "llm": llm.model_dump(mode="json") if llm else base.llm, "llm_model": model or base.llm_model})
+    if llm is not None:
+        rs = rs.model_copy(update={"llm": llm.model_dump(mode="json"),
+                                   "llm_model": llm.for_task("extraction").model or rs.llm_model})
     Path(out).mkdir(parents=True, exist_ok=True)
     return run(items, out, rs, workers=workers, engine=engine, batch_size=batch_size, corpus_name=str(corpus))
 

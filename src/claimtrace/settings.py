@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
@@ -49,6 +49,7 @@ from claimtrace.specs import ExtractorSpec as _ExtractorSpec
 from claimtrace.specs import RerankerSpec as _RerankerSpec
 from claimtrace.specs import RetrieverSpec as _RetrieverSpec
 from claimtrace.specs import Spec
+from claimtrace.types import DEFAULT_STEPS, STEPS, GraphMethod, Step, Task, UnitKind
 
 # a spec in the environment is its spelling (``CLAIMTRACE_RETRIEVAL__RERANKER=rescore:bm25``), not JSON
 RetrieverSpec = Annotated[_RetrieverSpec, NoDecode]
@@ -84,14 +85,7 @@ BackendKind = Literal["openai", "llama_cpp"]
 #: ``json_object`` + ``schema``, then JSON mode, then the schema in the prompt); any other value uses that one
 #: mode only (``prompt``: the schema in the system prompt, nothing enforced; the unconstrained baseline)
 StructuredSetting = Literal["auto", "json_schema", "json_object_schema", "json_object", "prompt"]
-Units = Literal["paragraph", "sentence", "table-row"]
-Task = Literal["evidence", "hypothesis"]
 Similarity = Literal["bm25", "dense", "hybrid"]
-GraphMethod = Literal["offline", "staged", "direct"]
-Step = Literal["parse", "stats", "traces", "graphs", "conclusions", "checks"]
-#: the steps a corpus run can take, in order; ``parse`` is always done (every step reuses its Document)
-STEPS: tuple[Step, ...] = get_args(Step)
-DEFAULT_STEPS: tuple[Step, ...] = ("parse", "stats", "traces")
 
 
 class LLMNotConfiguredError(ClaimtraceError):
@@ -284,7 +278,7 @@ class RetrievalSettings(BaseModel):
                                      description="a retriever spec (claimtrace.specs.RETRIEVERS)")
     reranker: RerankerSpec = Field(default_factory=specs.NoReranker,
                                    description="a reranker spec (claimtrace.specs.RERANKERS)")
-    units: Units = "paragraph"
+    units: UnitKind | list[UnitKind] = Field("paragraph", description="a unit kind, or a list of them")
     task: Task = "evidence"
     k: int = Field(5, ge=1, description="units returned")
     m: int = Field(30, ge=1, description="candidates retrieved before reranking to k")
@@ -348,12 +342,24 @@ class CorpusSettings(BaseModel):
     @field_validator("steps", mode="before")
     @classmethod
     def _comma_separated(cls, value: Any) -> Any:
-        return [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+        steps = [part.strip() for part in value.split(",") if part.strip()] if isinstance(value, str) else value
+        try:
+            return canonical_steps(steps) if isinstance(steps, list | tuple) else steps
+        except ClaimtraceError as exc:
+            raise ValueError(str(exc)) from None
 
     @field_validator("config")
     @classmethod
     def _known_config(cls, value: str | None) -> str | None:
         return known_config(value)
+
+
+def canonical_steps(steps: list[str] | tuple[str, ...]) -> list[Step]:
+    """The steps in the order they run, ``parse`` always included; an unknown one is a one-line error."""
+    bad = [str(s) for s in steps if s not in STEPS]
+    if bad:
+        raise ClaimtraceError(f"unknown step(s) {', '.join(bad)}; choose from {', '.join(STEPS)}")
+    return [s for s in STEPS if s in steps or s == "parse"]
 
 
 class ServeSettings(BaseModel):
@@ -474,10 +480,25 @@ def _preset_values(name: str) -> dict[str, Any]:
     return {"extract": {"config": name}, **({"retrieval": retrieval} if retrieval else {})}
 
 
-def _error_line(exc: ValidationError) -> str:
-    """One line for the first validation error: ``invalid LLM setting 'timeout': ...`` and the like."""
+def section_with(name: str, base: BaseModel | None = None, **given: Any) -> Any:
+    """Section ``name`` of :class:`Settings` with the values given (None: not given) over ``base`` (default: the
+    section's defaults), validated as :meth:`Settings.load` validates them, with its one-line
+    :class:`~claimtrace.errors.InputError` for a bad value (the public API's options over ``settings=``)."""
+    cls = Settings.model_fields[name].annotation
+    assert isinstance(cls, type) and issubclass(cls, BaseModel)
+    values = {**(base.model_dump() if base is not None else {}), **{k: v for k, v in given.items() if v is not None}}
+    try:
+        return cls.model_validate(values)
+    except ValidationError as exc:
+        raise InputError(None, _error_line(exc, name)) from None
+
+
+def _error_line(exc: ValidationError, section: str | None = None) -> str:
+    """One line for the first validation error: ``invalid LLM setting 'timeout': ...`` and the like
+    (``section``: the errors are of that section's model, their locations within it)."""
     err = exc.errors()[0]
-    loc = [str(x) for x in err["loc"]]
+    # a union's member (``literal[...]``, ``list[...]``) is no part of the setting's name
+    loc = ([section] if section else []) + [str(x) for x in err["loc"] if "[" not in str(x)]
     msg = str(err["msg"]).removeprefix("Value error, ")
     if loc and loc[0] == "llm":
         return f"invalid LLM setting '{'.'.join(loc[1:])}': {msg}"

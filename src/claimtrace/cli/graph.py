@@ -24,13 +24,14 @@ from claimtrace.cli.common import (
 from claimtrace.cli.evaluate import evaluate_app
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.errors import InputError
+from claimtrace.types import GRAPH_METHODS
 
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # the graph package (networkx, scipy) is imported when a graph command runs
     from claimtrace.graph.model import EmpiricalGraph
 
-METHODS = ("offline", "staged", "direct")
+METHODS = GRAPH_METHODS  # claimtrace.types: the choices build_graph(method=...) takes too
 
 
 def graph_text(path: str) -> tuple[str, str]:

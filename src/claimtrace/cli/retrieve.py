@@ -15,6 +15,7 @@ from claimtrace.documents import Document
 from claimtrace.errors import ClaimtraceError
 from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.specs import RERANKERS, RETRIEVERS
+from claimtrace.types import TASKS
 
 
 @app.command()
@@ -46,8 +47,8 @@ def retrieve(
         kinds = parse_units(units)
     except ClaimtraceError as exc:
         fail(f"--units: {exc}")
-    if task not in ("hypothesis", "evidence"):
-        fail(f"--task must be hypothesis or evidence, got {task!r}")
+    if task not in TASKS:
+        fail(f"--task must be {' or '.join(TASKS)}, got {task!r}")
     if k is not None and k < 1:
         fail("-k must be at least 1")
     try:

@@ -16,6 +16,7 @@ from claimtrace.cli.common import fail, print_json, stderr_console
 from claimtrace.cli.reader_options import with_reader_options
 from claimtrace.documents.readers.options import ReaderSettings, current_settings
 from claimtrace.specs import EXTRACTORS
+from claimtrace.types import ENGINES, GRAPH_METHODS, STEPS
 
 
 @app.command("run")
@@ -24,13 +25,13 @@ from claimtrace.specs import EXTRACTORS
 def run_cmd(
     corpus: str = typer.Argument(..., help="A folder (searched recursively), a glob, or a list file (.txt paths, or .jsonl with 'doc' and optional intervention/comparator/outcome)."),
     out: Path | None = typer.Option(None, "--out", help="A folder for the results (created; an existing one is resumed)."),
-    steps: str | None = typer.Option(None, "--steps", help="Comma-separated: parse,stats,traces,graphs,conclusions,checks (default: the settings' corpus.steps, else parse,stats,traces)."),
+    steps: str | None = typer.Option(None, "--steps", help=f"Comma-separated: {','.join(STEPS)} (default: the settings' corpus.steps, else parse,stats,traces)."),
     config: str | None = typer.Option(None, "--config", help="Context configuration preset of the traces step (default: corpus.config, else the extractor's)."),
     extractor: str | None = typer.Option(None, "--extractor", help=f"Traces extractor: {EXTRACTORS.help()} (default: corpus.extractor, else embedded)."),
-    graph_method: str | None = typer.Option(None, "--graph-method", help="graphs step: offline, staged or direct (default: corpus.graph_method, else offline)."),
+    graph_method: str | None = typer.Option(None, "--graph-method", help=f"graphs step: {', '.join(GRAPH_METHODS[:-1])} or {GRAPH_METHODS[-1]} (default: corpus.graph_method, else offline)."),
     conclude_method: str | None = typer.Option(None, "--conclude-method", help="conclusions step: offline or an LLM method (default: corpus.conclude_method, else offline)."),
     workers: int | None = typer.Option(None, "--workers", min=1, help="Worker processes (default: the cores)."),
-    engine: str = typer.Option("local", "--engine", help="local (process pool) or ray."),
+    engine: str = typer.Option("local", "--engine", help=f"{' or '.join(ENGINES)}: a local process pool or a Ray cluster."),
     ray_address: str | None = typer.Option(None, "--ray-address", help="Ray cluster address (with --engine ray), e.g. 127.0.0.1:6379."),
     batch_size: int = typer.Option(32, "--batch-size", min=1, help="Papers per committed batch."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Estimate time and LLM tokens from a sample; write nothing."),
@@ -41,27 +42,18 @@ def run_cmd(
     llm: lo.LLMOptions = lo.NONE,
 ) -> None:
     """Run parse, stats, traces (and graphs, conclusions) over a corpus into Parquet tables."""
-    from claimtrace.corpus.runner import ENGINES, discover, run_corpus
-    from claimtrace.corpus.work import all_steps_valid
-    from claimtrace.extract.config import PRESETS
+    from claimtrace.corpus.runner import check_engine, discover, run_corpus
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s: %(message)s", stream=sys.stderr)
     logging.getLogger("claimtrace.corpus").setLevel(logging.INFO)
-    given_steps = all_steps_valid([s.strip() for s in steps.split(",") if s.strip()]) if steps is not None else None
-    if config is not None and config not in PRESETS:
-        fail(f"unknown --config {config!r}; choose one of: {', '.join(PRESETS)}")
-    if extractor is not None and extractor not in EXTRACTORS:
-        fail(f"unknown --extractor {extractor!r}; choose {EXTRACTORS.expected()}")
-    if engine not in ENGINES:
-        fail(f"unknown --engine {engine!r}; choose local or ray")
-    if graph_method is not None and graph_method not in ("offline", "staged", "direct"):
-        fail(f"unknown --graph-method {graph_method!r}; choose offline, staged or direct")
-    # the options given, over CLAIMTRACE_CORPUS__*, the settings file's [corpus] and the defaults
-    section = llm.load(corpus={"steps": given_steps, "config": config, "extractor": extractor,
+    check_engine(engine)
+    # the options given, over CLAIMTRACE_CORPUS__*, the settings file's [corpus] and the defaults; the corpus
+    # section validates the steps, config, extractor and graph method (as claimtrace.run_corpus does)
+    section = llm.load(corpus={"steps": steps, "config": config, "extractor": extractor,
                                "graph_method": graph_method, "conclude_method": conclude_method,
                                "llm_max_concurrent": llm_max_concurrent,
                                "llm_tokens_per_minute": llm_tokens_per_minute}).corpus
-    step_list = all_steps_valid(list(section.steps))
+    step_list = list(section.steps)
     extractor, graph_method, conclude_method = section.extractor, section.graph_method, section.conclude_method
     if ray_address and engine != "ray":
         fail("--ray-address goes with --engine ray")

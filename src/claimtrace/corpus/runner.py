@@ -39,13 +39,19 @@ from claimtrace.corpus.work import (
     step_keys,
 )
 from claimtrace.errors import ClaimtraceError, InputError
+from claimtrace.types import ENGINES
 from claimtrace.version import __version__
 
 log = logging.getLogger("claimtrace.corpus")
 
 #: the files a corpus folder or glob contributes
 SUFFIXES = {".nxml", ".xml", ".pdf", ".html", ".htm", ".txt", ".md", ".markdown", ".tei"}
-ENGINES = ("local", "ray")
+
+
+def check_engine(engine: str) -> None:
+    """Raise the one-line error of an engine that is not one of :data:`claimtrace.types.ENGINES`."""
+    if engine not in ENGINES:
+        raise ClaimtraceError(f"unknown engine {engine!r}; choose {' or '.join(ENGINES)}")
 
 
 class RunSummary(BaseModel):
@@ -378,8 +384,7 @@ def run_corpus(items: list[CorpusItem], out: str | Path, settings: RunSettings, 
     ``worker``: process the papers in this process with this (already loaded) worker instead of a pool
     (``claimtrace serve``'s quick check keeps one worker for every upload).
     """
-    if engine not in ENGINES:
-        raise ClaimtraceError(f"unknown engine {engine!r}; choose local or ray")
+    check_engine(engine)
     nworkers = workers or os.cpu_count() or 1
     store = Store(out)
     t0, cpu0 = time.perf_counter(), cpu_seconds()

@@ -20,9 +20,9 @@ from typing import Any
 import pyarrow as pa
 
 # the steps a corpus run can take (STEPS, in order; ``parse`` is always done: every step reuses its Document)
-# have their home in the ``corpus`` settings section, which validates them
-from claimtrace.settings import DEFAULT_STEPS as DEFAULT_STEPS
-from claimtrace.settings import STEPS as STEPS
+# have their home in claimtrace.types; the ``corpus`` settings section validates them
+from claimtrace.types import DEFAULT_STEPS as DEFAULT_STEPS
+from claimtrace.types import STEPS as STEPS
 
 STORE_SCHEMA_VERSION = "1.0"
 

@@ -18,14 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from claimtrace.corpus.schema import STEP_TABLE, STEPS, checks_row, statistics_row
+from claimtrace.corpus.schema import STEP_TABLE, checks_row, statistics_row
 from claimtrace.documents import ReaderSettings, load_document
 from claimtrace.documents.builder import content_hash
 from claimtrace.errors import ClaimtraceError
 from claimtrace.extract.context import ContextSelector
 from claimtrace.extract.embedded import EmbeddedExtractor
 from claimtrace.extract.pipeline import extract_traces
-from claimtrace.settings import CorpusSettings
+from claimtrace.settings import CorpusSettings, canonical_steps
 from claimtrace.stats import analyze_document
 from claimtrace.version import __version__
 
@@ -321,10 +321,7 @@ def chunks(tasks: list[PaperTask], workers: int, most: int = MAX_CHUNK) -> list[
 
 def all_steps_valid(steps: list[str]) -> list[str]:
     """The steps in canonical order; raises on an unknown one (parse is always included)."""
-    bad = [s for s in steps if s not in STEPS]
-    if bad:
-        raise ClaimtraceError(f"unknown step(s) {', '.join(bad)}; choose from {', '.join(STEPS)}")
-    return [s for s in STEPS if s in steps or s == "parse"]
+    return list(canonical_steps(steps))
 
 
 def sha256_of(path: str | Path) -> str:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.schema_version import SCHEMA_VERSION
+from claimtrace.types import Extractor
 
 FindingSource = Literal["user", "detected", "manifest", "discussion"]
 LocateMethod = Literal["exact", "normalised", "fuzzy", "extracted", "user"]
@@ -103,7 +104,7 @@ class ClaimTrace(_Model):
     hypothesis: TraceSpan | None = None
     evidence: Evidence | None = None
     configuration: str
-    extractor: Literal["embedded", "llm"]
+    extractor: Extractor
     model: str | None = None
     invocation_ids: list[str] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)

@@ -7,7 +7,6 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -15,8 +14,7 @@ from claimtrace.documents import Document, load_document
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.retrieval.units import Unit, UnitKind, document_units
 from claimtrace.textmatch import contains, same_statement
-
-Task = Literal["hypothesis", "evidence"]
+from claimtrace.types import Task as Task  # its home (the --task choices); re-exported for old imports
 
 
 class TrainingExample(BaseModel):
