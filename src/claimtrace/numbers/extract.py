@@ -18,8 +18,10 @@ from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
+    COUNT_WORD,
     bare_means,
     comparison_pairs,
+    count_of,
     doc_abbreviations,
     drop_baselines,
     group_labels,
@@ -490,6 +492,8 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
         if r is None:
             break
         n_row = _size_in(row.label or "")
+        if n_row is None:
+            n_row = _n_cell(cells, paths)
         if r.total is None and n_row is not None:
             r.total = n_row
         reads[arm] = r
@@ -501,6 +505,20 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
     out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
                          [irow[0].id, crow[0].id]))
     return out
+
+
+_N_HEAD = re.compile(r"\(\s*n\s*\)\s*$|^\s*(?:n|no\.?|number)\s*$", re.I)
+_N_CELL = re.compile(r"^(?:.*\(\s*(?:n\s*=\s*)?(?P<a>\d{1,5})\s*\)|\s*(?P<b>\d{1,5}))\s*$", re.I)
+
+
+def _n_cell(cells: dict[int, TableCell], paths: dict[int, list[str]]) -> float | None:
+    """An arm row's size from its cell under an "n" column ("Group (n) | C (8)", "n | 34")."""
+    for col, cell in cells.items():
+        head = paths.get(col) or [""]
+        m = _N_CELL.match(cell.text) if _N_HEAD.search(head[-1]) else None
+        if m:
+            return float(m.group("a") or m.group("b"))
+    return None
 
 
 def _size_in(text: str) -> float | None:
@@ -945,10 +963,12 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
-_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5})\b(?! ?%)|"
-                    r"(?<![\d.,/])(?P<b>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?"
-                    r"(?:in|per|into) (?:each|every) (?:group|arm)\b|"
-                    r"(?<![\d.,/])(?P<c>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?per (?:group|arm)\b",
+_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}|" + COUNT_WORD + r")\b(?! ?%)|"
+                    r"(?<![\d.,/-])\b(?P<b>\d{1,5}|" + COUNT_WORD + r") (?:(?:surviving|eligible|healthy) )?"
+                    r"(?:(?:patients|subjects|participants|children|women|men|volunteers|animals|rats|mice|rabbits|"
+                    r"dogs|pigs|eyes) )?(?:in|per|into|for) (?:each|every) (?:group|arm)\b|"
+                    r"(?<![\d.,/-])\b(?P<c>\d{1,5}|" + COUNT_WORD + r") (?:(?:patients|subjects|participants|children|"
+                    r"women|men|volunteers|animals|rats|mice) )?per (?:group|arm)\b",
                     re.I)
 
 
@@ -982,7 +1002,7 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
         if m is None or _ONE_ARM_SIZE.search(s.text[:m.start()] + " " + s.text[m.end():]):
             continue  # "14 per arm were randomised and 40 (12 in control, ...) analysed": not one size for all
         g = next(k for k in ("a", "b", "c") if m.group(k))
-        n = int(m.group(g))
+        n = count_of(m.group(g)) or 0
         if n > 1:
             for arm in arms.values():
                 _set_size(arm, float(n), s.text, s.id, s.scope, s.start, m.start(g), m.end(g), context)
@@ -1021,7 +1041,7 @@ def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> N
 
 _ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
 #: an integer that counts people, followed closely by words (an arm's name): "251 intervention", "30 in the X group"
-_COUNT_BEFORE = re.compile(r"(?<![\d.,/])(\d{1,5})(?![\d.,/%])\s+(?:(?:patients|participants|subjects|women|men|children|"
+_COUNT_BEFORE = re.compile(r"(?<![\d.,/-])\b(\d{1,5}|" + COUNT_WORD + r")(?![\d.,/%-])\s+(?:(?:patients|participants|subjects|women|men|children|"
                            r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")
 
 
@@ -1079,7 +1099,7 @@ def _allocation_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: 
         for m in _COUNT_BEFORE.finditer(s.text):
             arm = ("intervention" if m.end() in ipos else "comparator" if m.end() in cpos else None)
             if arm is not None and arm not in got:
-                got[arm] = (int(m.group(1)), m.start(1), m.end(1))
+                got[arm] = (count_of(m.group(1)) or 0, m.start(1), m.end(1))
         if len(got) == 2 and all(v[0] > 1 for v in got.values()):
             for arm, (n, a, b) in got.items():
                 _set_size(arms[arm], float(n), s.text, s.id, s.scope, s.start, a, b, context)
