@@ -1051,6 +1051,7 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
     ipos, cpos = _named_arms(ico, text)
     if ipos and cpos:  # by the arms' group labels, else their words
+        ipos, cpos = _own_phrases(text, ipos, cpos), _own_phrases(text, cpos, ipos)
         return (ipos, cpos) if arm == "intervention" else (cpos, ipos)
     mine, theirs = mentions(terms, text), mentions(other, text)
     if mine and theirs:
@@ -1067,6 +1068,14 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     if bool(mine) != bool(theirs):  # one arm by its role, the other only as "the closed capsule group"
         mine, theirs = mine or _other_group(text, theirs), theirs or _other_group(text, mine)
     return mine, theirs
+
+
+def _own_phrases(text: str, mine: list[int], theirs: list[int]) -> list[int]:
+    """An arm's mentions less those that open the other arm's name: arms that share a word ("bimatoprost PF"
+    and "bimatoprost"), where the shared word is followed in the same phrase by the other arm's own word."""
+    keep = [p for p in mine if not any(0 < q - p <= 25 and not re.search(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b",
+                                                                          text[p:q]) for q in theirs)]
+    return keep or mine
 
 
 _GROUP_PHRASE = re.compile(r"\b(?:[A-Za-z][\w-]*\s+){1,2}(?:group|arm)\b", re.I)

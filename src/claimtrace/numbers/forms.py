@@ -85,7 +85,18 @@ def doc_abbreviations(text: str) -> dict[str, str]:
         if [t.group(0)[0].lower() for t in tail] == letters:
             base = max(0, m.start() - 120)
             out[abbr] = text[base + tail[0].start():base + tail[-1].end()]
+    for abbr, long in _COMMON_ABBREVIATIONS.items():  # used without a definition (trial reports' house style)
+        if abbr not in out and re.search(rf"\b{abbr}s?\b", text):
+            out[abbr] = long
     return out
+
+
+#: abbreviations trial reports use without defining them; a paper's own definition wins
+_COMMON_ABBREVIATIONS = {"AE": "adverse event", "SAE": "serious adverse event",
+                         "TEAE": "treatment-emergent adverse event", "BP": "blood pressure",
+                         "SBP": "systolic blood pressure", "DBP": "diastolic blood pressure", "BMI": "body mass index",
+                         "QoL": "quality of life", "HRQoL": "health-related quality of life",
+                         "VAS": "visual analogue scale", "LOS": "length of stay"}
 
 
 #: what lies between "from X" and "to Y": at most two unit words ("mm Hg", "mL/min/1.73 m2")
