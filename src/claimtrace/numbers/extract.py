@@ -18,6 +18,8 @@ from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
+    BINARY_WORDS,
+    CONTINUOUS_WORDS,
     COUNT_WORD,
     bare_means,
     comparison_pairs,
@@ -40,13 +42,6 @@ from claimtrace.stats.groups import (
 )
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
-_BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|"
-                           r"died|events?|adverse|success|failure|response|responders?|remission|cure|"
-                           r"recurrence|complications?|occurrence|infection)\b", re.I)
-
-
-_CONTINUOUS_WORDS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|"
-                               r"pressure|index|volume|times?)\b", re.I)
 
 
 @dataclass
@@ -111,7 +106,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
         if caption_only:
             flags.append("figure_caption_only")
     outcome_type: OutcomeType = (best.kind if best and best.kind in ("binary", "continuous") else  # type: ignore[assignment]
-                                 ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
+                                 ("binary" if BINARY_WORDS.search(outcome) else "continuous"))
     best_table = best.context[0].split(".")[0] if best is not None and best.context else None
     _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
@@ -139,7 +134,7 @@ def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
     if cands:
         return cands[0]
     caps = _caption_candidates(doc, ico)
-    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+    if CONTINUOUS_WORDS.search(outcome) and not BINARY_WORDS.search(outcome):
         caps = [c for c in caps if c.kind != "binary"]
     for c in caps:
         c.origin = "caption"
@@ -182,9 +177,9 @@ def _all_candidates(doc: Document, ico: Ico, outcome: str) -> list[Candidate]:
     # a sentence that compares several outcomes is read clause by clause, not as a whole; one comparison of one
     # outcome, when nothing else reads both arms
     cands += _clause_candidates(doc, ico, several=bool(cands))
-    if _BINARY_WORDS.search(outcome):
+    if BINARY_WORDS.search(outcome):
         cands += _zero_candidates(doc, ico)
-    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+    if CONTINUOUS_WORDS.search(outcome) and not BINARY_WORDS.search(outcome):
         # a score or a level is not a count of patients, unless counts are all the paper gives for it
         cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
     return cands
@@ -351,7 +346,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
         baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
-        counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
+        counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
         for row in t.rows:
             if row.header:
                 continue
@@ -488,7 +483,7 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
         cells = _row_cells(t, row)
         arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
         r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
-                      counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+                      counts=bool(BINARY_WORDS.search(ico.outcome.phrase)))
         if r is None:
             break
         n_row = _size_in(row.label or "")
@@ -661,7 +656,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
                          source: str = "text") -> list[Candidate]:
     out: list[Candidate] = []
     # bare values may be means ("9.8 min vs 14.3 min"), in running text (not in figure captions)
-    means = source == "text" and not _BINARY_WORDS.search(ico.outcome.phrase)
+    means = source == "text" and not BINARY_WORDS.search(ico.outcome.phrase)
     paired = False
     if units is None:
         sents = doc.sentences("all")

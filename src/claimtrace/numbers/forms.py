@@ -25,6 +25,17 @@ def _outside_parens(text: str) -> str:
     return "".join(out)
 
 
+_BINARY_TERMS = (r"number of|incidence|rate|proportion|percentage|patients with|mortality|death|died|events?|adverse|"
+                 r"success|failure|response|responders?|remission|cure|recurrence|complications?|occurrence|infection")
+_CONTINUOUS_TERMS = r"scores?|means?|levels?|concentrations?|duration|length|weight|pressure|index|volume|times?"
+#: an outcome counted in patients with an event / measured on a scale (the type the extractor falls back to)
+BINARY_WORDS = re.compile(rf"\b({_BINARY_TERMS})\b", re.I)
+CONTINUOUS_WORDS = re.compile(rf"\b({_CONTINUOUS_TERMS})\b", re.I)
+#: the same, with the wider cues the ranker's features read ("need for", "use of"; "amount", "change")
+BINARY_CUES = re.compile(rf"\b({_BINARY_TERMS}|need for|required?|use of)\b", re.I)
+CONTINUOUS_CUES = re.compile(rf"\b({_CONTINUOUS_TERMS}|amount|average|intensity|rate of|change)\b", re.I)
+
+
 _PART_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|or)\s+|,|\band/or\b|\band\b|\bor\b)\s*", re.I)
 
 

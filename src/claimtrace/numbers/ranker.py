@@ -19,15 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from claimtrace.documents.model import Document
+from claimtrace.numbers.forms import BINARY_CUES, CONTINUOUS_CUES
 from claimtrace.numbers.match import words
 
 WEIGHTS = Path(__file__).with_name("weights") / "ranker.json"
 ORIGINS = ("table", "wide", "transposed", "sentence", "clause", "zero", "caption")
-_BINARY = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|died|"
-                     r"events?|adverse|success|failure|response|responders?|remission|cure|recurrence|"
-                     r"complications?|occurrence|infection|need for|required?|use of)\b", re.I)
-_CONTINUOUS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|pressure|index|"
-                         r"volume|times?|amount|average|intensity|rate of|change)\b", re.I)
 _CHANGE = re.compile(r"\b(change|reduction|decrease|increase|improvement|difference|gain|loss|delta)\b", re.I)
 #: an outcome counted in people ("percentage of patients who ...")
 _PEOPLE = re.compile(r"\b(patients?|participants?|subjects?|people|persons?|children|women|men|infants|who|those|"
@@ -112,7 +108,7 @@ def _has(c: Any, f: str) -> float:
 def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]]:
     """The ranker's features of each candidate of one ICO (names as in the weights file)."""
     outcome = ico.outcome.phrase
-    binary_o, cont_o = bool(_BINARY.search(outcome)), bool(_CONTINUOUS.search(outcome))
+    binary_o, cont_o = bool(BINARY_CUES.search(outcome)), bool(CONTINUOUS_CUES.search(outcome))
     change_o = bool(_CHANGE.search(outcome))
     people_o = bool(_PEOPLE.search(outcome))
     rows: list[dict[str, float]] = []
