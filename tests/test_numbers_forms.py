@@ -85,3 +85,13 @@ def test_bare_means_leave_out_times_ordinals_p_values_and_differences() -> None:
     assert [g.mean for g in got] == [1.6, 3.6]
     got = bare_means("Costs were £35.41 for arm A compared with £51.12 for arm B, difference £15.71.")
     assert [g.mean for g in got] == [35.41, 51.12]
+
+
+def test_from_to_lists_give_each_arms_final_value() -> None:
+    # a unit of two words between "from X" and "to Y"; a second pair that continues the list without "from"
+    assert [r.mean for r in bare_means("Pain scores decreased from 6.4 to 2.4 in the closed capsule group and "
+                                       "6.3 to 2.2 in the control group.")] == [2.4, 2.2]
+    got = extract_numbers(load_document(DATA / "trial_forms.xml"), "telephone", "clinic", "mean pain score")
+    assert values(got, "mean") == (2.4, 4.2)
+    # a difference is still not an arm's value
+    assert bare_means("The reduction was 4.3 in group A, vs 2.1 in group B.") == []

@@ -18,8 +18,12 @@ from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
+    BINARY_WORDS,
+    CONTINUOUS_WORDS,
+    COUNT_WORD,
     bare_means,
     comparison_pairs,
+    count_of,
     doc_abbreviations,
     drop_baselines,
     group_labels,
@@ -38,13 +42,6 @@ from claimtrace.stats.groups import (
 )
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
-_BINARY_WORDS = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|"
-                           r"died|events?|adverse|success|failure|response|responders?|remission|cure|"
-                           r"recurrence|complications?|occurrence|infection)\b", re.I)
-
-
-_CONTINUOUS_WORDS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|"
-                               r"pressure|index|volume|times?)\b", re.I)
 
 
 @dataclass
@@ -109,7 +106,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
         if caption_only:
             flags.append("figure_caption_only")
     outcome_type: OutcomeType = (best.kind if best and best.kind in ("binary", "continuous") else  # type: ignore[assignment]
-                                 ("binary" if _BINARY_WORDS.search(outcome) else "continuous"))
+                                 ("binary" if BINARY_WORDS.search(outcome) else "continuous"))
     best_table = best.context[0].split(".")[0] if best is not None and best.context else None
     _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
@@ -137,7 +134,7 @@ def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
     if cands:
         return cands[0]
     caps = _caption_candidates(doc, ico)
-    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+    if CONTINUOUS_WORDS.search(outcome) and not BINARY_WORDS.search(outcome):
         caps = [c for c in caps if c.kind != "binary"]
     for c in caps:
         c.origin = "caption"
@@ -180,9 +177,9 @@ def _all_candidates(doc: Document, ico: Ico, outcome: str) -> list[Candidate]:
     # a sentence that compares several outcomes is read clause by clause, not as a whole; one comparison of one
     # outcome, when nothing else reads both arms
     cands += _clause_candidates(doc, ico, several=bool(cands))
-    if _BINARY_WORDS.search(outcome):
+    if BINARY_WORDS.search(outcome):
         cands += _zero_candidates(doc, ico)
-    if _CONTINUOUS_WORDS.search(outcome) and not _BINARY_WORDS.search(outcome):
+    if CONTINUOUS_WORDS.search(outcome) and not BINARY_WORDS.search(outcome):
         # a score or a level is not a count of patients, unless counts are all the paper gives for it
         cands = [c for c in cands if c.kind != "binary"] or [c for c in cands if c.score >= 1.0]
     return cands
@@ -349,7 +346,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
         baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
         sub = ""
-        counts = bool(_BINARY_WORDS.search(ico.outcome.phrase))
+        counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
         for row in t.rows:
             if row.header:
                 continue
@@ -486,10 +483,12 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
         cells = _row_cells(t, row)
         arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
         r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in cols), row.label or "",
-                      counts=bool(_BINARY_WORDS.search(ico.outcome.phrase)))
+                      counts=bool(BINARY_WORDS.search(ico.outcome.phrase)))
         if r is None:
             break
         n_row = _size_in(row.label or "")
+        if n_row is None:
+            n_row = _n_cell(cells, paths)
         if r.total is None and n_row is not None:
             r.total = n_row
         reads[arm] = r
@@ -501,6 +500,20 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
     out.append(Candidate(best + 0.05, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
                          [irow[0].id, crow[0].id]))
     return out
+
+
+_N_HEAD = re.compile(r"\(\s*n\s*\)\s*$|^\s*(?:n|no\.?|number)\s*$", re.I)
+_N_CELL = re.compile(r"^(?:.*\(\s*(?:n\s*=\s*)?(?P<a>\d{1,5})\s*\)|\s*(?P<b>\d{1,5}))\s*$", re.I)
+
+
+def _n_cell(cells: dict[int, TableCell], paths: dict[int, list[str]]) -> float | None:
+    """An arm row's size from its cell under an "n" column ("Group (n) | C (8)", "n | 34")."""
+    for col, cell in cells.items():
+        head = paths.get(col) or [""]
+        m = _N_CELL.match(cell.text) if _N_HEAD.search(head[-1]) else None
+        if m:
+            return float(m.group("a") or m.group("b"))
+    return None
 
 
 def _size_in(text: str) -> float | None:
@@ -643,7 +656,7 @@ def _sentence_candidates(doc: Document, ico: Ico, *, units: list[tuple[str, str,
                          source: str = "text") -> list[Candidate]:
     out: list[Candidate] = []
     # bare values may be means ("9.8 min vs 14.3 min"), in running text (not in figure captions)
-    means = source == "text" and not _BINARY_WORDS.search(ico.outcome.phrase)
+    means = source == "text" and not BINARY_WORDS.search(ico.outcome.phrase)
     paired = False
     if units is None:
         sents = doc.sentences("all")
@@ -945,10 +958,12 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
-_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5})\b(?! ?%)|"
-                    r"(?<![\d.,/])(?P<b>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?"
-                    r"(?:in|per|into) (?:each|every) (?:group|arm)\b|"
-                    r"(?<![\d.,/])(?P<c>\d{1,5}) (?:(?:patients|subjects|participants|children|women|men) )?per (?:group|arm)\b",
+_EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}|" + COUNT_WORD + r")\b(?! ?%)|"
+                    r"(?<![\d.,/-])\b(?P<b>\d{1,5}|" + COUNT_WORD + r") (?:(?:surviving|eligible|healthy) )?"
+                    r"(?:(?:patients|subjects|participants|children|women|men|volunteers|animals|rats|mice|rabbits|"
+                    r"dogs|pigs|eyes) )?(?:in|per|into|for) (?:each|every) (?:group|arm)\b|"
+                    r"(?<![\d.,/-])\b(?P<c>\d{1,5}|" + COUNT_WORD + r") (?:(?:patients|subjects|participants|children|"
+                    r"women|men|volunteers|animals|rats|mice) )?per (?:group|arm)\b",
                     re.I)
 
 
@@ -982,7 +997,7 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
         if m is None or _ONE_ARM_SIZE.search(s.text[:m.start()] + " " + s.text[m.end():]):
             continue  # "14 per arm were randomised and 40 (12 in control, ...) analysed": not one size for all
         g = next(k for k in ("a", "b", "c") if m.group(k))
-        n = int(m.group(g))
+        n = count_of(m.group(g)) or 0
         if n > 1:
             for arm in arms.values():
                 _set_size(arm, float(n), s.text, s.id, s.scope, s.start, m.start(g), m.end(g), context)
@@ -1021,7 +1036,7 @@ def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> N
 
 _ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
 #: an integer that counts people, followed closely by words (an arm's name): "251 intervention", "30 in the X group"
-_COUNT_BEFORE = re.compile(r"(?<![\d.,/])(\d{1,5})(?![\d.,/%])\s+(?:(?:patients|participants|subjects|women|men|children|"
+_COUNT_BEFORE = re.compile(r"(?<![\d.,/-])\b(\d{1,5}|" + COUNT_WORD + r")(?![\d.,/%-])\s+(?:(?:patients|participants|subjects|women|men|children|"
                            r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")
 
 
@@ -1031,6 +1046,7 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     terms, other = (ico.intervention, ico.comparator) if arm == "intervention" else (ico.comparator, ico.intervention)
     ipos, cpos = _named_arms(ico, text)
     if ipos and cpos:  # by the arms' group labels, else their words
+        ipos, cpos = _own_phrases(text, ipos, cpos), _own_phrases(text, cpos, ipos)
         return (ipos, cpos) if arm == "intervention" else (cpos, ipos)
     mine, theirs = mentions(terms, text), mentions(other, text)
     if mine and theirs:
@@ -1047,6 +1063,14 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     if bool(mine) != bool(theirs):  # one arm by its role, the other only as "the closed capsule group"
         mine, theirs = mine or _other_group(text, theirs), theirs or _other_group(text, mine)
     return mine, theirs
+
+
+def _own_phrases(text: str, mine: list[int], theirs: list[int]) -> list[int]:
+    """An arm's mentions less those that open the other arm's name: arms that share a word ("bimatoprost PF"
+    and "bimatoprost"), where the shared word is followed in the same phrase by the other arm's own word."""
+    keep = [p for p in mine if not any(0 < q - p <= 25 and not re.search(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b",
+                                                                          text[p:q]) for q in theirs)]
+    return keep or mine
 
 
 _GROUP_PHRASE = re.compile(r"\b(?:[A-Za-z][\w-]*\s+){1,2}(?:group|arm)\b", re.I)
@@ -1079,7 +1103,7 @@ def _allocation_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: 
         for m in _COUNT_BEFORE.finditer(s.text):
             arm = ("intervention" if m.end() in ipos else "comparator" if m.end() in cpos else None)
             if arm is not None and arm not in got:
-                got[arm] = (int(m.group(1)), m.start(1), m.end(1))
+                got[arm] = (count_of(m.group(1)) or 0, m.start(1), m.end(1))
         if len(got) == 2 and all(v[0] > 1 for v in got.values()):
             for arm, (n, a, b) in got.items():
                 _set_size(arms[arm], float(n), s.text, s.id, s.scope, s.start, a, b, context)

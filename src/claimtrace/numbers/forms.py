@@ -25,6 +25,17 @@ def _outside_parens(text: str) -> str:
     return "".join(out)
 
 
+_BINARY_TERMS = (r"number of|incidence|rate|proportion|percentage|patients with|mortality|death|died|events?|adverse|"
+                 r"success|failure|response|responders?|remission|cure|recurrence|complications?|occurrence|infection")
+_CONTINUOUS_TERMS = r"scores?|means?|levels?|concentrations?|duration|length|weight|pressure|index|volume|times?"
+#: an outcome counted in patients with an event / measured on a scale (the type the extractor falls back to)
+BINARY_WORDS = re.compile(rf"\b({_BINARY_TERMS})\b", re.I)
+CONTINUOUS_WORDS = re.compile(rf"\b({_CONTINUOUS_TERMS})\b", re.I)
+#: the same, with the wider cues the ranker's features read ("need for", "use of"; "amount", "change")
+BINARY_CUES = re.compile(rf"\b({_BINARY_TERMS}|need for|required?|use of)\b", re.I)
+CONTINUOUS_CUES = re.compile(rf"\b({_CONTINUOUS_TERMS}|amount|average|intensity|rate of|change)\b", re.I)
+
+
 _PART_SPLIT = re.compile(r"\s*(?:;|,\s*(?:and|or)\s+|,|\band/or\b|\band\b|\bor\b)\s*", re.I)
 
 
@@ -85,19 +96,37 @@ def doc_abbreviations(text: str) -> dict[str, str]:
         if [t.group(0)[0].lower() for t in tail] == letters:
             base = max(0, m.start() - 120)
             out[abbr] = text[base + tail[0].start():base + tail[-1].end()]
+    for abbr, long in _COMMON_ABBREVIATIONS.items():  # used without a definition (trial reports' house style)
+        if abbr not in out and re.search(rf"\b{abbr}s?\b", text):
+            out[abbr] = long
     return out
 
 
-_FROM_TO = re.compile(r"\s*(?:[a-zA-Z/²³·μ%-]{1,12}\s*)?(?:,\s*)?to\s*", re.I)
+#: abbreviations trial reports use without defining them; a paper's own definition wins
+_COMMON_ABBREVIATIONS = {"AE": "adverse event", "SAE": "serious adverse event",
+                         "TEAE": "treatment-emergent adverse event", "BP": "blood pressure",
+                         "SBP": "systolic blood pressure", "DBP": "diastolic blood pressure", "BMI": "body mass index",
+                         "QoL": "quality of life", "HRQoL": "health-related quality of life",
+                         "VAS": "visual analogue scale", "LOS": "length of stay"}
+
+
+#: what lies between "from X" and "to Y": at most two unit words ("mm Hg", "mL/min/1.73 m2")
+_FROM_TO = re.compile(r"\s*(?:(?!(?:in|at|on|for|and|of|the|with|group|arm)\b)[a-zA-Z/²³·μ%.0-9-]{1,16}\s*){0,2}"
+                      r"(?:,\s*)?to\s*", re.I)
 
 
 def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:
-    """Of "from X to Y" pairs, the final value Y alone (the change's start is a baseline, not the arm's result)."""
+    """Of "from X to Y" pairs, the final value Y alone (the change's start is a baseline, not the arm's result);
+    a pair that continues a list of them without its own "from" too ("from 6.4 to 2.4 in group A and 6.3 to 2.2
+    in group B")."""
     drop: set[int] = set()
     for k in range(len(reads) - 1):
         a, b = reads[k], reads[k + 1]
-        if _FROM_TO.fullmatch(text[a.end:b.start]) and re.search(r"\bfrom\s*$", text[max(0, a.start - 12):a.start],
-                                                                  re.I):
+        if not _FROM_TO.fullmatch(text[a.end:b.start]):
+            continue
+        before = text[max(0, a.start - 12):a.start]
+        if re.search(r"\bfrom\s*$", before, re.I) or (
+                drop and max(drop) + 1 < k and re.search(r"(?:\band|[,;])\s*$", before, re.I)):
             drop.add(k)
     return [r for k, r in enumerate(reads) if k not in drop]
 
@@ -134,7 +163,9 @@ def bare_means(text: str) -> list[GroupNumbers]:
     for m in _NUM.finditer(blank):
         s = m.group(0).replace("−", "-").replace("·", ".")
         before, after = blank[max(0, m.start() - 40):m.start()], blank[m.end():m.end() + 30]
-        if (_NOT_VALUE_BEFORE.search(before[-10:]) or _DIFFERENCE.search(before) or _NOT_VALUE_AFTER.match(after)
+        from_ = re.search(r"\bfrom\s*$", before, re.I)  # "decreased from 6.4 to 2.4": a start, not a difference
+        if (_NOT_VALUE_BEFORE.search(before[-10:]) or (_DIFFERENCE.search(before) and not from_)
+                or _NOT_VALUE_AFTER.match(after)
                 or (_TIME_SPAN.match(after) and _PREP.search(before[-8:])) or re.search(r"\btotal of\s*$", before)):
             continue
         v = float(s)
@@ -227,3 +258,24 @@ def percent_counts(text: str) -> list[GroupNumbers]:
         k, p = (m.group("k1"), m.group("p1")) if m.group("k1") else (m.group("k2"), m.group("p2"))
         out.append(GroupNumbers("binary", m.start(), m.end(), m.group(0), events=float(k), percent=p))
     return out
+
+
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+#: a count written in words, up to ninety-nine ("eight", "thirty-two", "Forty two")
+COUNT_WORD = (r"(?i:(?:" + "|".join(_TENS) + r")(?:[- ](?:" + "|".join(_UNITS[1:10]) + r"))?|"
+              r"(?:" + "|".join(sorted(_UNITS, key=len, reverse=True)) + r"))")
+
+
+def count_of(text: str) -> int | None:
+    """The integer a count is written as: digits ("1,024") or words ("thirty-two"); None otherwise."""
+    s = text.strip().lower().replace(",", "")
+    if s.isdigit():
+        return int(s)
+    parts = re.split(r"[- ]+", s)
+    if len(parts) == 1 and parts[0] in _UNITS:
+        return _UNITS.index(parts[0])
+    if parts[0] in _TENS and (len(parts) == 1 or (len(parts) == 2 and parts[1] in _UNITS[1:10])):
+        return 20 + 10 * _TENS.index(parts[0]) + (_UNITS.index(parts[1]) if len(parts) == 2 else 0)
+    return None

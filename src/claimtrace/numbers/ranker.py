@@ -13,21 +13,21 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from claimtrace.documents.model import Document
+from claimtrace.numbers.forms import BINARY_CUES, CONTINUOUS_CUES
 from claimtrace.numbers.match import words
 
 WEIGHTS = Path(__file__).with_name("weights") / "ranker.json"
 ORIGINS = ("table", "wide", "transposed", "sentence", "clause", "zero", "caption")
-_BINARY = re.compile(r"\b(number of|incidence|rate|proportion|percentage|patients with|mortality|death|died|"
-                     r"events?|adverse|success|failure|response|responders?|remission|cure|recurrence|"
-                     r"complications?|occurrence|infection|need for|required?|use of)\b", re.I)
-_CONTINUOUS = re.compile(r"\b(scores?|means?|levels?|concentrations?|duration|length|weight|pressure|index|"
-                         r"volume|times?|amount|average|intensity|rate of|change)\b", re.I)
 _CHANGE = re.compile(r"\b(change|reduction|decrease|increase|improvement|difference|gain|loss|delta)\b", re.I)
+#: an outcome counted in people ("percentage of patients who ...")
+_PEOPLE = re.compile(r"\b(patients?|participants?|subjects?|people|persons?|children|women|men|infants|who|those|"
+                     r"cases|individuals)\b", re.I)
 _BASE_WORD = re.compile(r"\b(baseline|pre-?(?:treatment|operative|intervention)|before)\b", re.I)
 
 
@@ -50,7 +50,23 @@ def candidates(doc: Document, ico: Any) -> list[Any]:
             seen.add(key)
             c.origin = origin
             out.append(c)
+            twin = _percent_means(c)
+            if twin is not None:
+                out.append(twin)
     return out
+
+
+def _percent_means(c: Any) -> Any | None:
+    """The same percentages read as each arm's mean of a continuous outcome ("percentage of stage 1 sleep was
+    15.5% vs. 10.9%"): a share of time or of a measure, not of people; the ranker tells which reading fits."""
+    vals = c.values
+    if c.kind != "binary" or not all(
+            "_percent" in vals.get(a, {}) and not {"events", "mean"} & set(vals.get(a, {}))
+            for a in ("intervention", "comparator")):
+        return None
+    reads = {a: replace(r, kind="continuous", mean=vals[a]["_percent"].value) for a, r in c.reads.items()}
+    return type(c)(c.score, "continuous", reads, {a: {"mean": vals[a]["_percent"]} for a in vals},
+                   [*c.flags, "percent_as_mean"], list(c.context), c.origin, dict(c.meta))
 
 
 def _signature(c: Any) -> tuple[Any, ...]:
@@ -92,8 +108,9 @@ def _has(c: Any, f: str) -> float:
 def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]]:
     """The ranker's features of each candidate of one ICO (names as in the weights file)."""
     outcome = ico.outcome.phrase
-    binary_o, cont_o = bool(_BINARY.search(outcome)), bool(_CONTINUOUS.search(outcome))
+    binary_o, cont_o = bool(BINARY_CUES.search(outcome)), bool(CONTINUOUS_CUES.search(outcome))
     change_o = bool(_CHANGE.search(outcome))
+    people_o = bool(_PEOPLE.search(outcome))
     rows: list[dict[str, float]] = []
     table_rows = {r.id: r for t in doc.tables for r in t.rows}
     for c in cands:
@@ -129,6 +146,9 @@ def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]
             "same_values": float(_same(c)),
             "se_labelled": float("sd_may_be_se" in c.flags),
             "swapped": float("arms_swapped" in c.flags),
+            "percent_mean": float("percent_as_mean" in c.flags),
+            "percent_mean_people": float("percent_as_mean" in c.flags and people_o),
+            "percent_binary_people": float("percent_as_mean" not in c.flags and _has(c, "_percent") > 0 and people_o),
             "where_baseline": float(bool(_BASE_WORD.search(where)) and not _BASE_WORD.search(outcome)),
             "change_fit": float(bool(_CHANGE.search(where)) == change_o),
             "abstract": float(any(u.startswith("a") for u in c.context) and c.origin in ("sentence", "clause")),

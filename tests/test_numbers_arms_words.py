@@ -1,0 +1,35 @@
+"""Arms that share a word ("bimatoprost PF" and "bimatoprost"), abbreviations trial reports use undefined
+("AEs"), and percentages that are a continuous outcome's means, on a fixture made by the project
+(tests/data/numbers/trial_shared_words.xml)."""
+
+from __future__ import annotations
+
+from claimtrace.documents import load_document
+from claimtrace.numbers import ranker
+from claimtrace.numbers.extract import Ico, extract_numbers
+from claimtrace.numbers.forms import doc_abbreviations
+from conftest import REPO
+
+DOC = REPO / "tests" / "data" / "numbers" / "trial_shared_words.xml"
+
+
+def test_undefined_common_abbreviation_and_arms_that_share_a_word() -> None:
+    assert doc_abbreviations("AEs were reported in 12%.")["AE"] == "adverse event"
+    assert doc_abbreviations("adverse effects (AE) were rare; AEs were mild")["AE"] == "adverse effects"
+    res = extract_numbers(load_document(DOC), "bimatoprost 0.03% preservative-free (PF)", "bimatoprost 0.03%",
+                          "adverse events")
+    i, c = res.arms["intervention"], res.arms["comparator"]
+    assert (i.events.value, i.group_size.value) == (122, 301)  # type: ignore[union-attr]
+    assert (c.events.value, c.group_size.value) == (130, 295)  # type: ignore[union-attr]
+
+
+def test_percentages_of_a_measure_are_offered_as_means_too() -> None:
+    doc = load_document(DOC)
+    text = f"{doc.abstract_text}\n{doc.body_text}"
+    ico = Ico.of("nicotine patch", "placebo patch", "percentage of stage 1 sleep", doc_abbreviations(text))
+    cands = ranker.candidates(doc, ico)
+    means = [c for c in cands if "percent_as_mean" in c.flags]
+    assert [(c.values["intervention"]["mean"].value, c.values["comparator"]["mean"].value) for c in means] == [
+        (15.5, 10.9)]
+    assert all(c.kind == "continuous" for c in means)
+    assert any(c.kind == "binary" and "_percent" in c.values["intervention"] for c in cands)  # the share as well
