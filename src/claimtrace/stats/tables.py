@@ -358,3 +358,89 @@ def row_statistics(doc: Document, row_id: str) -> list[TableStat]:
     if table is None:
         return []
     return [s for s in table_statistics(table) if s.row_id == row_id]
+
+
+# a column header naming a test with its degrees of freedom ("t(15)", "F(2, 36)", "χ2(1)") or a z column
+_TEST_HEADER = re.compile(r"^\s*(?:(?P<test>t|F|χ2|χ²|chi2|X2)\s*\(\s*(?P<df>\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)?)\s*\)"
+                          r"|(?P<z>z))\s*$")
+_P_HEADER = re.compile(r"^\s*(?:p|p[- ]?values?|sig\.?)\s*$", re.I)
+_P_CELL = re.compile(r"^\s*(?P<cmp>[<>≤≥=])?\s*(?P<p>0?\.\d+|1(?:\.0+)?)\s*$")
+_NUM_CELL = re.compile(rf"^\s*{_NUM}\s*$")
+# a cell holding a whole test without its p: "F(1, 167.44) = 1,253.72"
+_TEST_CELL = re.compile(r"^\s*(?:t|F|χ2|χ²|z)\s*(?:\([^)]*\))?\s*=\s*[-−–]?\s*[\d,]*\.?\d+\s*$")
+
+
+class RowTest(BaseModel):
+    """A test a table row reports across its cells: the statistic (under a header naming its test and df,
+    or written whole in a cell) and the p of the row's p column, as one text for the statistics engine."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str  # "t(15) = 5.754, p = .001"
+    test_cell: str
+    p_cell: str
+    p_start: int  # where the p part starts in ``text``
+
+
+def _column_cells(table: Table, row_cells: list[TableCell]) -> dict[int, tuple[str, TableCell]]:
+    """Column -> (text, cell) of a row; a cell spanning k columns whose text is exactly k numbers (a grid
+    merged on extraction: "5.754 .001 2.600") gives one number to each spanned column."""
+    out: dict[int, tuple[str, TableCell]] = {}
+    for c in row_cells:
+        parts = c.text.split()
+        if c.colspan > 1 and len(parts) == c.colspan and all(_NUM_CELL.match(p) for p in parts):
+            for i, p in enumerate(parts):
+                out[c.col + i] = (p, c)
+        else:
+            out[c.col] = (c.text, c)
+    return out
+
+
+def _column_headers(table: Table) -> dict[int, str]:
+    """Column -> its lowest header text, from the body cells of one column (or the header cells)."""
+    heads: dict[int, str] = {}
+    for c in table.cells:
+        if c.colspan == 1 and not c.header and c.column_path:
+            heads.setdefault(c.col, c.column_path[-1])
+    for c in table.cells:
+        if c.header and c.colspan == 1:
+            heads.setdefault(c.col, c.text)
+    return heads
+
+
+def row_tests(table: Table, row_id: str) -> list[RowTest]:
+    """The tests a row reports across cells, each with the p of the nearest p column to its right (before
+    the next test): a number under "t(15)" / "F(1, 30)" / "χ2(2)" / "z", or a cell "F(1, 29.4) = 4.51".
+    The df come from the header or the cell, never from elsewhere."""
+    row = next((r for r in table.rows if r.id == row_id), None)
+    if row is None or row.header:
+        return []
+    cells = {c.id: c for c in table.cells}
+    cols = _column_cells(table, [cells[cid] for cid in row.cell_ids if cid in cells])
+    heads = _column_headers(table)
+    tests: list[tuple[int, str, TableCell]] = []
+    ps: dict[int, tuple[str, TableCell]] = {}
+    for col, (text, cell) in sorted(cols.items()):
+        head = heads.get(col, "")
+        m = _TEST_HEADER.match(head)
+        if m and _NUM_CELL.match(text):
+            name = "z" if m.group("z") else m.group("test")
+            tests.append((col, f"{name}({m.group('df')}) = {text.strip()}" if m.group("df") else f"z = {text.strip()}", cell))
+        elif _TEST_CELL.match(text):
+            tests.append((col, text.strip(), cell))
+        elif _P_HEADER.match(head) and _P_CELL.match(text):
+            ps[col] = (text, cell)
+    out: list[RowTest] = []
+    starts = [c for c, _, _ in tests]
+    for i, (col, text, cell) in enumerate(tests):
+        nxt = starts[i + 1] if i + 1 < len(starts) else 10**6
+        p_cols = [c for c in ps if col < c < nxt]
+        if not p_cols:
+            continue
+        ptext, pcell = ps[min(p_cols)]
+        pm = _P_CELL.match(ptext)
+        assert pm is not None
+        joined = f"{text}, p "
+        out.append(RowTest(text=f"{joined}{pm.group('cmp') or '='} {pm.group('p')}", test_cell=cell.id,
+                           p_cell=pcell.id, p_start=len(joined) - 2))
+    return out
