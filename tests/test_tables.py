@@ -293,3 +293,25 @@ def test_real_row_tests_psychsci() -> None:
     doc = load_document(path)
     recs, _ = row_statistics_records(doc, "t1.r14")  # "t(15): 2.08; p: .055"
     assert [(r["test"], r["df1"], r["consistent"]) for r in recs] == [("t", 15, True)]
+
+
+def test_mean_sd_rows_of_a_table_are_not_coefficients() -> None:
+    """09567976231164553, Table 1 (an overview of participants): "Mean age in years at Time 1 (SD)" cells such as
+    "59.88 (12.10)" were read as coefficients with SEs and marked significant."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231164553.xml"))
+    rows = [s for s in document_table_statistics(doc) if s.kind == "coefficient"]
+    assert not [s.text for s in rows if s.row_label and "Mean" in s.row_label]
+    assert not [s.text for s in rows if s.significant]
+
+
+def test_regression_rows_named_mean_centered_are_kept() -> None:
+    """09567976231194221, Table 3: "Parenting at Time 2 (mean centered)" is a predictor, its B (SE) kept."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231194221.xml"))
+    labels = {s.row_label for s in document_table_statistics(doc) if s.kind == "coefficient"}
+    assert "Parenting at Time 2 (mean centered)" in labels
