@@ -304,7 +304,7 @@ def test_mean_sd_rows_of_a_table_are_not_coefficients() -> None:
     doc = load_document(shared_path("documents", "psychsci", "09567976231164553.xml"))
     rows = [s for s in document_table_statistics(doc) if s.kind == "coefficient"]
     assert not [s.text for s in rows if s.row_label and "Mean" in s.row_label]
-    assert not [s.text for s in rows if s.significant]
+    assert not [s.text for s in rows if s.significant and s.table_id == "t1"]  # Table 2 is a model: its stars stand
 
 
 def test_regression_rows_named_mean_centered_are_kept() -> None:
@@ -315,3 +315,26 @@ def test_regression_rows_named_mean_centered_are_kept() -> None:
     doc = load_document(shared_path("documents", "psychsci", "09567976231194221.xml"))
     labels = {s.row_label for s in document_table_statistics(doc) if s.kind == "coefficient"}
     assert "Parenting at Time 2 (mean centered)" in labels
+
+
+def test_real_b_se_table_with_a_descriptive_caption() -> None:
+    """09567976231164553, Table 2 ("b | SE" headers; the caption says "the median of all observations"): the
+    coefficients are read; Table 1 of the same paper (an overview of participants) still gives none."""
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231164553.xml"))
+    coefs = [s for s in document_table_statistics(doc) if s.kind == "coefficient"]
+    assert {s.table_id for s in coefs} == {"t2"}
+    row = next(s for s in coefs if s.row_label == "Year of birth, γ 08")
+    assert (row.value, row.se, row.stars) == (-0.232, 0.024, "*") and row.computed_p is not None and row.consistent
+
+
+def test_real_t_with_a_df_column() -> None:
+    """09567976211011969, Table 2 ("b | SE | t | df | p | d"): "t: -2.94; df: 1777; p: .003" is t(1777) = -2.94."""
+    from claimtrace.extract.statistics import row_statistics_records
+    from claimtrace.stats.tables import row_tests
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976211011969.xml"))
+    assert [x.text for x in row_tests(doc.tables[1], "t2.r4")] == ["t(1777) = -2.94, p = .003"]
+    recs, _ = row_statistics_records(doc, "t2.r4")
+    assert [(r["test"], r["df1"], r["consistent"]) for r in recs if r.get("kind") == "test"] == [("t", 1777, True)]
