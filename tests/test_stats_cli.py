@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, ei_article, shared_path
 
 
@@ -72,3 +74,14 @@ def test_bad_input_one_line_exit_2(tmp_path) -> None:
         assert res.returncode == 2, (args, res.stderr)
         assert res.stderr.startswith("error: ") and res.stderr.strip().count("\n") == 0
         assert "Traceback" not in res.stderr
+
+
+def test_terminal_table_prints_95_percent_ci(capsys: pytest.CaptureFixture[str]) -> None:
+    from claimtrace.cli.stats import compact_result
+    from claimtrace.stats import analyze
+    from claimtrace.stats.model import DocumentStat
+
+    res = [DocumentStat(**r.model_dump(), scope="text")
+           for r in analyze("The effect was significant, t(20) = 2.5, p = .02, 95% CI [0.1, 0.9].")]
+    cell = compact_result(res[0])
+    assert "95% CI [0.1, 0.9]" in cell and "9500%" not in cell

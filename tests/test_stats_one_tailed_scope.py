@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from claimtrace.documents import DocumentBuilder, load_document
-from claimtrace.stats import analyze, analyze_document
+from claimtrace.stats import analyze, analyze_document, one_tailed_scope
 from claimtrace.stats.parser import states_one_tailed
 from conftest import shared_path
 
@@ -105,3 +105,46 @@ def test_the_real_papers() -> None:
     doc = load_document(shared_path("documents", "psychsci", "09567976231173902.xml"))
     (t,) = [r for r in analyze_document(doc) if r.test == "t" and r.value == 0.957]
     assert t.consistent is False  # "our one-sided hypothesis" (a Bayes factor's) excuses no p
+
+
+@pytest.mark.parametrize("sentence", [
+    "Given the near ubiquity of anchoring effects in previous research, these were all onetailed tests.",
+    "All reported tests were onesided.",
+])
+def test_onetailed_without_hyphen_sets_the_scope(sentence: str) -> None:
+    assert one_tailed_scope(sentence)
+
+
+def test_onetailed_in_the_sentence_makes_a_half_p_consistent() -> None:
+    # t(29) = 1.80 gives two-tailed p = .082, one-tailed .041
+    (r,) = [x for x in analyze("A onetailed t test showed t(29) = 1.80, p = .041.") if x.test == "t"]
+    assert r.one_tailed and r.consistent is True and not r.decision_error
+
+
+def test_onetailed_scope_on_the_real_paper() -> None:
+    from claimtrace.documents import load_document
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976221089599.xml"))
+    assert "onetailed" in doc.body_text
+    assert one_tailed_scope(doc.body_text)
+    long = doc.body_text + " " * 10  # the long-text path of mentions_one_tailed (over 2,000 characters)
+    assert len(long) > 2000 and one_tailed_scope(long)
+
+
+def test_one_tailed_is_scoped_to_its_sentence() -> None:
+    # t(28) = 1.80 gives p = .083 two-tailed, .041 one-tailed
+    text = ("We tested the prediction with a one-tailed test, t(28) = 1.80, p = .041. "
+            "The control comparison was not predicted, t(28) = 1.80, p = .041.")
+    first, second = analyze(text)
+    assert first.one_tailed is True and first.consistent is True
+    assert second.one_tailed is False and second.consistent is False  # no longer excused by the other sentence
+
+
+def test_stated_scope_and_directional() -> None:
+    text = "All tests reported below were one-tailed. The effect was reliable, t(28) = 1.80, p = .041."
+    assert one_tailed_scope(text)
+    (r,) = analyze(text)
+    assert r.consistent is True and "consistent only as a one-tailed test" in r.flags
+    (d,) = analyze("A directional test confirmed it, t(28) = 1.80, p = .041.")
+    assert d.one_tailed is True and d.consistent is True
+    assert not one_tailed_scope("One participant took a one-tailed test home.")

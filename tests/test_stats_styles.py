@@ -1,10 +1,12 @@
-"""Social-science prose styles (economics, political science, sociology, education, medicine) next to APA."""
+"""Social-science prose styles (economics, political science, sociology, education, medicine) next to APA, and
+APA forms met in real papers: thousands separators in a value, Cohen's d_z."""
 
 from __future__ import annotations
 
 import pytest
 
-from claimtrace.stats import analyze, compute_p
+from claimtrace.stats import analyze, analyze_document, compute_p
+from conftest import shared_path
 
 
 def _one(text: str):
@@ -191,3 +193,55 @@ def test_effect_size_named_in_parentheses() -> None:
     # a power analysis plans an effect size: no result
     assert analyze("We had 80% power to detect a small effect size (r) of .12.") == []
     assert analyze("with 80% statistical power and an estimated medium effect size (d) of 0.50") == []
+
+
+def _found_one(text: str, test: str):  # type: ignore[no-untyped-def]
+    found = [r for r in analyze(text) if r.test == test]
+    assert len(found) == 1, [(r.test, r.value) for r in analyze(text)]
+    return found[0]
+
+
+@pytest.mark.parametrize(("sentence", "test", "value", "df1", "df2", "n"), [
+    ("A repeated-measures ANOVA showed a main effect of block, F(3, 126) = 1,705.7, p < .001.",
+     "F", 1705.7, 3, 126, None),
+    ("The one-factor model fit poorly, χ2(554, N = 237) = 1,012.58, p < .001.", "chi2", 1012.58, 554, None, 237),
+])
+def test_thousands_separator_keeps_the_whole_value(sentence: str, test: str, value: float, df1: float,
+                                                   df2: float | None, n: int | None) -> None:
+    r = _found_one(sentence, test)
+    assert (r.value, r.df1, r.df2, r.n) == (value, df1, df2, n)
+    assert r.consistent is True and not r.decision_error
+    assert sentence[r.spans["value"].start:r.spans["value"].end] == f"{value:,}".rstrip("0")
+
+
+def test_a_comma_that_is_not_a_thousands_separator_is_left_alone() -> None:
+    # "= 3,5" (two digits after the comma) and a list after the value are not thousands
+    assert _found_one("t(20) = 2, 345 participants took part", "t").value == 2
+    assert _found_one("F(2, 100) = 3,50, p = .03", "F").value == 3
+
+
+@pytest.mark.parametrize("sentence", [
+    "Participants improved, t(29) = 8.61, p < .001, d z = 1.57.",
+    "Participants improved, t(29) = 8.61, p < .001, d_z = 1.57.",
+])
+def test_cohens_d_z_is_an_effect_size_not_a_z_test(sentence: str) -> None:
+    res = analyze(sentence)
+    assert [r.test for r in res] == ["t"]
+    assert [(e.measure, e.value) for e in res[0].effects] == [("d", 1.57)]
+
+
+def test_d_z_with_its_ci_on_the_real_paper() -> None:
+    """09567976231218640: "Cohen's d z = 0.30, 95% CI = [0.16, 0.44]", "Hedges's g z = -0.21, 95% CI ...":
+    no z test at all in the paper (it reports none)."""
+    from claimtrace.documents import load_document
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231218640.xml"))
+    res = analyze_document(doc)
+    assert not [r.text for r in res if r.test == "z"]
+    assert {r.value for r in res if r.test == "d"} >= {0.30, 0.48, 0.60}
+    assert -0.21 in {r.value for r in res if r.test == "g"}
+
+
+def test_d_z_alone_is_named_paired() -> None:
+    r = _found_one("the effect, d z = 1.57, p < .001.", "d")
+    assert r.test_detail == "d_z" and r.decision_error is None

@@ -241,3 +241,100 @@ def test_pdf_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAIMTRACE_PDF_TABLES", "pdfplumber-text")
     (t2,) = load_document(p2).tables
     assert any(c.text == "0.42" for c in t2.cells)
+
+
+# a table of tests (forms from a Psychological Science table: a "t(15)" column and a "p" column, a row whose
+# three numbers the extraction merged into one cell spanning three columns, and "F(1, 167.44) = 1,253.72" cells
+# each followed by their p column); the numbers are made up
+TEST_TABLE = """<?xml version="1.0"?>
+<article><front><article-meta><title-group><article-title>Runs</article-title></title-group></article-meta></front>
+<body><sec><title>Results</title><p>Ratings changed with the run (Table 1).</p>
+<table-wrap id="tab1"><label>Table 1</label><caption><title>Overview of paired t tests</title></caption>
+<table><thead><tr><th>Comparison</th><th>Difference</th><th>t(15)</th><th>p</th><th>g</th></tr></thead><tbody>
+<tr><td>Go 1 - Go 2</td><td>-0.67</td><td>2.039</td><td>.059</td><td>0.375</td></tr>
+<tr><td>No Go 5 - Go 1</td><td>-4.58</td><td colspan="3">5.754 .001 2.600</td></tr>
+<tr><td>No Go 1 - No Go 2</td><td>0.82</td><td>1.793</td><td></td><td>0.483</td></tr>
+</tbody></table></table-wrap>
+<table-wrap id="tab2"><label>Table 2</label><caption><title>Linear mixed models</title></caption>
+<table><thead><tr><th>Predictor</th><th>F</th><th>p</th><th>F</th><th>p</th></tr></thead><tbody>
+<tr><td>Intercept</td><td>F(1, 167.44) = 1,253.72</td><td>&lt; .001</td><td>F(2, 36.87) = 19.59</td><td>.936</td></tr>
+</tbody></table></table-wrap></sec></body></article>
+"""
+
+
+def test_row_tests_read_across_cells(tmp_path: Path) -> None:
+    from claimtrace.extract.statistics import is_checked, row_statistics_records
+    from claimtrace.stats.tables import row_tests
+
+    path = tmp_path / "runs.nxml"
+    path.write_text(TEST_TABLE, encoding="utf-8")
+    doc = load_document(path)
+    t1, t2 = doc.tables
+    r1, r2, r3 = (r.id for r in t1.rows if not r.header)
+    assert [x.text for x in row_tests(t1, r1)] == ["t(15) = 2.039, p = .059"]
+    assert [x.text for x in row_tests(t1, r2)] == ["t(15) = 5.754, p = .001"]  # the merged cell, one number a column
+    assert row_tests(t1, r3) == []  # no p in the row: nothing to check against, and no df is made up
+    row = next(r.id for r in t2.rows if not r.header)
+    assert [x.text for x in row_tests(t2, row)] == ["F(1, 167.44) = 1,253.72, p < .001", "F(2, 36.87) = 19.59, p = .936"]
+    recs, summary = row_statistics_records(doc, r1)
+    assert len(recs) == 1 and is_checked(recs[0]) and recs[0]["consistent"] is True and recs[0]["df1"] == 15
+    assert recs[0]["spans"]["p"]["text"] == ".059" and recs[0]["spans"]["value"]["text"] == "2.039"
+    recs, summary = row_statistics_records(doc, r2)  # t(15) = 5.754 gives p < .0001, not .001
+    assert [r["consistent"] for r in recs] == [False] and summary.checked == 1 and summary.inconsistent == 1
+    recs, summary = row_statistics_records(doc, row)  # each F with its own p; the second one's p disagrees
+    assert [(r["test"], r["df2"], r["consistent"]) for r in recs] == [("F", 167.44, True), ("F", 36.87, False)]
+    assert row_statistics_records(doc, r3)[1].checked == 0
+
+
+def test_real_row_tests_psychsci() -> None:
+    from claimtrace.extract.statistics import row_statistics_records
+
+    path = shared_path("documents", "psychsci", "0956797616631990.xml")
+    doc = load_document(path)
+    recs, _ = row_statistics_records(doc, "t1.r14")  # "t(15): 2.08; p: .055"
+    assert [(r["test"], r["df1"], r["consistent"]) for r in recs] == [("t", 15, True)]
+
+
+def test_mean_sd_rows_of_a_table_are_not_coefficients() -> None:
+    """09567976231164553, Table 1 (an overview of participants): "Mean age in years at Time 1 (SD)" cells such as
+    "59.88 (12.10)" were read as coefficients with SEs and marked significant."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231164553.xml"))
+    rows = [s for s in document_table_statistics(doc) if s.kind == "coefficient"]
+    assert not [s.text for s in rows if s.row_label and "Mean" in s.row_label]
+    assert not [s.text for s in rows if s.significant and s.table_id == "t1"]  # Table 2 is a model: its stars stand
+
+
+def test_regression_rows_named_mean_centered_are_kept() -> None:
+    """09567976231194221, Table 3: "Parenting at Time 2 (mean centered)" is a predictor, its B (SE) kept."""
+    from claimtrace.documents import load_document
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231194221.xml"))
+    labels = {s.row_label for s in document_table_statistics(doc) if s.kind == "coefficient"}
+    assert "Parenting at Time 2 (mean centered)" in labels
+
+
+def test_real_b_se_table_with_a_descriptive_caption() -> None:
+    """09567976231164553, Table 2 ("b | SE" headers; the caption says "the median of all observations"): the
+    coefficients are read; Table 1 of the same paper (an overview of participants) still gives none."""
+    from claimtrace.stats.tables import document_table_statistics
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976231164553.xml"))
+    coefs = [s for s in document_table_statistics(doc) if s.kind == "coefficient"]
+    assert {s.table_id for s in coefs} == {"t2"}
+    row = next(s for s in coefs if s.row_label == "Year of birth, γ 08")
+    assert (row.value, row.se, row.stars) == (-0.232, 0.024, "*") and row.computed_p is not None and row.consistent
+
+
+def test_real_t_with_a_df_column() -> None:
+    """09567976211011969, Table 2 ("b | SE | t | df | p | d"): "t: -2.94; df: 1777; p: .003" is t(1777) = -2.94."""
+    from claimtrace.extract.statistics import row_statistics_records
+    from claimtrace.stats.tables import row_tests
+
+    doc = load_document(shared_path("documents", "psychsci", "09567976211011969.xml"))
+    assert [x.text for x in row_tests(doc.tables[1], "t2.r4")] == ["t(1777) = -2.94, p = .003"]
+    recs, _ = row_statistics_records(doc, "t2.r4")
+    assert [(r["test"], r["df1"], r["consistent"]) for r in recs if r.get("kind") == "test"] == [("t", 1777, True)]

@@ -136,7 +136,48 @@ def row_statistics_records(doc: Document, row_id: str, *, alpha: float = 0.05) -
                 summary.checked += 1
                 summary.inconsistent += rec["consistent"] is False
             summary.decision_errors += bool(rec["decision_error"])
+    if table is not None:
+        records, summary = _with_row_tests(table, row_id, records, summary, alpha)
     return records, summary
+
+
+def _with_row_tests(table: Any, row_id: str, records: list[dict[str, Any]], summary: StatisticsSummary,
+                    alpha: float) -> tuple[list[dict[str, Any]], StatisticsSummary]:
+    """A row's tests read across cells (``stats.tables.row_tests``: a statistic under "t(15)", or "F(1, 30) = 4.2"
+    in a cell, with the row's p column) where that gives a consistency verdict, replacing the record of the
+    test's cell that had none (a recomputed p without a reported one to compare)."""
+    from claimtrace.stats import analyze
+    from claimtrace.stats.tables import row_tests
+
+    cells = {c.id: c for c in table.cells}
+    added: list[dict[str, Any]] = []
+    for rt in row_tests(table, row_id):
+        res = analyze(rt.text, alpha=alpha)
+        if len(res) != 1 or res[0].test is None or res[0].consistent is None:
+            continue
+        rec = res[0].model_dump(mode="json")
+        tc, pc = cells[rt.test_cell], cells[rt.p_cell]
+        for sp in rec["spans"].values():
+            c = pc if sp["start"] >= rt.p_start else tc
+            sp.update(start=c.start, end=c.end, text=c.text)
+        if any(r.get("consistent") is not None and (r.get("cell_ids") or [None])[0] == tc.id for r in records):
+            continue  # the test's cell already has its verdict
+        rec.update({"start": tc.start, "end": tc.end, "text": tc.text, "source": "table", "scope": "table",
+                    "table_id": table.id, "row_id": row_id, "cell_ids": list(dict.fromkeys([tc.id, pc.id])),
+                    "flags": [*rec["flags"], f"test read across the row's cells ({rt.text})"]})
+        added.append(rec)
+    if not added:
+        return records, summary
+    used = {r["cell_ids"][0] for r in added}
+    kept = [r for r in records if r.get("kind") == "coefficient" or (r.get("cell_ids") or [None])[0] not in used]
+    new = StatisticsSummary()
+    for r in [*kept, *added]:
+        new.results += 1
+        if r.get("consistent") is not None:
+            new.checked += 1
+            new.inconsistent += r["consistent"] is False
+        new.decision_errors += bool(r.get("decision_error"))
+    return [*kept, *added], new
 
 
 # a column of confidence (or credible) intervals: "95% CI", "CI", "95% confidence interval"

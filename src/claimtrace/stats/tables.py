@@ -52,6 +52,7 @@ _LEGEND_LEVEL = re.compile(r"(?P<sym>[*†‡§#+]{1,4})\s*(?:significant\s+at\s
 _N_ROW = re.compile(r"^(n|observations|obs\.?|no\.? of (obs\.?|observations)|number of (obs\.?|observations|participants|subjects)|sample size|n \(.*\))$", re.I)
 _R2_ROW = re.compile(r"^(adj(usted)?\.?\s*|pseudo[- ]?|within\s+|overall\s+)?(r2|r²|r\^2|r-squared|r squared)$", re.I)
 _SE_COL = re.compile(r"^(s\.?e\.?|se\(?b?\)?|std\.?\s*err(or)?\.?|standard error|robust se)$", re.I)
+_ESTIMATE_HEAD = re.compile(r"^(?:b|B|β|beta|γ|estimates?|coefficients?|coef\.?)$", re.I)
 _STAT_COL = re.compile(r"^(t|z|t[- ]?(value|stat(istic)?)|z[- ]?(value|stat(istic)?)|wald)$", re.I)
 _CI_COL = re.compile(r"(\d{2}\s*%\s*)?\b(CI|confidence interval)\b", re.I)
 _RATIO = re.compile(r"\b(OR|HR|RR|IRR|odds ratios?|hazard ratios?|risk ratios?|exp\s*\(?b\)?)\b", re.I)
@@ -117,7 +118,11 @@ def _reports_estimates(t: Table) -> bool:
     cue = " ".join([t.caption or "", *t.footnotes, heads])
     strong = re.search(r"regress|coefficient|estimate|standard errors?|odds ratio|hazard ratio|logit|probit|\bOLS\b",
                        " ".join([t.caption or "", *t.footnotes]), re.I)
-    return bool(_REGRESSION_CUE.search(cue)) and (bool(strong) or not _DESCRIPTIVE.search(t.caption or ""))
+    # header cells "b" (or "B", "β", "Estimate", ...) and "SE" say the table reports estimates, whatever words a long
+    # caption also holds ("the median of all observations"); "M" and "SE" are descriptives and stay out
+    head_cells = [c.text.strip() for c in t.cells if c.header]
+    b_se = any(_SE_COL.match(h) for h in head_cells) and any(_ESTIMATE_HEAD.match(h) for h in head_cells)
+    return bool(_REGRESSION_CUE.search(cue)) and (bool(strong) or b_se or not _DESCRIPTIVE.search(t.caption or ""))
 
 
 def _p_range(stars: str | None, legend: dict[str, float]) -> tuple[float, float] | None:
@@ -358,3 +363,99 @@ def row_statistics(doc: Document, row_id: str) -> list[TableStat]:
     if table is None:
         return []
     return [s for s in table_statistics(table) if s.row_id == row_id]
+
+
+# a column header naming a test with its degrees of freedom ("t(15)", "F(2, 36)", "χ2(1)") or a z column
+_TEST_HEADER = re.compile(r"^\s*(?:(?P<test>t|F|χ2|χ²|chi2|X2)\s*\(\s*(?P<df>\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)?)\s*\)"
+                          r"|(?P<z>z))\s*$")
+# a bare "t" or "χ2" column, read with the row's "df" column
+_BARE_TEST_HEADER = re.compile(r"^\s*(?P<test>t|χ2|χ²|chi2)\s*$")
+_DF_HEADER = re.compile(r"^\s*df\s*$", re.I)
+_DF_CELL = re.compile(r"^\s*\d+(?:\.\d+)?\s*$")
+_P_HEADER = re.compile(r"^\s*(?:p|p[- ]?values?|sig\.?)\s*$", re.I)
+_P_CELL = re.compile(r"^\s*(?P<cmp>[<>≤≥=])?\s*(?P<p>0?\.\d+|1(?:\.0+)?)\s*$")
+_NUM_CELL = re.compile(rf"^\s*{_NUM}\s*$")
+# a cell holding a whole test without its p: "F(1, 167.44) = 1,253.72"
+_TEST_CELL = re.compile(r"^\s*(?:t|F|χ2|χ²|z)\s*(?:\([^)]*\))?\s*=\s*[-−–]?\s*[\d,]*\.?\d+\s*$")
+
+
+class RowTest(BaseModel):
+    """A test a table row reports across its cells: the statistic (under a header naming its test and df,
+    or written whole in a cell) and the p of the row's p column, as one text for the statistics engine."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str  # "t(15) = 5.754, p = .001"
+    test_cell: str
+    p_cell: str
+    p_start: int  # where the p part starts in ``text``
+
+
+def _column_cells(table: Table, row_cells: list[TableCell]) -> dict[int, tuple[str, TableCell]]:
+    """Column -> (text, cell) of a row; a cell spanning k columns whose text is exactly k numbers (a grid
+    merged on extraction: "5.754 .001 2.600") gives one number to each spanned column."""
+    out: dict[int, tuple[str, TableCell]] = {}
+    for c in row_cells:
+        parts = c.text.split()
+        if c.colspan > 1 and len(parts) == c.colspan and all(_NUM_CELL.match(p) for p in parts):
+            for i, p in enumerate(parts):
+                out[c.col + i] = (p, c)
+        else:
+            out[c.col] = (c.text, c)
+    return out
+
+
+def _column_headers(table: Table) -> dict[int, str]:
+    """Column -> its lowest header text, from the body cells of one column (or the header cells)."""
+    heads: dict[int, str] = {}
+    for c in table.cells:
+        if c.colspan == 1 and not c.header and c.column_path:
+            heads.setdefault(c.col, c.column_path[-1])
+    for c in table.cells:
+        if c.header and c.colspan == 1:
+            heads.setdefault(c.col, c.text)
+    return heads
+
+
+def row_tests(table: Table, row_id: str) -> list[RowTest]:
+    """The tests a row reports across cells, each with the p of the nearest p column to its right (before
+    the next test): a number under "t(15)" / "F(1, 30)" / "χ2(2)" / "z", a number under "t" with the row's one
+    "df" cell, or a cell "F(1, 29.4) = 4.51". The df come from the header, the row or the cell, never from
+    elsewhere."""
+    row = next((r for r in table.rows if r.id == row_id), None)
+    if row is None or row.header:
+        return []
+    cells = {c.id: c for c in table.cells}
+    cols = _column_cells(table, [cells[cid] for cid in row.cell_ids if cid in cells])
+    heads = _column_headers(table)
+    tests: list[tuple[int, str, TableCell]] = []
+    ps: dict[int, tuple[str, TableCell]] = {}
+    dfs = [text.strip() for col, (text, _) in cols.items() if _DF_HEADER.match(heads.get(col, "")) and _DF_CELL.match(text)]
+    for col, (text, cell) in sorted(cols.items()):
+        head = heads.get(col, "")
+        m = _TEST_HEADER.match(head)
+        bare = _BARE_TEST_HEADER.match(head)
+        if bare and len(dfs) == 1 and _NUM_CELL.match(text):  # "t" with the row's one "df" cell
+            tests.append((col, f"{bare.group('test')}({dfs[0]}) = {text.strip()}", cell))
+            continue
+        if m and _NUM_CELL.match(text):
+            name = "z" if m.group("z") else m.group("test")
+            tests.append((col, f"{name}({m.group('df')}) = {text.strip()}" if m.group("df") else f"z = {text.strip()}", cell))
+        elif _TEST_CELL.match(text):
+            tests.append((col, text.strip(), cell))
+        elif _P_HEADER.match(head) and _P_CELL.match(text):
+            ps[col] = (text, cell)
+    out: list[RowTest] = []
+    starts = [c for c, _, _ in tests]
+    for i, (col, text, cell) in enumerate(tests):
+        nxt = starts[i + 1] if i + 1 < len(starts) else 10**6
+        p_cols = [c for c in ps if col < c < nxt]
+        if not p_cols:
+            continue
+        ptext, pcell = ps[min(p_cols)]
+        pm = _P_CELL.match(ptext)
+        assert pm is not None
+        joined = f"{text}, p "
+        out.append(RowTest(text=f"{joined}{pm.group('cmp') or '='} {pm.group('p')}", test_cell=cell.id,
+                           p_cell=pcell.id, p_start=len(joined) - 2))
+    return out
