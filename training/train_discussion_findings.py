@@ -32,7 +32,8 @@ from claimtrace.extract.findings import (  # noqa: E402
     score_sentences,
     strip_page_stamps,
 )
-from traces_detect_extra import extra_gold  # noqa: E402
+from provenance import Run  # noqa: E402
+from traces_detect_extra import EXTRA_LOADER, extra_gold  # noqa: E402
 from traces_psychsci import DOCS, GOLD, scorer, split_of, wilson  # noqa: E402
 
 TOP = 3  # the findings detect_findings keeps from a Discussion
@@ -104,6 +105,7 @@ def main() -> None:
     import numpy as np
     from sklearn.model_selection import GroupKFold
 
+    run = Run(data=[GOLD, DOCS, EXTRA_LOADER.parent / "psychsci-extra.jsonl"])
     recs = papers()
     pool = [r for r in recs if r["pool"] and r["feats"]]
     names = list(pool[0]["feats"][0])
@@ -137,6 +139,7 @@ def main() -> None:
                       "Discussion", "papers": len(pool), "sentences": sum(len(r["labels"]) for r in pool),
                       "positives": sum(sum(r["labels"]) for r in pool), "C": C}}
     args.out.write_text(json.dumps(model, indent=1) + "\n")
+    result["provenance"] = run.finish()
     args.result.write_text(json.dumps(result, indent=1) + "\n")
     print(f"-> {args.out}, {args.result}", file=sys.stderr)
 
