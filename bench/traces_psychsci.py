@@ -351,7 +351,7 @@ def _detect_alone_lines(load: Any) -> list[str]:
     for label, f in files:
         d = load(f)
         out.append(f"| {label} | {_fig(_as_fig(d['dev']), 'x')} | {_fig(_as_fig(d['extra']), 'x')} | `bench/results/{f}` |")
-    for name, label in (("hand", "hand-set Discussion weights, cross-validated pool"),
+    for name, label in (("hand", "hand-set Discussion weights (no fitting), this branch's two-paragraph pool"),
                         ("learned_cv", "learned Discussion scorer, cross-validated by paper")):
         out.append(f"| {label} | {_fig(_as_fig(cv['dev'][name]), 'x')} | {_fig(_as_fig(cv['extra'][name]), 'x')} | "
                    "`bench/results/discussion_findings_cv.json` |")
