@@ -124,6 +124,8 @@ STEPS: list[Step] = [
               "meaningful on an idle machine"),
     Step("tables-ei-rows", ["bench/tables_ei_rows.py"], ["tables_ei_rows.json"], slow="reads every EI article (minutes)"),
     Step("traces-detect-extra", ["bench/traces_detect_extra.py"], ["traces_detect_extra.json"]),
+    Step("discussion-findings-cv", ["training/train_discussion_findings.py"], ["discussion_findings_cv.json"],
+         needs=["it also rewrites src/claimtrace/extract/weights/discussion_findings.json (the shipped scorer)"]),
     Step("traces-detect-extra-baseline", ["bench/traces_detect_extra.py", "--out",
                                           "bench/results/traces_detect_extra_baseline.json"],
          ["traces_detect_extra_baseline.json"],

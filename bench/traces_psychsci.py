@@ -334,6 +334,35 @@ def _ranker_lines() -> list[str]:
             f"{fit['hand_set_top1']:.3f}; in-sample {fit['train_top1']:.3f}).", ""]
 
 
+def _detect_alone_lines(load: Any) -> list[str]:
+    """The finding-detection table (``bench/traces_detect_extra.py``, dev part and extra traces) with the
+    paper-grouped cross-validation of the Discussion-sentence scorer (``training/train_discussion_findings.py``)."""
+    files = [("before the learned Discussion scorer", "traces_detect_extra_before_learned.json"),
+             ("this branch (in-sample: the scorer was fit on these papers)", "traces_detect_extra.json")]
+    if not all((RESULTS / f).is_file() for _, f in files) or not (RESULTS / "discussion_findings_cv.json").is_file():
+        return []
+    cv = load("discussion_findings_cv.json")
+    out = ["", "## Finding detection alone: dev part and extra traces", "",
+           "`detect_findings` (no ranking): a paper is a hit when a chosen sentence states the gold finding. The extra "
+           "traces (`bench/data/traces-extra`, annotator: " + cv["annotator"] + ") were not used to write the "
+           "detection rules; the Discussion-sentence scorer is trained on both sets, so its honest figure is the "
+           "paper-grouped cross-validated one (hand-set weights vs. learned scorer, same Discussion pool).", "",
+           "| code | dev part | extra traces | result file |", "|---|---|---|---|"]
+    for label, f in files:
+        d = load(f)
+        out.append(f"| {label} | {_fig(_as_fig(d['dev']), 'x')} | {_fig(_as_fig(d['extra']), 'x')} | `bench/results/{f}` |")
+    for name, label in (("hand", "hand-set Discussion weights (no fitting), this branch's two-paragraph pool"),
+                        ("learned_cv", "learned Discussion scorer, cross-validated by paper")):
+        out.append(f"| {label} | {_fig(_as_fig(cv['dev'][name]), 'x')} | {_fig(_as_fig(cv['extra'][name]), 'x')} | "
+                   "`bench/results/discussion_findings_cv.json` |")
+    return out
+
+
+def _as_fig(d: dict[str, Any]) -> dict[str, Any]:
+    """A detection figure ({n, hits, share, ci95}) in the form ``_fig`` reads."""
+    return {"n": d["n"], "x": {"hits": d["hits"], "share": d["share"], "ci95": d["ci95"]}}
+
+
 def report_lines() -> list[str]:
     """The Markdown page docs/results/traces-psychsci.md, from the committed result files."""
     def load(name: str) -> dict[str, Any]:
@@ -359,6 +388,7 @@ def report_lines() -> list[str]:
         for part in ("untouched", "dev"):
             lines.append(f"| {d['label']} | {part} | {_fig(d[part], 'finding_hit')} | {_fig(d[part], 'hypothesis_hit')} | "
                          f"{_fig(d[part], 'evidence_hit')} | `bench/results/{f}` |")
+    lines += _detect_alone_lines(load)
     preset_files = [f for f in [RESULTS / "traces_psychsci_presets.json", *sorted(RESULTS.glob("traces_psychsci_presets_*.json"))]
                     if f.is_file()]
     if preset_files:

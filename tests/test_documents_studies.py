@@ -149,3 +149,27 @@ def test_sentences_about_testing_a_hypothesis_are_not_its_statement() -> None:
     tr = extract_traces(doc, ["After being excessively criticized, home-plate umpires were less likely to call "
                               "strikes to batters from the complaining team."])[0]
     assert tr.hypothesis is not None and not tr.hypothesis.text.startswith("To strengthen the primary hypothesis")
+
+
+def test_an_abstract_far_shorter_than_an_abstract_sends_findings_to_the_discussion() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797618796480.xml"))
+    problem = abstract_problem(doc)
+    assert problem is not None and "shorter" in problem
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen and all(c.source == "discussion" for c in chosen)
+    assert not any(c.text.startswith("Proportion of Average Earnings 0 10 20") for c in chosen)  # figure ticks
+
+
+def test_a_paper_without_an_abstract_takes_its_findings_from_the_discussion() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797619833325.xml"))
+    assert not doc.sentences("abstract")
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen and all(c.source == "discussion" and "no abstract" in c.reason for c in chosen)
+    assert any(c.text.startswith("The worried/vulnerable facet of neuroticism is linked to better health")
+               for c in chosen)
+
+
+def test_an_abstract_that_announces_its_study_is_kept_without_a_result_cue() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797621996660.xml"))
+    assert abstract_problem(doc) is None
+    assert all(c.source == "abstract" for c in detect_findings(doc))

@@ -19,9 +19,11 @@ or ends mid-sentence is the opening of the introduction that GROBID took for the
 abstract (articles without one, such as Psychological Science short reports): it holds no finding of the
 paper, so findings are then detected among the Discussion/Conclusion sentences of the body instead. The same
 holds for an abstract block that cites like an introduction, is far longer than an abstract, states no result, or
-is also the first body paragraph (``abstract_problem``): the findings then come from the first paragraph of the
-General Discussion (or of the first Discussion), scored with a restated-result cue (``discussion_scores``), and the
-candidate says so (``source="discussion"``, carried to ``Finding.source`` of the trace).
+is also the first body paragraph, or is far shorter than an abstract (``abstract_problem``), and for a document
+with no abstract at all: the findings then come from the first two paragraphs of the General Discussion (or of the
+first Discussion), scored by a learned Discussion-sentence scorer (``discussion_scores``, weights
+``weights/discussion_findings.json`` from ``training/train_discussion_findings.py``), and the candidate says so
+(``source="discussion"``, carried to ``Finding.source`` of the trace).
 """
 
 from __future__ import annotations
@@ -202,12 +204,16 @@ def not_an_abstract(sentences: list[str]) -> bool:
 CITATION = re.compile(r"\([A-Z][^()]{0,80}?(19|20)\d\d[a-z]?\)|\bet al\.,? \(?(19|20)\d\d")
 #: an abstract longer than this (characters) is not one (Psychological Science abstracts: about 150-250 words)
 MAX_ABSTRACT_CHARS = 2600
+#: an abstract shorter than this (words) is not one either: the block is an introduction's opening lines (dev part and
+#: extra traces: every real abstract block has 139 words or more; the short ones were all introduction text)
+MIN_ABSTRACT_WORDS = 60
 
 
 def abstract_problem(doc: Document) -> str | None:
     """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
     like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
-    is far longer than an abstract, states no result, or is also the first body paragraph."""
+    is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
+    paragraph."""
     sents = [x.text for x in doc.sentences("abstract")]
     if not sents or doc.source.format in TAGGED_ABSTRACTS:
         return None
@@ -218,8 +224,13 @@ def abstract_problem(doc: Document) -> str | None:
         return "the abstract cites prior work like an introduction (two citations or more)"
     if len(text) > MAX_ABSTRACT_CHARS:
         return f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
-    if not any(RESULT_REPORT.search(t) or RESULT_CUES.search(t) for t in sents):
-        return "the abstract states no result"
+    if len(text.split()) < MIN_ABSTRACT_WORDS:
+        return f"the abstract is far shorter than an abstract ({len(text.split())} < {MIN_ABSTRACT_WORDS} words)"
+    # no result and no study of its own: a real abstract that words its result without a result cue ("participants
+    # were able to ...") still announces its study ("Here, we tested ...")
+    if not any(RESULT_REPORT.search(t) or RESULT_CUES.search(t) or METHOD_REPORT.search(t) or METHOD_CUES.search(t)
+               for t in sents):
+        return "the abstract states no result and no study"
     first = normalise_space(doc.paragraphs[0].text) if doc.paragraphs else ""
     if first and (normalise_space(text)[:200] in first or first[:200] in normalise_space(text)):
         return "the abstract is also the first body paragraph"
@@ -240,6 +251,8 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     fallback = ""
     source: Literal["abstract", "discussion", "body"] = "abstract"
     problem = abstract_problem(doc) if sents else None
+    ranks: list[int] = []
+    firsts: list[bool] = []
     if problem:
         pool = _discussion_pool(doc)
         if pool:
@@ -247,17 +260,25 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
             fallback = f"{problem}: detected among the first (General) Discussion sentences; "
             max_findings = min(max_findings, 3)
             source = "discussion"
-    if not sents:
-        sents, fallback = _body_pool(doc)
+    if not sents:  # no abstract at all: the (General) Discussion opening, else the leading body paragraphs
+        pool = _discussion_pool(doc)
+        if pool:
+            sents, fallback, source = pool, "no abstract in the document: detected among the first (General) " \
+                "Discussion sentences; ", "discussion"
+        else:
+            sents, fallback = _body_pool(doc)
+            source = "body"
         labels = [None] * len(sents)
         max_findings = min(max_findings, 3)
-        source = "body"
     if not sents:
         raise InputError(doc.source.path, "the document has no abstract or body sentences to detect findings in; give --finding TEXT")
     texts = [strip_page_stamps(s.text) for s in sents]
     scored = score_sentences(texts, labels)
     if source == "discussion":
-        scored = discussion_scores(texts, scored)
+        ranked = {id(s): (r, f) for s, r, f in discussion_pool(doc)}
+        ranks = [ranked.get(id(s), (0, False))[0] for s in sents]
+        firsts = [ranked.get(id(s), (0, False))[1] for s in sents]
+        scored = discussion_scores(texts, scored, ranks, firsts)
     broken = [cut_off(s.text) for s in sents]
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
@@ -277,6 +298,8 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
             why = "not chosen: the sentence is cut off (a page stamp or no closing punctuation); " + why
         if j in block:
             why = "chosen: reports a result in the abstract's results block (after its last method sentence); " + why
+        elif j in chosen and source == "discussion":
+            why = f"chosen: among the {max_findings} best-scoring Discussion sentences; " + why
         elif j in chosen:
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
@@ -295,26 +318,72 @@ RESTATED_RESULT = re.compile(
 NOT_RESTATED = re.compile(r"\b(limitations?|future (work|research|studies)|should|could|might|may|speculate|"
                           r"prior (studies|work|research)|previous(ly)?|literature|we (suggest|propose|speculate|believe|"
                           r"encourage|urge))\b", re.I)
-W_DISCUSSION_MODEL, W_RESTATED, W_NOT_RESTATED, W_DISCUSSION_POSITION = 0.5, 0.5, 0.4, 0.3
-#: a Discussion sentence that reports a result (``RESULT_REPORT``: "X showed weaker ...", "there was a significant ...")
-#: (finding hit with --detect, dev part / extra traces: 30/40, 24/40 without it; 32/40, 24/40 with 0.3)
-W_RESULT_REPORT = 0.3
+#: the learned Discussion-sentence scorer: a logistic regression over ``discussion_features`` (trained by
+#: ``training/train_discussion_findings.py`` on the dev part of the gold traces and the extra traces whose finding
+#: the annotators took from the Discussion, with paper-grouped cross-validation; its metrics are in the file)
+DISCUSSION_WEIGHTS = WEIGHTS_DIR / "discussion_findings.json"
+_QUESTION = re.compile(r"\?\s*$")
 
 
-def discussion_scores(texts: list[str], scored: list[tuple[float, str]]) -> list[tuple[float, str]]:
-    """Scores of Discussion sentences as findings: the model's probability (trained on abstracts, it favours
-    hedged conclusions) plus a restated-result cue, minus limitation/future-work/speculation words, plus a prior for
-    the opening sentences (a General Discussion opens with the main result), plus a result-report cue."""
+def discussion_features(text: str, p: float, i: int, n: int, par_rank: int, first_in_par: bool) -> dict[str, float]:
+    """Dense features of one Discussion sentence as a finding: the abstract model's probability, cue words
+    (restated or reported result, limitation/speculation, hedge, question, citation, statistics, method), its
+    position in the pool and which paragraph of the pool it is in."""
+    return {
+        "model_p": p,
+        "restated": float(bool(RESTATED_RESULT.search(text))),
+        "reports_result": float(bool(RESULT_REPORT.search(text))),
+        "change_report": float(bool(CHANGE_REPORT.search(text))),
+        "own_result": float(bool(OWN_RESULT.search(text))),
+        "not_restated": float(bool(NOT_RESTATED.search(text))),
+        "hedged": float(_hedged(text)),
+        "question": float(bool(_QUESTION.search(text))),
+        "citations": math.log1p(len(CITATION.findall(text))),
+        "has_statistics": float(bool(STAT_CUES.search(text))),
+        "conclusion_cues": float(bool(CONCLUSION_CUES.search(text))),
+        "method_report": float(bool(METHOD_REPORT.search(text))),
+        "background": float(bool(BACKGROUND_CUES.search(text))),
+        "rel_position": i / max(n - 1, 1),
+        "paragraph_rank": float(par_rank),
+        "first_in_paragraph": float(first_in_par),
+        "log_words": math.log1p(len(text.split())) / 4.0,
+    }
+
+
+@lru_cache(maxsize=1)
+def discussion_model() -> dict[str, Any]:
+    """The shipped Discussion-sentence scorer (loaded once)."""
+    import json
+
+    try:
+        data: dict[str, Any] = json.loads(DISCUSSION_WEIGHTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(str(DISCUSSION_WEIGHTS), f"cannot load the discussion finding weights: {exc}") from None
+    return data
+
+
+def discussion_logit(feats: dict[str, float], model: dict[str, Any]) -> tuple[float, list[tuple[str, float]]]:
+    """The scorer's logit for one sentence's features, with each feature's contribution (largest first)."""
+    contrib = [(k, float(w) * (feats[k] - model["mean"][k]) / model["scale"][k]) for k, w in model["weights"].items()]
+    return float(model["intercept"]) + sum(c for _, c in contrib), sorted(contrib, key=lambda kc: -kc[1])
+
+
+def discussion_scores(texts: list[str], scored: list[tuple[float, str]], par_ranks: list[int] | None = None,
+                      first_in_par: list[bool] | None = None) -> list[tuple[float, str]]:
+    """Scores of Discussion sentences as findings from the learned scorer (``discussion_features``; the abstract
+    model alone, trained on abstracts, favours hedged conclusions)."""
+    model = discussion_model()
     n = max(len(texts), 1)
+    ranks = par_ranks or [0] * len(texts)
+    firsts = first_in_par or [i == 0 for i in range(len(texts))]
     out = []
     for i, (t, (p, why)) in enumerate(zip(texts, scored, strict=True)):
-        r, neg = bool(RESTATED_RESULT.search(t)), bool(NOT_RESTATED.search(t))
-        rep = bool(RESULT_REPORT.search(t))
-        z = W_DISCUSSION_MODEL * p + W_RESTATED * r - W_NOT_RESTATED * neg + W_DISCUSSION_POSITION * (1 - i / n) \
-            + W_RESULT_REPORT * rep
-        extra = ("; restates a result" if r else "") + ("; reports a result" if rep else "") + \
-            ("; limitation/speculation words" if neg else "")
-        out.append((z, f"discussion score {z:.2f} from model {p:.2f}{extra}; " + why))
+        feats = discussion_features(t, p, i, n, ranks[i], firsts[i])
+        z, contrib = discussion_logit(feats, model)
+        z = 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+        # the cues the sentence has that raise its score most (an absent cue is no reason)
+        pos = ", ".join(k.replace("_", " ") for k, c in contrib if c > 0.05 and feats[k] > 0 and k != "model_p")[:80]
+        out.append((z, f"discussion score {z:.2f} from model {p:.2f}" + (f"; for: {pos}" if pos else "") + "; " + why))
     return out
 
 
@@ -339,27 +408,42 @@ def _hedged(text: str) -> bool:
     return not (rep and rep.start() < hedge.start() and not text.rstrip().endswith("?"))
 
 
-#: the first paragraph of the (General) Discussion, where a paper restates its main result (dev part, --detect
-#: finding hit: 25/40 with one paragraph, 24/40 with two)
-DISCUSSION_PARAGRAPHS = 1 # the first paragraphs of the (General) Discussion, where a paper restates its main result
+#: the first paragraphs of the (General) Discussion read (a Discussion often opens with a paragraph that recaps the
+#: aims, the result following in the next one); the scorer's paragraph-rank feature weighs them
+DISCUSSION_PARAGRAPHS = 2
 
 
 def _discussion_pool(doc: Document, limit: int = 60) -> list[Sentence]:
+    """The sentences of ``discussion_pool`` (without their paragraph ranks)."""
+    return [s for s, _, _ in discussion_pool(doc, limit)]
+
+
+def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int, bool]]:
     """The sentences of the first paragraphs of the General Discussion (else of the first Discussion, else of the
     Conclusion): where a paper without an abstract states its main result."""
     general = [p for p in doc.paragraphs if p.study == "general" and p.section_kind == "discussion"]
     pars = general or [p for p in doc.paragraphs if p.section_kind == "discussion"] or \
         [p for p in doc.paragraphs if p.section_kind == "conclusion"]
-    out: list[Sentence] = []
+    out: list[tuple[Sentence, int, bool]] = []
     used = 0
     for p in pars:  # the first paragraphs that hold a whole sentence (figure text and fragments do not count)
-        whole = [s for s in p.sentences if not cut_off(s.text)]
+        whole = [s for s in p.sentences if not cut_off(s.text) and not figure_text(s.text)]
         if whole:
-            out.extend(whole)
+            out.extend((s, used, k == 0) for k, s in enumerate(whole))
             used += 1
         if used >= DISCUSSION_PARAGRAPHS:
             break
     return out[:limit]
+
+
+#: six numbers in a row: a figure's axis ticks ("0 10 20 30 40 50"); prose, statistics included, never has them
+_FIGURE_TICKS = re.compile(r"(?:(?<=\s)|^)(?:[<>]?\s?-?\d+(?:[.,]\d+)?%?\s+){5}-?\d+(?:[.,]\d+)?%?(?=\s|$)")
+
+
+def figure_text(text: str) -> bool:
+    """Whether a "sentence" holds a figure's axis labels and ticks that GROBID left in a paragraph (six numbers in a
+    row: "Proportion of Average Earnings 0 10 20 30 40 50 ...")."""
+    return bool(_FIGURE_TICKS.search(text))
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:
