@@ -75,6 +75,17 @@ RESULT_WORDS = re.compile(r"\b(significant(ly)?|did not differ|no differences?|n
                           r"statistically|was associated|were associated|increased|decreased|reduced|higher|lower)\b",
                           re.I)
 
+#: a sentence that reports a finding as found ("we found", "results showed", "was significant"; the hypothesis
+#: ranker's result cue: a reported result is not the hypothesis)
+FINDING_REPORT = re.compile(r"\b(we found|results? (showed|revealed|indicated|suggest)|was (significant|found)|"
+                            r"were (significant|found)|(showed|revealed) (a|that|significant))\b", re.I)
+
+#: a null result in words, at word boundaries ("no reliable", "did not predict", "similar", "failed to"; the
+#: evidence ranker's cue that a sentence reports no effect)
+NULL_RESULT_WORDS = re.compile(r"\b(no (significant|reliable|clear)|not (significant|significantly|reliabl\w+)|"
+                               r"did not (differ|predict|affect|change|increase|decrease)|n\.s\.|comparable|similar|"
+                               r"were unaffected|failed to)\b", re.I)
+
 # ---- test families -------------------------------------------------------------------------------
 
 #: statistical test and model families in a fixed order, each as (name, the words that name it, the symbols of its

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.numbers.model import NumbersResult
 from claimtrace.schema_version import SCHEMA_VERSION
 
@@ -22,11 +23,7 @@ PolaritySource = Literal["user", "llm", "none"]
 ClusterMethod = Literal["none", "pca-gmm", "umap-gmm"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Question(_Model):
+class Question(StrictModel):
     """A clinical question: the intervention's effect on the outcome, relative to the comparator."""
 
     intervention: str
@@ -38,7 +35,7 @@ class Question(_Model):
         return f"{self.outcome} {self.intervention} {self.comparator}"
 
 
-class Quote(_Model):
+class Quote(StrictModel):
     """A supporting quote; ``located`` quotes carry offsets into a paper's body or abstract text."""
 
     text: str
@@ -52,7 +49,7 @@ class Quote(_Model):
     match: str | None = None  # exact / normalised / fuzzy / retrieved
 
 
-class Estimate(_Model):
+class Estimate(StrictModel):
     """An effect estimate with its confidence interval, parsed by the statistics engine."""
 
     paper: str
@@ -64,7 +61,7 @@ class Estimate(_Model):
     p_value: float | None = None
 
 
-class ClusterInfo(_Model):
+class ClusterInfo(StrictModel):
     """How the retrieved units were clustered (chosen automatically unless forced), and why."""
 
     method: ClusterMethod
@@ -74,7 +71,7 @@ class ClusterInfo(_Model):
     sizes: list[int] = Field(default_factory=list)
 
 
-class RetrievalInfo(_Model):
+class RetrievalInfo(StrictModel):
     """What each paper contributed: the per-paper quota k_s (uniform) and the units taken from it."""
 
     strategy: Literal["uniform", "pooled", "abstracts", "none", "tree"]
@@ -83,7 +80,7 @@ class RetrievalInfo(_Model):
     units_per_paper: list[int] = Field(default_factory=list)
 
 
-class ConcludeResult(_Model):
+class ConcludeResult(StrictModel):
     """A study's conclusion for a question: EI label, conclusion, rationale, quotes and provenance."""
 
     schema_version: str = SCHEMA_VERSION

@@ -36,11 +36,13 @@ ExcludedKind = Literal[
 ]
 
 
-class _Model(BaseModel):
+class StrictModel(BaseModel):
+    """The base of claimtrace's typed models: unknown fields are an error, not silently kept."""
+
     model_config = ConfigDict(extra="forbid")
 
 
-class Span(_Model):
+class Span(StrictModel):
     """A character span in a document: ``scope`` says which text the offsets index."""
 
     scope: Scope
@@ -49,7 +51,7 @@ class Span(_Model):
     unit_id: str | None = None
 
 
-class BBox(_Model):
+class BBox(StrictModel):
     """A box on a PDF page in PDF points (x0, top, x1, bottom), origin top-left."""
 
     x0: float
@@ -58,7 +60,7 @@ class BBox(_Model):
     bottom: float
 
 
-class Sentence(_Model):
+class Sentence(StrictModel):
     """One sentence, with offsets into ``body_text`` or ``abstract_text`` (see ``scope``)."""
 
     id: str
@@ -69,7 +71,7 @@ class Sentence(_Model):
     page: int | None = None
 
 
-class Paragraph(_Model):
+class Paragraph(StrictModel):
     """One body paragraph; ``start``/``end`` index ``Document.body_text``."""
 
     id: str
@@ -88,7 +90,7 @@ class Paragraph(_Model):
     study: str | None = Field(None, description="the study or experiment it belongs to ('1', '2a', 'pilot', 'general')")
 
 
-class AbstractSection(_Model):
+class AbstractSection(StrictModel):
     """One section of the abstract (label set when the abstract is structured)."""
 
     id: str
@@ -101,7 +103,7 @@ class AbstractSection(_Model):
     page: int | None = None
 
 
-class ExcludedBlock(_Model):
+class ExcludedBlock(StrictModel):
     """A block left out of the body (references, table, caption...), kept so nothing is lost."""
 
     kind: ExcludedKind
@@ -111,7 +113,7 @@ class ExcludedBlock(_Model):
     page: int | None = None
 
 
-class TableCell(_Model):
+class TableCell(StrictModel):
     """One cell of a table grid: position, spans, text, and its row label and column header path.
 
     ``start``/``end`` index ``Document.tables_text``; ``id`` is ``t2.r5.c3`` (1-based row and column of
@@ -133,7 +135,7 @@ class TableCell(_Model):
     bbox: BBox | None = None
 
 
-class TableRow(_Model):
+class TableRow(StrictModel):
     """One grid row: its id (``t2.r5``), row label, cells, and its rendering as a retrieval unit.
 
     ``text`` is the row rendered with the table label, row label and column headers
@@ -153,7 +155,7 @@ class TableRow(_Model):
     end: int
 
 
-class TableRowGroup(_Model):
+class TableRowGroup(StrictModel):
     """Rows that belong together under one heading: a sub-table heading row and the rows below it, the rows an
     indented stub puts under a row, or the rows a spanning stub cell covers.
 
@@ -172,7 +174,7 @@ class TableRowGroup(_Model):
     end: int
 
 
-class Table(_Model):
+class Table(StrictModel):
     """A table: label, caption, footnotes, and a grid of cells with header rows and stub resolved.
 
     ``text`` is the grid as plain text (a tab between cells, a newline between rows); ``start``/``end``
@@ -207,7 +209,7 @@ class Table(_Model):
         return None
 
 
-class Reference(_Model):
+class Reference(StrictModel):
     """One entry of the reference list: ``authors`` are surnames in order; ``raw`` the entry as printed."""
 
     id: str
@@ -220,7 +222,7 @@ class Reference(_Model):
     raw: str = ""
 
 
-class Citation(_Model):
+class Citation(StrictModel):
     """An in-text citation: the mention as read, the entries it links to, and where it is.
 
     ``start``/``end`` index the text of ``scope`` (None when the mention sits outside the body and
@@ -239,7 +241,7 @@ class Citation(_Model):
     via: Literal["xml", "text"] = "text"
 
 
-class Source(_Model):
+class Source(StrictModel):
     """Where a Document came from."""
 
     path: str
@@ -248,7 +250,7 @@ class Source(_Model):
     encoding: str | None = None  # text formats: the encoding detected (utf-8, utf-16-le, cp1252...)
 
 
-class FigureLegend(_Model):
+class FigureLegend(StrictModel):
     """A figure's legend (its caption), as a unit of its own: id ``f1``, the figure's label, and offsets into
     ``Document.figures_text``; ``block`` is the index of the excluded block it comes from."""
 
@@ -266,7 +268,7 @@ class FigureLegend(_Model):
 _FIGURE_LABEL = re.compile(r"^\s*(?:Supplementa(?:ry|l)\s+)?(?:Fig(?:ure)?s?\.?|Plate)\s*S?\d", re.I)
 
 
-class Document(_Model):
+class Document(StrictModel):
     """A parsed paper: abstract kept apart, body paragraphs and sentences, excluded blocks."""
 
     schema_version: str = SCHEMA_VERSION

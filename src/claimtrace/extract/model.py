@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.types import Extractor
 
@@ -33,11 +34,7 @@ FlagCode = Literal[
 ]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Finding(_Model):
+class Finding(StrictModel):
     """The abstract finding a trace starts from."""
 
     text: str
@@ -47,7 +44,7 @@ class Finding(_Model):
     score: float | None = None
 
 
-class TraceSpan(_Model):
+class TraceSpan(StrictModel):
     """One or more consecutive sentences of the paper, verbatim, with provenance."""
 
     text: str
@@ -69,7 +66,7 @@ class TraceSpan(_Model):
     how_chosen: str = Field("", description="why this span was chosen (the features that decided, or 'given')")
 
 
-class StatisticsSummary(_Model):
+class StatisticsSummary(StrictModel):
     """Counts over the statistics found in an evidence span."""
 
     results: int = 0
@@ -85,7 +82,7 @@ class Evidence(TraceSpan):
     statistics_summary: StatisticsSummary = Field(default_factory=StatisticsSummary)
 
 
-class Flag(_Model):
+class Flag(StrictModel):
     """Something the user must know about a trace (an unlocatable quote, a missing stage...)."""
 
     code: FlagCode
@@ -94,7 +91,7 @@ class Flag(_Model):
     quote: str | None = None
 
 
-class ClaimTrace(_Model):
+class ClaimTrace(StrictModel):
     """Finding -> core hypothesis -> statistical evidence, for one finding of one paper."""
 
     schema_version: str = SCHEMA_VERSION

@@ -33,6 +33,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from claimtrace.cues import FINDING_REPORT
+from claimtrace.cues import NULL_RESULT_WORDS as NULL_RESULT  # noqa: F401  (evidence_ranker imports it from here)
 from claimtrace.documents.studies import study_named
 from claimtrace.extract.textclf import WEIGHTS_DIR
 
@@ -48,8 +50,6 @@ AIM_OR_QUESTION = re.compile(
     r"\b(we (examined|investigated|explored|tested|asked|studied|assessed|sought|aimed|set out)|(the|our) "
     r"(aims?|goals?|purpose|objectives?|question)|(this|the present|the current) (study|research|work|paper|"
     r"experiment)s?|whether|to (examine|investigate|explore|test|assess))\b", re.I)
-RESULT_WORDS = re.compile(r"\b(we found|results? (showed|revealed|indicated|suggest)|was (significant|found)|"
-                          r"were (significant|found)|(showed|revealed) (a|that|significant))\b", re.I)
 DESCRIPTIVE = re.compile(r"\b(M|Mdn|SD|SE)\s*=", re.I)
 FOLLOW_UP = re.compile(r"\b(follow-?up|post hoc|post-hoc|pairwise|simple[- ]effects?|simple slopes?|Bonferroni|"
                        r"Tukey|Holm|planned (comparisons?|contrasts?)|separately|decompos\w+|broken down)\b", re.I)
@@ -90,9 +90,6 @@ LOOKBACK_KINDS = frozenset({"discussion", "conclusion"})
 BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
                      r"randomi[sz]ation|demographic)\b", re.I)
 
-NULL_RESULT = re.compile(r"\b(no (significant|reliable|clear)|not (significant|significantly|reliabl\w+)|did not (differ|"
-                         r"predict|affect|change|increase|decrease)|n\.s\.|comparable|similar|were unaffected|"
-                         r"failed to)\b", re.I)
 NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|unaffected|comparable|similar|"
                      r"abolished|absence)\b", re.I)
 
@@ -219,7 +216,7 @@ def sentence_cues(text: str) -> SentenceCues:
     """A sentence's regex cues and content words, computed once per sentence text (a paper's sentences are the
     same for each of its findings)."""
     pred = bool(PREDICTION.search(text))
-    return SentenceCues(pred, not pred and bool(AIM_OR_QUESTION.search(text)), bool(RESULT_WORDS.search(text)),
+    return SentenceCues(pred, not pred and bool(AIM_OR_QUESTION.search(text)), bool(FINDING_REPORT.search(text)),
                         study_named(text) is not None, bool(STRONG_PREDICTION.search(text)),
                         bool(MODAL_PREDICTION.search(text)), bool(METHOD_WORDS.search(text)),
                         min(len(CITATION.findall(text)), 3) / 3.0, text.rstrip().endswith("?"),

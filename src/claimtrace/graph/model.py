@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.jsonl import json_lines
 from claimtrace.schema_version import SCHEMA_VERSION
 
@@ -37,10 +38,6 @@ ROLES: tuple[Role, ...] = ("IV", "DV", "moderator", "mediator", "control")
 _DETERMINERS = re.compile(r"^(?:the|a|an|their|its|his|her|our|these|those|this|that|both|either|each)\s+", re.I)
 _NON_WORD = re.compile(r"[^\w\s\-/]+")
 _SPACES = re.compile(r"\s+")
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 def normalise_name(text: str) -> str:
@@ -68,7 +65,7 @@ def name_key(text: str) -> str:
     return " ".join(out)
 
 
-class Mention(_Model):
+class Mention(StrictModel):
     """Where a variable is named in the source text (character offsets into that text)."""
 
     text: str
@@ -90,7 +87,7 @@ def find_mention(text: str, phrase: str, lo: int = 0, hi: int | None = None) -> 
     return Mention(text=text[i: i + len(phrase)], start=i, end=i + len(phrase))
 
 
-class Variable(_Model):
+class Variable(StrictModel):
     """A node: a variable or construct, with its normalised name, mentions, role and hierarchy level."""
 
     id: str
@@ -100,7 +97,7 @@ class Variable(_Model):
     level: int = Field(0, description="0 = top-level; a dimension or measure of a level-k node is k+1")
 
 
-class Edge(_Model):
+class Edge(StrictModel):
     """A typed, directed relation ``source -> target`` (correlational: canonical order, undirected)."""
 
     source: str
@@ -111,7 +108,7 @@ class Edge(_Model):
     justification: str | None = None
 
 
-class EmpiricalGraph(_Model):
+class EmpiricalGraph(StrictModel):
     """A paper's empirical relation graph."""
 
     schema_version: str = GRAPH_SCHEMA_VERSION

@@ -13,15 +13,13 @@ cells it renders. A row-group unit (``t2.g1``) is a sub-table: a heading row wit
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from claimtrace.documents.model import Document, Scope, SectionKind
 from claimtrace.errors import ClaimtraceError
+from claimtrace.types import UNIT_KINDS, UnitKind
 
-UnitKind = Literal["paragraph", "sentence", "table-row", "row-group", "figure-legend"]
-UNIT_KINDS: tuple[UnitKind, ...] = ("paragraph", "sentence", "table-row", "row-group", "figure-legend")
 _UNIT_NAMES: dict[str, UnitKind] = {"paragraph": "paragraph", "paragraphs": "paragraph", "sentence": "sentence",
                                     "sentences": "sentence", "table-row": "table-row", "table-rows": "table-row",
                                     "row-group": "row-group", "row-groups": "row-group",
