@@ -229,3 +229,13 @@ def test_a_field_stated_elsewhere_in_the_paragraph_is_info_and_a_pointer_is_no_r
     rows = [r for r in _power_rows(b.build()) if r.location]
     assert [(r.location.unit_id, r.severity) for r in rows] == [("p1.s1", "info")]
     assert rows[0].data["unread"] == ["alpha"] and rows[0].data["missing"] == []
+
+
+def test_a_result_p_or_a_ci_is_no_alpha_trace() -> None:
+    from claimtrace.checks.statistics import field_traces
+
+    # psychsci 09567976231172500 and 0956797620985832: a test result's p and a 95% CI are no significance level
+    assert "alpha" not in field_traces("the stable job ad, t(84) = 11.38, p < .001, d = 1.24")
+    assert "alpha" not in field_traces("reported a g of 0.8 (95% confidence interval, or CI = [0.54, 1.06])")
+    # an unvalued share is no planned effect: "(~13% in Experiments 1 and 2)"
+    assert "effect_size" not in field_traces("that participants encountered (~13% in Experiments 1 and 2).")

@@ -849,23 +849,26 @@ _COUNT = r"(?<![\w.])\d[\d,]*(?![\d.,]*\s?%)"  # a count: no percentage
 FIELD_TRACES: dict[str, tuple[str, ...]] = {
     "alpha": (r"α", r"\balpha\b", r"\balfa\b", r"\ban?\s+a\s+(?:of|=|level)", r"\btype[\s-]*(?:I|1|one)\b(?![I\w])",
               r"significance\s+(?:level|threshold|criterion)", r"level\s+of\s+(?:statistical\s+)?significance",
-              r"(?:two|one)[- ]?(?:sided|tailed)\s+(?:P|p)\b", r"\b[Pp]\s*[<=≤]\s*0?\.\d", r"false[- ]positive",
-              r"confidence\s+level", r"\d\s?%\s+(?:level\s+of\s+)?(?:significance|confidence)",
+              r"(?:two|one)[- ]?(?:sided|tailed)\s+(?:P|p)\b", r"false[- ]positive",
+              r"confidence\s+level", r"\d\s?%\s+(?:level\s+of\s+)?(?:significance|confidence(?!\s+intervals?))",
               r"(?:significan|false[- ]positive)[^.;]{0,40}?(?<![\w.])0?\.\d"),
     "n": (_COUNT + r"\s+(?:[\w-]+\s+){0,3}?(?:participants|patients|subjects|individuals|persons|people|women|men|"
           r"children|infants|adults|volunteers|cases|controls|students|respondents|couples|pairs|eyes|mothers)\b",
           _COUNT + r"\s+(?:[\w-]+\s+){0,3}?(?:per|in\s+each|for\s+each|each)\s+(?:group|arm|condition|cell)",
           r"sample\s+sizes?\s+(?:of|was|is|=|would\s+be|were|needed|required)[^.;]{0,40}?" + _COUNT,
           r"total\s+(?:sample\s+)?of\s+" + _COUNT, r"(?<![A-Za-z])[Nn]\s*=\s*\d",
-          r"(?:enrol+|recruit|randomi[sz]|includ|need|requir)\w*\s+(?:[\w-]+\s+){0,3}?" + _COUNT + r"\b(?!\s*(?:years?|weeks?|days?|months?))"),
+          r"(?:enrol+|recruit|randomi[sz]|includ|need|requir)\w*\s+(?:[\w-]+\s+){0,3}?" + _COUNT
+          + r"\b(?!\s*(?:years?|weeks?|days?|months?))"),
     "power": (r"\bpower\b[^.;]{0,60}?(?<![\w.])(?:0?\.\d|\d{2,3}(?:\.\d+)?\s?%|one|two|three|four)",
               r"(?<![\w.])(?:0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)\s+(?:[\w-]+\s+){0,2}?power", r"β", r"\bbeta\b",
               r"1\s*[-−–]\s*(?:β|b)\b", r"\btype[\s-]*(?:II|2|two)\b"),
     "effect_size": (r"(?<![A-Za-z])(?:d|f|g|r|h|w|OR|RR|HR|ES|R2|R²|f2|f²)\s*[=≥≤<>]", r"η|eta[- ]?squared|omega",
-                    r"effect\s+sizes?", r"odds\s+ratio|risk\s+ratio|hazard\s+ratio|relative\s+risk",
-                    r"differen", r"reduc", r"increas", r"decreas", r"improve", r"\bchange\b", r"\bSD\b",
-                    r"standard\s+deviation", r"(?<![\w.])\d+(?:\.\d+)?\s?%(?!\s+(?:[\w-]+\s+)?power)", r"\brates?\b",
-                    r"\b(?:small|medium|moderate|large)\b", r"Cohen", r"\bdelta\b|Δ|δ"),
+                    r"(?:effect\s+sizes?|odds\s+ratio|risk\s+ratio|hazard\s+ratio|relative\s+risk|differen|reduc|"
+                    r"increas|decreas|improve|\bchange\b|\bSD\b|standard\s+deviation|\brates?\b|\bdelta\b|Δ|δ)"
+                    r"[^.;]{0,50}?(?<![\w.])\d",
+                    r"(?<![\w.])\d+(?:\.\d+)?\s?%?\s+(?:[\w-]+\s+){0,2}?(?:differen|reduc|increas|decreas|improve|"
+                    r"change|effect|SD\b|standard\s+deviation)",
+                    r"\b(?:small|medium|moderate|large)(?:-sized|\s+to\s+\w+)?\s+effect", r"Cohen"),
 }
 _TRACES = {k: re.compile("|".join(f"(?:{p})" for p in v), re.I) for k, v in FIELD_TRACES.items()}
 
