@@ -119,7 +119,8 @@ def main() -> None:
     prov = Run(data=[TWINS, STATCHECK, EI, JUDGED])
     doc = json.loads(JUDGED.read_text(encoding="utf-8")) if JUDGED.exists() else {"judgements": {}}
     judged: dict[str, dict[str, Any]] = doc["judgements"]
-    result: dict[str, Any] = {"schema_version": "1", "annotator": doc.get("annotator"), "rules": RULES,
+    result: dict[str, Any] = {"schema_version": "1", "annotator": doc.get("annotator"),
+                              "annotators": {k: v for k, v in doc.items() if k.startswith("annotator")}, "rules": RULES,
                               "seeds": SEEDS, "live_round": LIVE, "domains": {}}
     todo: list[tuple[str, dict[str, Any]]] = []
     done_rounds = {rnd: {k: j for k, j in judged.items() if j.get("round") == rnd} for rnd in range(1, LIVE)}
