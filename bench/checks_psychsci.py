@@ -270,9 +270,17 @@ def _fresh_lines() -> list[str]:
            "from the untouched half again, leaving the papers of rounds 1 and 2 out"
            + (f"; a fourth fix ({r['rules']['4']}: unparsed forms read, a warning only for a field the text lacks) "
               "led to round 4, from the untouched half, leaving the papers of rounds 1-3 out" if "4" in r["rules"] else "")
+           + (f"; then the mechanism changed ({r['rules']['5']}: a field is called missing only where a broad detector "
+              "finds no trace of it in the paragraph or the one before; a traced field not read is info; a pointer to "
+              "the analysis elsewhere or power in a Discussion is no record) and round 5 drew from the untouched half, "
+              "leaving the papers of rounds 1-4 out (its pool held fewer than 20 flags: all judged)"
+              if "5" in r["rules"] else "")
            + ". Each round's figure is the one "
            "judged before the fixes it led to; the last round is the fresh figure of the rules as they are. "
-           f"Judged by {r['annotator']}.", "",
+           f"Judged by {r['annotator']}"
+           + "".join(f"; {k.removeprefix('annotator_').replace('_', ' ')}: {v}"
+                     for k, v in r.get("annotators", {}).items() if k != "annotator")
+           + ".", "",
            "| domain | check | papers | flags now | round | precision |", "|---|---|---|---|---|---|"]
     for dom, d in r["domains"].items():
         for c, v in d["checks"].items():

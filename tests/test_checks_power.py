@@ -184,3 +184,58 @@ def test_a_field_stated_in_an_unread_form_gives_info_not_warn() -> None:
     assert "stated but not read: alpha" in rows["p1.s1"].message
     assert rows["p2.s1"].severity == "warn" and rows["p2.s1"].data["missing"] == ["n"]
     assert rows["p2.s1"].message.endswith("missing n")
+
+
+@pytest.mark.parametrize(("text", "field"), [
+    # round 4's unread forms (Evidence-Inference trial articles, judged flags)
+    ("with Alfa=0.05 and a power of 80%", "alpha"),
+    ("to detect this difference with an a of 0.05", "alpha"),
+    ("using a two-sided P = 0.05", "alpha"),
+    ("at the 95% level of significance", "alpha"),
+    ("a type I error of 5%", "alpha"),
+    ("a false positive rate of 0.05", "alpha"),
+    ("a total of 120 patients would be required", "n"),
+    ("we needed 34 subjects in each group", "n"),
+    ("a sample size of 60 was calculated", "n"),
+    ("with 1 − β = 0.9", "power"),
+    ("a type II error of 0.2", "power"),
+    ("a 30% reduction in the infection rate", "effect_size"),
+    ("a difference of 1.5 points (SD 3)", "effect_size"),
+    ("an odds ratio of 2", "effect_size"),
+])
+def test_the_broad_field_detectors_find_real_forms(text: str, field: str) -> None:
+    from claimtrace.checks.statistics import field_traces
+
+    assert field in field_traces(text)
+
+
+def test_no_trace_no_field() -> None:
+    from claimtrace.checks.statistics import field_traces
+
+    # a bare mention of power with no values: none of the four fields is traced
+    assert field_traces("The power analysis was performed with standard software.") == set()
+
+
+def test_a_field_stated_elsewhere_in_the_paragraph_is_info_and_a_pointer_is_no_record() -> None:
+    b = DocumentBuilder(source_path="mem.txt", source_format="text", source_bytes=b"x")
+    # alpha in a sentence two after the trigger, in a form not parsed: traced, so info, not warn
+    b.add_paragraph("A power analysis gave 80% power to detect d = 0.5 with 40 participants. Recruitment took a year. "
+                    "All tests were two-sided with Alfa=0.05.", "Methods")
+    # a pointer to the analysis in Methods is no record of its own
+    b.add_paragraph("The sample size was based on the power calculation described in the Methods, with 80% power.",
+                    "Results")
+    # a discussion remark on power is no record
+    b.add_paragraph("Our study may have lacked power: 80% power needs larger samples of patients.", "Discussion")
+    rows = [r for r in _power_rows(b.build()) if r.location]
+    assert [(r.location.unit_id, r.severity) for r in rows] == [("p1.s1", "info")]
+    assert rows[0].data["unread"] == ["alpha"] and rows[0].data["missing"] == []
+
+
+def test_a_result_p_or_a_ci_is_no_alpha_trace() -> None:
+    from claimtrace.checks.statistics import field_traces
+
+    # psychsci 09567976231172500 and 0956797620985832: a test result's p and a 95% CI are no significance level
+    assert "alpha" not in field_traces("the stable job ad, t(84) = 11.38, p < .001, d = 1.24")
+    assert "alpha" not in field_traces("reported a g of 0.8 (95% confidence interval, or CI = [0.54, 1.06])")
+    # an unvalued share is no planned effect: "(~13% in Experiments 1 and 2)"
+    assert "effect_size" not in field_traces("that participants encountered (~13% in Experiments 1 and 2).")

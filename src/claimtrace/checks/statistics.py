@@ -841,28 +841,51 @@ _OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z]
                         r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
 
 
-# a field the text states in a form the reader does not parse: its word with a number close by, read in the power
-# analysis's trigger sentence once the values already read are blanked out ("a 20% type II error", "alpha 0.05 two-sided")
-_FIELD_HINTS = {
-    "effect_size": re.compile(r"(?:differen|reduc|increas|decreas|improve|effect\s+size|ratio\b|change\b)"
-                              r"[^.;]{0,50}?(?<![\w.])\d|(?<![\w.])\d+(?:\.\d+)?\s?%?\s+(?:\w+\s+){0,2}"
-                              r"(?:difference|reduction|increase|decrease|improvement|change)", re.I),
-    "alpha": re.compile(r"(?:α|\balpha|significan|type[\s-]+(?:I|1|one)\b|false[- ]positive)[^.;]{0,30}?(?<![\w.])"
-                        r"0?\.\d|(?<![\w.])(?:0?\.\d+|\d(?:\.\d+)?\s?%)[^.;]{0,20}?(?:α|\balpha|significan|type[\s-]+I\b)",
-                        re.I),
-    "power": re.compile(r"(?:\bpower|β|\bbeta\b|type[\s-]+(?:II|2|two)\b)[^.;]{0,30}?(?<![\w.])(?:0?\.\d|\d{1,2}\s?%)",
-                        re.I),
-    "n": re.compile(r"(?<![\w.])\d{2,}[\d,]*\s+(?:\w+\s+){0,3}?(?:(?:in\s+)?each|per)\s+(?:group|arm)"
-                    r"|sample\s+size\s+(?:of|was|is|=)\s+\d", re.I),
+# a field's trace: a broad, recall-oriented detector of any way the field can be written, run on the power analysis's
+# paragraph and the paragraph before. A field is reported missing (warn) only when its trace is absent there; a field
+# with a trace that the precise reader above could not read is "stated but not read" (info). One table, as data.
+_NUM = r"(?<![\w.])\d+(?:[.,]\d+)?"
+_COUNT = r"(?<![\w.])\d[\d,]*(?![\d.,]*\s?%)"  # a count: no percentage
+FIELD_TRACES: dict[str, tuple[str, ...]] = {
+    "alpha": (r"α", r"\balpha\b", r"\balfa\b", r"\ban?\s+a\s+(?:of|=|level)", r"\btype[\s-]*(?:I|1|one)\b(?![I\w])",
+              r"significance\s+(?:level|threshold|criterion)", r"level\s+of\s+(?:statistical\s+)?significance",
+              r"(?:two|one)[- ]?(?:sided|tailed)\s+(?:P|p)\b", r"false[- ]positive",
+              r"confidence\s+level", r"\d\s?%\s+(?:level\s+of\s+)?(?:significance|confidence(?!\s+intervals?))",
+              r"(?:significan|false[- ]positive)[^.;]{0,40}?(?<![\w.])0?\.\d"),
+    "n": (_COUNT + r"\s+(?:[\w-]+\s+){0,3}?(?:participants|patients|subjects|individuals|persons|people|women|men|"
+          r"children|infants|adults|volunteers|cases|controls|students|respondents|couples|pairs|eyes|mothers)\b",
+          _COUNT + r"\s+(?:[\w-]+\s+){0,3}?(?:per|in\s+each|for\s+each|each)\s+(?:group|arm|condition|cell)",
+          r"sample\s+sizes?\s+(?:of|was|is|=|would\s+be|were|needed|required)[^.;]{0,40}?" + _COUNT,
+          r"total\s+(?:sample\s+)?of\s+" + _COUNT, r"(?<![A-Za-z])[Nn]\s*=\s*\d",
+          r"(?:enrol+|recruit|randomi[sz]|includ|need|requir)\w*\s+(?:[\w-]+\s+){0,3}?" + _COUNT
+          + r"\b(?!\s*(?:years?|weeks?|days?|months?))"),
+    "power": (r"\bpower\b[^.;]{0,60}?(?<![\w.])(?:0?\.\d|\d{2,3}(?:\.\d+)?\s?%|one|two|three|four)",
+              r"(?<![\w.])(?:0?\.\d+|\d{2,3}(?:\.\d+)?\s?%)\s+(?:[\w-]+\s+){0,2}?power", r"β", r"\bbeta\b",
+              r"1\s*[-−–]\s*(?:β|b)\b", r"\btype[\s-]*(?:II|2|two)\b"),
+    "effect_size": (r"(?<![A-Za-z])(?:d|f|g|r|h|w|OR|RR|HR|ES|R2|R²|f2|f²)\s*[=≥≤<>]", r"η|eta[- ]?squared|omega",
+                    r"(?:effect\s+sizes?|odds\s+ratio|risk\s+ratio|hazard\s+ratio|relative\s+risk|differen|reduc|"
+                    r"increas|decreas|improve|\bchange\b|\bSD\b|standard\s+deviation|\brates?\b|\bdelta\b|Δ|δ)"
+                    r"[^.;]{0,50}?(?<![\w.])\d",
+                    r"(?<![\w.])\d+(?:\.\d+)?\s?%?\s+(?:[\w-]+\s+){0,2}?(?:differen|reduc|increas|decreas|improve|"
+                    r"change|effect|SD\b|standard\s+deviation)",
+                    r"\b(?:small|medium|moderate|large)(?:-sized|\s+to\s+\w+)?\s+effect", r"Cohen"),
 }
+_TRACES = {k: re.compile("|".join(f"(?:{p})" for p in v), re.I) for k, v in FIELD_TRACES.items()}
 
 
-def _unread_fields(sentences: list[str], missing: list[str]) -> list[str]:
-    """The missing fields the power analysis's sentence seems to state in a form not parsed (a word and a number)."""
-    text = " ".join(sentences)
-    for rx in (_POWER_LEVEL, _POWER_ALPHA, _POWER_N, _POWER_CONFIDENCE, _POWER_BETA):
-        text = rx.sub(lambda m: " " * len(m.group(0)), text)  # the values already read are no hint
-    return [k for k in missing if _FIELD_HINTS[k].search(text)]
+def field_traces(text: str) -> set[str]:
+    """The power-analysis fields ``text`` shows any trace of (the broad detectors of ``FIELD_TRACES``)."""
+    return {k for k, rx in _TRACES.items() if rx.search(text)}
+
+
+# a sentence that only points to a power analysis elsewhere ("see Methods", "as described above"): no record of its own
+_POWER_POINTER = re.compile(r"\bsee\s+(?:the\s+)?(?:Methods?|above|below|Section|Statistical|Sample)"
+                            r"|\bas\s+(?:described|detailed|reported|stated|outlined|explained|mentioned)\s+"
+                            r"(?:above|below|earlier|previously|before|in\s+(?:the\s+)?(?:Methods?|Section|Statistical))"
+                            r"|\b(?:described|detailed|reported)\s+in\s+(?:the\s+)?(?:Methods?|Statistical\s+analysis)",
+                            re.I)
+# a section that discusses power rather than reporting this study's analysis
+_DISCUSSION = re.compile(r"discussion|limitation|conclusion|strengths", re.I)
 
 
 def _power_effect_size(text: str) -> tuple[str, float] | None:
@@ -1011,12 +1034,19 @@ class PowerCheck:
                 if not elsewhere:
                     continue  # a mention of power, not an analysis
                 missing = []
+            elif (par.section_kind == "discussion" or _DISCUSSION.search(par.section or "") or (_POWER_POINTER.search(first.text)
+                                                            and rec["effect_size"] is None)):
+                continue  # power discussed, or a pointer to the analysis elsewhere: not a power analysis record
             elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window) or _OTHER_TRIGGER.search(first.text):
                 continue  # power in general (a discussion) or of another study, not this study's analysis
             if subject is None:
                 subject = _about_power(doc)
-            # a field the reader could not parse is no missing field: warn only on what the text truly lacks
-            unread = _unread_fields([first.text], missing) if missing else []
+            # a field the reader could not parse is no missing field: warn only where the broad detectors find no
+            # trace of it in the paragraph or the paragraph before
+            # (the paragraph before only where it is no power analysis of its own)
+            around = prev.text if prev is not None and not _POWER_TRIGGER.search(prev.text) else ""
+            traces = field_traces(par.text + " " + around) if missing else set()
+            unread = [k for k in missing if k in traces]
             lacking = [k for k in missing if k not in unread]
             severity: Severity = "warn" if lacking and not subject else "info"
             msg = "power analysis: " + ", ".join(f"{k} {v}" for k, v in rec.items() if v is not None)
