@@ -422,8 +422,11 @@ def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int,
     """The sentences of the first paragraphs of the General Discussion (else of the first Discussion, else of the
     Conclusion): where a paper without an abstract states its main result."""
     general = [p for p in doc.paragraphs if p.study == "general" and p.section_kind == "discussion"]
-    pars = general or [p for p in doc.paragraphs if p.section_kind == "discussion"] or \
-        [p for p in doc.paragraphs if p.section_kind == "conclusion"]
+    discussion = [p for p in doc.paragraphs if p.section_kind == "discussion"]
+    # a General Discussion shorter than the pool (a one-paragraph wrap-up of a multi-study paper) is topped up with
+    # the first Discussion's opening paragraphs (the first study's result), after it
+    pars = (general + [p for p in discussion if p not in general] if 0 < len(general) < DISCUSSION_PARAGRAPHS else
+            general or discussion or [p for p in doc.paragraphs if p.section_kind == "conclusion"])
     out: list[tuple[Sentence, int, bool]] = []
     used = 0
     for p in pars:  # the first paragraphs that hold a whole sentence (figure text and fragments do not count)
@@ -438,12 +441,14 @@ def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int,
 
 #: six numbers in a row: a figure's axis ticks ("0 10 20 30 40 50"); prose, statistics included, never has them
 _FIGURE_TICKS = re.compile(r"(?:(?<=\s)|^)(?:[<>]?\s?-?\d+(?:[.,]\d+)?%?\s+){5}-?\d+(?:[.,]\d+)?%?(?=\s|$)")
+#: a figure's axis title set letter by letter ("S h e P r o n o u n s"): six single letters in a row
+_SPACED_LETTERS = re.compile(r"(?:(?<=\s)|^)(?:[A-Za-z] ){5}[A-Za-z](?=\s|$)")
 
 
 def figure_text(text: str) -> bool:
     """Whether a "sentence" holds a figure's axis labels and ticks that GROBID left in a paragraph (six numbers in a
-    row: "Proportion of Average Earnings 0 10 20 30 40 50 ...")."""
-    return bool(_FIGURE_TICKS.search(text))
+    row: "Proportion of Average Earnings 0 10 20 30 40 50 ...", or an axis title set letter by letter)."""
+    return bool(_FIGURE_TICKS.search(text) or _SPACED_LETTERS.search(text))
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:

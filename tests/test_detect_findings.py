@@ -1,0 +1,80 @@
+"""Finding detection where the abstract block is not the paper's abstract: which Discussion paragraphs are read
+(a short General Discussion is topped up with the first study's Discussion) and figure text left out of the pool."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claimtrace.documents import load_document
+from claimtrace.extract.findings import abstract_problem, detect_findings, discussion_pool, figure_text
+
+MULTI_STUDY = """# Perspective seeking
+
+## Abstract
+
+Americans find their opponents intolerable, and people who seek to understand opponents (Smith et al., 2010) are
+
+## Study 1
+
+### Method
+
+Participants (N = 300) read about a copartisan who sought or avoided opposing views.
+
+### Results
+
+Observers liked seekers more than avoiders, t(299) = 5.10, p < .001.
+
+### Discussion
+
+Observers liked copartisan perspective seekers better than perspective avoiders.
+
+Liking was not explained by perceived warmth alone.
+
+## Study 2
+
+### Method
+
+Participants (N = 400) read the same vignettes with a political target.
+
+### Results
+
+The preference replicated, t(399) = 4.20, p < .001.
+
+### Discussion
+
+The preference for seekers replicated with a political target.
+
+## General Discussion
+
+People like allies who seek to understand opponents' beliefs.
+"""
+
+
+def test_a_short_general_discussion_is_topped_up_with_the_first_discussion(tmp_path: Path) -> None:
+    path = tmp_path / "multi.md"
+    path.write_text(MULTI_STUDY)
+    doc = load_document(path)
+    assert abstract_problem(doc)
+    pool = discussion_pool(doc)
+    pars = list(dict.fromkeys(doc.paragraph_of(s.id.split(".")[0]).text for s, _, _ in pool))
+    # the one-paragraph General Discussion first, then the first Discussion (Study 1's)
+    assert [t[:22] for t in pars] == ["People like allies who", "Observers liked copart"]
+    assert [r for _, r, _ in pool] == [0, 1]
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen and all(c.source == "discussion" for c in chosen)
+    assert any("copartisan perspective seekers" in c.text for c in chosen)
+
+
+def test_a_general_discussion_of_two_paragraphs_is_read_alone(tmp_path: Path) -> None:
+    path = tmp_path / "multi2.md"
+    path.write_text(MULTI_STUDY + "\nThese findings held across both studies and both targets.\n")
+    doc = load_document(path)
+    pars = {doc.paragraph_of(s.id.split(".")[0]).study for s, _, _ in discussion_pool(doc)}
+    assert pars == {"general"}
+
+
+def test_axis_titles_set_letter_by_letter_are_figure_text() -> None:
+    assert figure_text("2,400 2,600 2,800 3,000 Reading Time (ms) S h e P r o n o u n s P r o n o u n M a t c h")
+    assert figure_text("Proportion of Average Earnings 0 10 20 30 40 50 60")
+    assert not figure_text("We found a persistent bias against she pronouns, t(58) = 2.41, p = .019, in 2 of 3 studies.")
+    assert not figure_text("Conditions (a), (b) and (c) differed: a b c were labelled.")
