@@ -6,7 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from claimtrace.documents import load_document
-from claimtrace.extract.findings import abstract_problem, detect_findings, discussion_pool, figure_text
+from claimtrace.extract.findings import (
+    ABSTRACT_CHECKS,
+    abstract_checks,
+    abstract_problem,
+    detect_findings,
+    discussion_pool,
+    figure_text,
+)
+from conftest import shared_path
 
 MULTI_STUDY = """# Perspective seeking
 
@@ -78,3 +86,14 @@ def test_axis_titles_set_letter_by_letter_are_figure_text() -> None:
     assert figure_text("Proportion of Average Earnings 0 10 20 30 40 50 60")
     assert not figure_text("We found a persistent bias against she pronouns, t(58) = 2.41, p = .019, in 2 of 3 studies.")
     assert not figure_text("Conditions (a), (b) and (c) differed: a b c were labelled.")
+
+
+def test_abstract_checks_tell_an_introduction_from_a_real_abstract() -> None:
+    folder = shared_path("documents", "psychsci")
+    intro = load_document(folder / "0956797614527830.xml")  # GROBID took the introduction's opening (extra traces)
+    checks = abstract_checks(intro)
+    assert {"cut", "citations"} <= set(checks) <= set(ABSTRACT_CHECKS)
+    assert abstract_problem(intro) == checks["cut"]  # the first failed check, in ABSTRACT_CHECKS order
+    real = load_document(folder / "0956797616647519.xml")  # a real abstract (extra traces)
+    assert abstract_checks(real) == {} and abstract_problem(real) is None
+    assert all(c.source == "abstract" for c in detect_findings(real) if c.chosen)

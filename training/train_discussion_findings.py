@@ -90,9 +90,9 @@ def papers() -> list[dict[str, Any]]:
     return out
 
 
-def top(scores: list[float]) -> list[int]:
-    """The indexes of the TOP best-scoring sentences."""
-    return sorted(range(len(scores)), key=lambda j: -scores[j])[:TOP]
+def top(scores: list[float], k: int = TOP) -> list[int]:
+    """The indexes of the k best-scoring sentences."""
+    return sorted(range(len(scores)), key=lambda j: -scores[j])[:k]
 
 
 def fit(recs: list[dict[str, Any]], names: list[str]) -> Any:
@@ -121,7 +121,7 @@ def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, li
             for i in te:
                 r = pool[i]
                 s = lr.decision_function(sc.transform(np.array([[f[k] for k in names] for f in r["feats"]])))
-                picks[r["paper"]].append(top(list(s)))
+                picks[r["paper"]].append(top(list(s), len(s)))  # the whole ranking
     return picks
 
 
@@ -154,12 +154,14 @@ def main() -> None:
         row = {k: r[k] for k in ("part", "paper", "gold_source", "abstract_problem", "source", "pool")}
         row["in_sample_hit"] = bool(r["hit"])
         if r["pool"]:
-            hits = [any(r["labels"][j] for j in p) for p in picks[r["paper"]]]
+            hits = [any(r["labels"][j] for j in p[:TOP]) for p in picks[r["paper"]]]
+            row["cv_hit_at"] = [round(sum(any(r["labels"][j] for j in p[:k]) for p in picks[r["paper"]]) / REPEATS, 3)
+                                for k in range(1, 6)]
             row["cv_hit"] = round(sum(hits) / len(hits), 3)
             row["hand_hit"] = float(any(r["labels"][j] for j in top(r["hand"])))
             row["gold_in_pool"] = any(r["labels"])
             row["gold_pool_rank"] = next((r["ranks"][j] for j, y in enumerate(r["labels"]) if y), None)
-            row["cv_chosen_ids"] = [r["ids"][j] for j in picks[r["paper"]][0]]
+            row["cv_chosen_ids"] = [r["ids"][j] for j in picks[r["paper"]][0][:TOP]]
             row["gold_ids"] = [r["ids"][j] for j, y in enumerate(r["labels"]) if y]
         else:
             row["cv_hit"] = row["hand_hit"] = float(r["hit"])
@@ -173,6 +175,10 @@ def main() -> None:
     for part in ("dev", "extra", "all"):
         rs = [r for r in rows if part in ("all", r["part"])]
         result[part] = {"hand": summary(rs, "hand_hit"), "learned_cv": summary(rs, "cv_hit")}
+        disc = [r for r in rs if r["pool"]]
+        # hit within the k best Discussion sentences (cross-validated), k = 1..5: how the cut at TOP costs
+        result[part]["discussion_hit_at_k"] = {str(k + 1): round(sum(r["cv_hit_at"][k] for r in disc), 2)
+                                               for k in range(5)}
         print(part, result[part], file=sys.stderr)
     if args.before and args.before.is_file():
         old = {r["paper"]: r["cv_hit"] for r in json.loads(args.before.read_text())["rows"]}

@@ -209,32 +209,45 @@ MAX_ABSTRACT_CHARS = 2600
 MIN_ABSTRACT_WORDS = 60
 
 
-def abstract_problem(doc: Document) -> str | None:
-    """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
-    like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
-    is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
-    paragraph."""
+#: the checks ``abstract_checks`` runs, in the order ``abstract_problem`` reports them
+ABSTRACT_CHECKS = ("cut", "citations", "too_long", "too_short", "no_result", "first_paragraph")
+
+
+def abstract_checks(doc: Document) -> dict[str, str]:
+    """Every check the abstract block fails (``ABSTRACT_CHECKS`` code -> reason), empty when it looks like the
+    paper's abstract or is a publisher-tagged one (JATS, HTML) or there is none."""
     sents = [x.text for x in doc.sentences("abstract")]
     if not sents or doc.source.format in TAGGED_ABSTRACTS:
-        return None
+        return {}
     text = " ".join(sents)
+    out: dict[str, str] = {}
     if not_an_abstract(sents):
-        return "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
+        out["cut"] = "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
     if len(CITATION.findall(text)) >= 2:
-        return "the abstract cites prior work like an introduction (two citations or more)"
+        out["citations"] = "the abstract cites prior work like an introduction (two citations or more)"
     if len(text) > MAX_ABSTRACT_CHARS:
-        return f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
+        out["too_long"] = f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
     if len(text.split()) < MIN_ABSTRACT_WORDS:
-        return f"the abstract is far shorter than an abstract ({len(text.split())} < {MIN_ABSTRACT_WORDS} words)"
+        out["too_short"] = (f"the abstract is far shorter than an abstract ({len(text.split())} < {MIN_ABSTRACT_WORDS} "
+                            "words)")
     # no result and no study of its own: a real abstract that words its result without a result cue ("participants
     # were able to ...") still announces its study ("Here, we tested ...")
     if not any(RESULT_REPORT.search(t) or RESULT_CUES.search(t) or METHOD_REPORT.search(t) or METHOD_CUES.search(t)
                for t in sents):
-        return "the abstract states no result and no study"
+        out["no_result"] = "the abstract states no result and no study"
     first = normalise_space(doc.paragraphs[0].text) if doc.paragraphs else ""
     if first and (normalise_space(text)[:200] in first or first[:200] in normalise_space(text)):
-        return "the abstract is also the first body paragraph"
-    return None
+        out["first_paragraph"] = "the abstract is also the first body paragraph"
+    return out
+
+
+def abstract_problem(doc: Document) -> str | None:
+    """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
+    like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
+    is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
+    paragraph (the first of ``abstract_checks`` it fails)."""
+    checks = abstract_checks(doc)
+    return next((checks[k] for k in ABSTRACT_CHECKS if k in checks), None)
 
 
 def normalise_space(text: str) -> str:
