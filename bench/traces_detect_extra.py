@@ -313,7 +313,9 @@ def report_lines() -> list[str]:
     twins = RESULTS / "detect_pdf_twins.json"
     if twins.is_file():
         t = load(twins.name)
-        out += ["", "## Psychological Science PDFs read by claimtrace's own reader", "", t["what"], "",
+        out += ["", "## Psychological Science PDFs read by claimtrace's own reader", "",
+                t["what"] + " Written by `python bench/traces_detect_extra.py --pdf-twins` to "
+                "`bench/results/detect_pdf_twins.json`.", "",
                 "| article | split | reader | abstract words | abstract checks failed | findings from | finding hit |",
                 "|---|---|---|---|---|---|---|"]
         for r in t["rows"]:
