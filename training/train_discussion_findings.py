@@ -128,11 +128,12 @@ def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, li
 def summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     """Hits of one column over some rows (a share of repeats counts as its expected hits), with a Wilson interval
     on the rounded count."""
-    k = sum(r[key] for r in rows)
+    k = round(sum(r[key] for r in rows), 2)
     n = len(rows)
     disc = [r for r in rows if r["pool"]]
-    return {"n": n, "hits": round(k, 2), "share": round(k / n, 3) if n else None, "ci95": wilson(round(k), n),
-            "discussion_n": len(disc), "discussion_hits": round(sum(r[key] for r in disc), 2)}
+    kd = round(sum(r[key] for r in disc), 2)
+    return {"n": n, "hits": int(k) if k == int(k) else k, "share": round(k / n, 3) if n else None,
+            "ci95": wilson(round(k), n), "discussion_n": len(disc), "discussion_hits": int(kd) if kd == int(kd) else kd}
 
 
 def main() -> None:
