@@ -97,3 +97,21 @@ def test_abstract_checks_tell_an_introduction_from_a_real_abstract() -> None:
     real = load_document(folder / "0956797616647519.xml")  # a real abstract (extra traces)
     assert abstract_checks(real) == {} and abstract_problem(real) is None
     assert all(c.source == "abstract" for c in detect_findings(real) if c.chosen)
+
+
+def test_a_correction_notice_taken_for_the_abstract_is_no_abstract(tmp_path: Path) -> None:
+    path = tmp_path / "notice.md"
+    path.write_text("# Near and far\n\n## Abstract\n\nWe regret having omitted reference in our article to a study by "
+                    "O'Connor and colleagues. The experiments we presented were designed by adapting their task, and "
+                    "this omission does not change the results reported in the original article in any way. We apologize "
+                    "for the omission and thank the authors of that study for drawing our attention to it, and we "
+                    "have informed the journal of the error so that readers can find the earlier work.\n\n"
+                    "## Discussion\n\nWe found that farther objects were discriminated better when they appeared "
+                    "bigger.\n")
+    doc = load_document(path)
+    checks = abstract_checks(doc)
+    assert list(checks) == ["notice"]  # a whole, uncited block of abstract length: only the notice check fails
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert chosen and chosen[0].source == "discussion" and chosen[0].text.startswith("We found")
+    real = load_document(shared_path("documents", "psychsci") / "0956797616647519.xml")
+    assert "notice" not in abstract_checks(real)

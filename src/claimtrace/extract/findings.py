@@ -209,8 +209,13 @@ MAX_ABSTRACT_CHARS = 2600
 MIN_ABSTRACT_WORDS = 60
 
 
+#: a correction or retraction notice that GROBID took for the abstract ("We regret having omitted reference in our
+#: article to ...", "In the original article, Table 2 was ..."): a notice speaks of the article, an abstract of a study
+NOTICE = re.compile(r"\b(we regret|errat(um|a)\b|corrigend(um|a)|retraction|(is|was|has been|have been) retracted|"
+                    r"correction to|in the (original|published|online) (article|version|paper)|"
+                    r"(was|were) (incorrectly|mistakenly|erroneously) (reported|printed|listed|stated))", re.I)
 #: the checks ``abstract_checks`` runs, in the order ``abstract_problem`` reports them
-ABSTRACT_CHECKS = ("cut", "citations", "too_long", "too_short", "no_result", "first_paragraph")
+ABSTRACT_CHECKS = ("notice", "cut", "citations", "too_long", "too_short", "no_result", "first_paragraph")
 
 
 def abstract_checks(doc: Document) -> dict[str, str]:
@@ -221,6 +226,8 @@ def abstract_checks(doc: Document) -> dict[str, str]:
         return {}
     text = " ".join(sents)
     out: dict[str, str] = {}
+    if NOTICE.search(text):
+        out["notice"] = "the abstract block is a correction or retraction notice, not an abstract"
     if not_an_abstract(sents):
         out["cut"] = "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
     if len(CITATION.findall(text)) >= 2:
@@ -243,7 +250,8 @@ def abstract_checks(doc: Document) -> dict[str, str]:
 
 def abstract_problem(doc: Document) -> str | None:
     """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
-    like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
+    like one: it is a correction notice, it is cut from a page (``not_an_abstract``), cites like an introduction
+    (two citations or more),
     is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
     paragraph (the first of ``abstract_checks`` it fails)."""
     checks = abstract_checks(doc)
