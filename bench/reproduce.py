@@ -123,9 +123,15 @@ STEPS: list[Step] = [
          slow="a timing run (the engine before and after the i29 coefficient and result forms, alternating): only "
               "meaningful on an idle machine"),
     Step("tables-ei-rows", ["bench/tables_ei_rows.py"], ["tables_ei_rows.json"], slow="reads every EI article (minutes)"),
-    Step("traces-detect-extra", ["bench/traces_detect_extra.py"], ["traces_detect_extra.json"]),
-    Step("discussion-findings-cv", ["training/train_discussion_findings.py"], ["discussion_findings_cv.json"],
+    Step("discussion-findings-cv", ["training/train_discussion_findings.py", "--before",
+                                    "bench/results/discussion_findings_cv_before.json"], ["discussion_findings_cv.json"],
          needs=["it also rewrites src/claimtrace/extract/weights/discussion_findings.json (the shipped scorer)"]),
+    Step("traces-detect-extra", ["bench/traces_detect_extra.py"], ["traces_detect_extra.json"]),  # reads the CV rows
+    Step("detect-pdf-twins", ["bench/traces_detect_extra.py", "--pdf-twins"], ["detect_pdf_twins.json"]),
+    Step("traces-psychsci-detect-dev", ["bench/traces_psychsci.py", "--detect", "--dev-only", "--label",
+                                        "detect4 branch, dev only", "--out",
+                                        "bench/results/traces_psychsci_detect_dev.json"],
+         ["traces_psychsci_detect_dev.json"], slow="every dev paper through the command line (minutes)"),
     Step("traces-detect-extra-baseline", ["bench/traces_detect_extra.py", "--out",
                                           "bench/results/traces_detect_extra_baseline.json"],
          ["traces_detect_extra_baseline.json"],
