@@ -178,6 +178,13 @@ def main() -> None:
     for check in (*ABSTRACT_CHECKS, "no_abstract"):
         flags[check] = partial(_failed, check)
     result["abstract_test"] = {k: classifier(every, f) for k, f in flags.items()}
+    # the margin of the decision: how many checks each wrong block fails (one alone is a fragile catch)
+    hist: dict[str, int] = {}
+    for r in every:
+        if r["gold_source"] != "abstract":
+            key = str(len(r["abstract_checks"]))
+            hist[key] = hist.get(key, 0) + 1
+    result["checks_failed_per_wrong_block"] = dict(sorted(hist.items()))
     groups: dict[str, dict[str, Any]] = {}
     for r in every:
         key = r["gold"]["where"] + (" (multi-study)" if r["gold"].get("multi_study") and r["gold"]["where"] != "abstract" else "")
@@ -291,6 +298,9 @@ def report_lines() -> list[str]:
         p = "—" if c["precision"] is None else share(c["tp"], c["tp"] + c["fp"], c["precision_ci95"])
         r = "—" if c["recall"] is None else share(c["tp"], c["tp"] + c["fn"], c["recall_ci95"])
         out.append(f"| `{k}` | {c['tp']} | {c['fp']} | {c['fn']} | {c['tn']} | {p} | {r} |")
+    if "checks_failed_per_wrong_block" in d:
+        out += ["", "Checks failed per wrong block (a block with no abstract counts `no_abstract` as one): " + "; ".join(
+            f"{k}: {v} blocks" for k, v in d["checks_failed_per_wrong_block"].items()) + "."]
     out += ["", "## Cross-validated misses, one reason each", "", "| paper | part | gold finding in | taken from | "
             "cross-validated hit | reason |", "|---|---|---|---|---|---|"]
     for part in ("dev", "extra"):
