@@ -283,6 +283,26 @@ def report_lines() -> list[str]:
         x = cv["vs_before"]["diff"]
         out += ["", f"Paired difference, this branch minus main, cross-validated per paper (n = {cv['vs_before']['n']}): "
                 f"{x['estimate']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}] ({x['method']})."]
+    ablations = [(n, RESULTS / f"discussion_findings_cv_paragraphs{n}.json") for n in (1, 3)]
+    if all(f.is_file() for _, f in ablations):
+        out += ["", "## Which Discussion paragraphs are read (pool ablation, cross-validated)", "",
+                "The pool is the first paragraphs of the General Discussion (a one-paragraph General Discussion topped up "
+                "with the first Discussion), else of the first Discussion. Hit within the k best sentences of the "
+                f"{cv['all']['learned_cv']['discussion_n']} papers read from "
+                "the Discussion, and the finding hit over all papers; the difference is paired per paper against the "
+                "shipped pool.", "",
+                "| paragraphs read | Discussion hit@1 | hit@3 (kept) | hit@5 | finding hit, all | difference vs shipped |",
+                "|---|---|---|---|---|---|"]
+        for n, f in [(cv["discussion_paragraphs"], None), *ablations]:
+            res = cv if f is None else load(f.name)
+            a = res["all"]
+            k = a["discussion_hit_at_k"]
+            nd = a["learned_cv"]["discussion_n"]
+            diff = "shipped" if f is None else \
+                "{estimate:+.3f} [{low:+.3f}, {high:+.3f}]".format(**res["vs_before"]["diff"])
+            out.append(f"| {n} | {k['1'] / nd:.3f} ({k['1']:g}/{nd}) | {k['3'] / nd:.3f} ({k['3']:g}/{nd}) | "
+                       f"{k['5'] / nd:.3f} ({k['5']:g}/{nd}) | "
+                       f"{share(a['learned_cv']['hits'], a['learned_cv']['n'], a['learned_cv']['ci95'])} | {diff} |")
     out += ["", "## Where the gold finding is, and the cross-validated hit there", "",
             "| gold finding in | papers | cross-validated hit |", "|---|---|---|"]
     for k, v in d["by_gold_place"].items():

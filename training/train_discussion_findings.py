@@ -13,6 +13,7 @@ replaced and, with ``--before FILE``, paired against an earlier run of this scri
 of them.
 
     .venv/bin/python training/train_discussion_findings.py [--out WEIGHTS] [--result RESULT] [--before OLD_RESULT]
+    .venv/bin/python training/train_discussion_findings.py --paragraphs 3 --result R --before CV   # pool ablation
 """
 
 from __future__ import annotations
@@ -142,7 +143,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DISCUSSION_WEIGHTS)
     ap.add_argument("--result", type=Path, default=REPO / "bench" / "results" / "discussion_findings_cv.json")
     ap.add_argument("--before", type=Path, help="an earlier result of this script: paired difference per paper")
+    ap.add_argument("--paragraphs", type=int, help="an ablation: read this many Discussion paragraphs instead of "
+                    "DISCUSSION_PARAGRAPHS (the weights are then not written, only --result)")
     args = ap.parse_args()
+    import claimtrace.extract.findings as findings
+
+    if args.paragraphs is not None:
+        findings.DISCUSSION_PARAGRAPHS = args.paragraphs  # discussion_pool reads it at call time
     from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
 
     run = Run(data=[GOLD, DOCS, EXTRA_LOADER.parent / "psychsci-extra.jsonl"])
@@ -171,7 +178,7 @@ def main() -> None:
         "schema_version": "2", "what": "finding hit with --detect (detect_findings, any chosen sentence) on the dev part "
         "and the extra traces; papers read from the Discussion scored by the scorer cross-validated by paper "
         f"({FOLDS} folds x {REPEATS} shuffles; cv_hit is the share of repeats that hit), beside the hand-set weights",
-        "top": TOP, "C": C, "folds": FOLDS, "repeats": REPEATS, "discussion_paragraphs": DISCUSSION_PARAGRAPHS,
+        "top": TOP, "C": C, "folds": FOLDS, "repeats": REPEATS, "discussion_paragraphs": findings.DISCUSSION_PARAGRAPHS,
         "features": names, "annotator": "LLM agent (Claude, 2026-12-01 dev; 2026-12-02 extra), not checked by a person"}
     for part in ("dev", "extra", "all"):
         rs = [r for r in rows if part in ("all", r["part"])]
@@ -198,7 +205,8 @@ def main() -> None:
              "meta": {"trained_on": "dev part of psychsci-dev.jsonl and bench/data/traces-extra, papers read from the "
                       "Discussion", "papers": len(pool), "sentences": sum(len(r["labels"]) for r in pool),
                       "positives": sum(sum(r["labels"]) for r in pool), "C": C}}
-    args.out.write_text(json.dumps(model, indent=1) + "\n")
+    if args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS:
+        args.out.write_text(json.dumps(model, indent=1) + "\n")
     result["provenance"] = run.finish()
     args.result.write_text(json.dumps(result, indent=1) + "\n")
     print(f"-> {args.out}, {args.result}", file=sys.stderr)
