@@ -589,6 +589,13 @@ def page_traces_psychsci() -> Page:
     return page_from_script("traces-psychsci", "docs/results/traces-psychsci.md", traces_psychsci.report_lines)
 
 
+def page_detect_findings() -> Page:
+    """docs/results/detect-findings.md (bench/traces_detect_extra.py --report)."""
+    import traces_detect_extra
+
+    return page_from_script("detect-findings", "docs/results/detect-findings.md", traces_detect_extra.report_lines)
+
+
 def page_serve() -> Page:
     """docs/results/serve.md (bench/serve.py --part report)."""
     import serve
@@ -621,6 +628,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "tables": page_tables,
     "psychsci": page_psychsci,
     "traces-psychsci": page_traces_psychsci,
+    "detect-findings": page_detect_findings,
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,

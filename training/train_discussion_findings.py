@@ -3,11 +3,17 @@
 Training data: the papers of the dev part of ``psychsci-dev.jsonl`` (the untouched part is never read) and of the
 extra traces (``bench/data/traces-extra``) whose findings ``detect_findings`` takes from the (General) Discussion
 (the abstract block is not the paper's abstract, or there is none). A pool sentence is positive when it states the
-gold finding (the shared scorer's ``same_statement``). Paper-grouped 5-fold cross-validation gives the honest
-figure: the finding hit (a top-3 pool sentence is the gold finding) per paper, for the learned scorer and for the
-hand-set weights it replaces, on the dev part and the extra traces apart; the final model is fit on all of them.
+gold finding (the shared scorer's ``same_statement``).
 
-    .venv/bin/python training/train_discussion_findings.py [--out src/claimtrace/extract/weights/discussion_findings.json]
+The honest figure is paper-grouped cross-validation over all 80 papers (dev + extra): a paper whose findings come
+from its abstract is scored by the abstract path (nothing in it is fit on these papers); a paper read from the
+Discussion is scored by a scorer fit on the other folds' papers (5 folds, repeated with 5 shuffles of the papers;
+the per-paper hit is the share of repeats that hit). It is given beside the hand-set weights the learned scorer
+replaced and, with ``--before FILE``, paired against an earlier run of this script. The final model is fit on all
+of them.
+
+    .venv/bin/python training/train_discussion_findings.py [--out WEIGHTS] [--result RESULT] [--before OLD_RESULT]
+    .venv/bin/python training/train_discussion_findings.py --paragraphs 3 --result R --before CV   # pool ablation
 """
 
 from __future__ import annotations
@@ -22,10 +28,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from claimtrace.extract.findings import (  # noqa: E402
+    DISCUSSION_PARAGRAPHS,
     DISCUSSION_WEIGHTS,
     NOT_RESTATED,
     RESTATED_RESULT,
     RESULT_REPORT,
+    abstract_problem,
     detect_findings,
     discussion_features,
     discussion_pool,
@@ -38,18 +46,20 @@ from traces_psychsci import DOCS, GOLD, scorer, split_of, wilson  # noqa: E402
 
 TOP = 3  # the findings detect_findings keeps from a Discussion
 FOLDS = 5
+REPEATS = 5
 C = 0.5
 
 
 def hand_score(t: str, p: float, i: int, n: int) -> float:
-    """The hand-set weights the learned scorer replaces (model 0.5, restated 0.5, limitation -0.4, position 0.3,
+    """The hand-set weights the learned scorer replaced (model 0.5, restated 0.5, limitation -0.4, position 0.3,
     result report 0.3), for the before figure."""
     return 0.5 * p + 0.5 * bool(RESTATED_RESULT.search(t)) - 0.4 * bool(NOT_RESTATED.search(t)) + 0.3 * (1 - i / n) \
         + 0.3 * bool(RESULT_REPORT.search(t))
 
 
 def papers() -> list[dict[str, Any]]:
-    """One record per paper whose findings come from the Discussion: its part, pool features and labels."""
+    """One record per paper (dev part and extra traces): its part, where detect_findings reads it from, and for a
+    paper read from the Discussion its pool's features, labels and sentence ids."""
     from claimtrace.documents import load_document
 
     ev = scorer()
@@ -61,9 +71,12 @@ def papers() -> list[dict[str, Any]]:
             doc = load_document(DOCS / g["paper"])
             cands = detect_findings(doc)
             chosen = [c for c in cands if c.chosen]
+            rec: dict[str, Any] = {"part": part, "paper": g["paper"], "gold_source": g.get("finding_source"),
+                                   "abstract_problem": abstract_problem(doc) if doc.sentences("abstract") else
+                                   "no abstract", "source": chosen[0].source if chosen else None}
             if not chosen or chosen[0].source != "discussion":
-                out.append({"part": part, "paper": g["paper"], "pool": False,
-                            "hit": any(ev.same_statement(g["finding"], c.text) for c in chosen)})
+                rec.update(pool=False, hit=any(ev.same_statement(g["finding"], c.text) for c in chosen))
+                out.append(rec)
                 continue
             pool = discussion_pool(doc)
             texts = [strip_page_stamps(s.text) for s, _, _ in pool]
@@ -72,14 +85,15 @@ def papers() -> list[dict[str, Any]]:
             feats = [discussion_features(t, probs[i], i, n, r, f) for i, (t, (_, r, f)) in enumerate(zip(texts, pool, strict=True))]
             labels = [int(ev.same_statement(g["finding"], t)) for t in texts]
             hand = [hand_score(t, probs[i], i, max(n, 1)) for i, t in enumerate(texts)]
-            out.append({"part": part, "paper": g["paper"], "pool": True, "feats": feats, "labels": labels, "hand": hand})
+            rec.update(pool=bool(feats), feats=feats, labels=labels, hand=hand, ids=[s.id for s, _, _ in pool],
+                       ranks=[r for _, r, _ in pool], hit=any(ev.same_statement(g["finding"], c.text) for c in chosen))
+            out.append(rec)
     return out
 
 
-def top_hit(scores: list[float], labels: list[int]) -> bool:
-    """Whether one of the TOP best-scoring sentences is positive."""
-    order = sorted(range(len(scores)), key=lambda j: -scores[j])[:TOP]
-    return any(labels[j] for j in order)
+def top(scores: list[float], k: int = TOP) -> list[int]:
+    """The indexes of the k best-scoring sentences."""
+    return sorted(range(len(scores)), key=lambda j: -scores[j])[:k]
 
 
 def fit(recs: list[dict[str, Any]], names: list[str]) -> Any:
@@ -96,49 +110,103 @@ def fit(recs: list[dict[str, Any]], names: list[str]) -> Any:
     return sc, lr
 
 
+def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, list[list[int]]]:
+    """For each pool paper, the top sentences a scorer fit without it picks, once per repeat (shuffled folds)."""
+    import numpy as np
+    from sklearn.model_selection import KFold
+
+    picks: dict[str, list[list[int]]] = {r["paper"]: [] for r in pool}
+    for seed in range(REPEATS):
+        for tr, te in KFold(n_splits=FOLDS, shuffle=True, random_state=seed).split(pool):
+            sc, lr = fit([pool[i] for i in tr], names)
+            for i in te:
+                r = pool[i]
+                s = lr.decision_function(sc.transform(np.array([[f[k] for k in names] for f in r["feats"]])))
+                picks[r["paper"]].append(top(list(s), len(s)))  # the whole ranking
+    return picks
+
+
+def summary(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
+    """Hits of one column over some rows (a share of repeats counts as its expected hits), with a Wilson interval
+    on the rounded count."""
+    k = round(sum(r[key] for r in rows), 2)
+    n = len(rows)
+    disc = [r for r in rows if r["pool"]]
+    kd = round(sum(r[key] for r in disc), 2)
+    return {"n": n, "hits": int(k) if k == int(k) else k, "share": round(k / n, 3) if n else None,
+            "ci95": wilson(round(k), n), "discussion_n": len(disc), "discussion_hits": int(kd) if kd == int(kd) else kd}
+
+
 def main() -> None:
     """Cross-validate, fit on everything, save the weights and the metrics."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=DISCUSSION_WEIGHTS)
     ap.add_argument("--result", type=Path, default=REPO / "bench" / "results" / "discussion_findings_cv.json")
+    ap.add_argument("--before", type=Path, help="an earlier result of this script: paired difference per paper")
+    ap.add_argument("--paragraphs", type=int, help="an ablation: read this many Discussion paragraphs instead of "
+                    "DISCUSSION_PARAGRAPHS (the weights are then not written, only --result)")
     args = ap.parse_args()
-    import numpy as np
-    from sklearn.model_selection import GroupKFold
+    import claimtrace.extract.findings as findings
+
+    if args.paragraphs is not None:
+        findings.DISCUSSION_PARAGRAPHS = args.paragraphs  # discussion_pool reads it at call time
+    from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
 
     run = Run(data=[GOLD, DOCS, EXTRA_LOADER.parent / "psychsci-extra.jsonl"])
     recs = papers()
-    pool = [r for r in recs if r["pool"] and r["feats"]]
+    pool = [r for r in recs if r["pool"]]
     names = list(pool[0]["feats"][0])
-    cv: dict[str, bool] = {}
-    for tr, te in GroupKFold(n_splits=FOLDS).split(pool, groups=[r["paper"] for r in pool]):
-        sc, lr = fit([pool[i] for i in tr], names)
-        for i in te:
-            r = pool[i]
-            s = lr.decision_function(sc.transform(np.array([[f[k] for k in names] for f in r["feats"]])))
-            cv[r["paper"]] = top_hit(list(s), r["labels"])
-    result: dict[str, Any] = {"schema_version": "1", "what": "finding hit with --detect (detect_findings, any chosen "
-                              "sentence); on papers read from the Discussion, the scorer cross-validated by paper "
-                              f"({FOLDS} folds) against the hand-set weights", "top": TOP, "C": C,
-                              "annotator": "LLM agent (Claude, 2026-12-01 dev; 2026-12-02 extra), not checked by a person"}
-    for part in ("dev", "extra"):
-        rs = [r for r in recs if r["part"] == part]
-        for name, pick in (("hand", lambda r: top_hit(r["hand"], r["labels"])), ("learned_cv", lambda r: cv[r["paper"]])):
-            k = sum((pick(r) if r["pool"] and r.get("feats") else r["hit"]) for r in rs)
-            kd = sum(pick(r) for r in rs if r["pool"] and r.get("feats"))
-            nd = sum(1 for r in rs if r["pool"] and r.get("feats"))
-            result.setdefault(part, {})[name] = {"n": len(rs), "hits": k, "share": round(k / len(rs), 3),
-                                                 "ci95": wilson(k, len(rs)), "discussion_n": nd, "discussion_hits": kd}
+    picks = cross_validate(pool, names)
+    rows = []
+    for r in recs:
+        row = {k: r[k] for k in ("part", "paper", "gold_source", "abstract_problem", "source", "pool")}
+        row["in_sample_hit"] = bool(r["hit"])
+        if r["pool"]:
+            hits = [any(r["labels"][j] for j in p[:TOP]) for p in picks[r["paper"]]]
+            row["cv_hit_at"] = [round(sum(any(r["labels"][j] for j in p[:k]) for p in picks[r["paper"]]) / REPEATS, 3)
+                                for k in range(1, 6)]
+            row["cv_hit"] = round(sum(hits) / len(hits), 3)
+            row["hand_hit"] = float(any(r["labels"][j] for j in top(r["hand"])))
+            row["gold_in_pool"] = any(r["labels"])
+            row["gold_pool_rank"] = next((r["ranks"][j] for j, y in enumerate(r["labels"]) if y), None)
+            row["cv_chosen_ids"] = [r["ids"][j] for j in picks[r["paper"]][0][:TOP]]
+            row["gold_ids"] = [r["ids"][j] for j, y in enumerate(r["labels"]) if y]
+        else:
+            row["cv_hit"] = row["hand_hit"] = float(r["hit"])
+        rows.append(row)
+    result: dict[str, Any] = {
+        "schema_version": "2", "what": "finding hit with --detect (detect_findings, any chosen sentence) on the dev part "
+        "and the extra traces; papers read from the Discussion scored by the scorer cross-validated by paper "
+        f"({FOLDS} folds x {REPEATS} shuffles; cv_hit is the share of repeats that hit), beside the hand-set weights",
+        "top": TOP, "C": C, "folds": FOLDS, "repeats": REPEATS, "discussion_paragraphs": findings.DISCUSSION_PARAGRAPHS,
+        "features": names, "annotator": "LLM agent (Claude, 2026-12-01 dev; 2026-12-02 extra), not checked by a person"}
+    for part in ("dev", "extra", "all"):
+        rs = [r for r in rows if part in ("all", r["part"])]
+        result[part] = {"hand": summary(rs, "hand_hit"), "learned_cv": summary(rs, "cv_hit")}
+        disc = [r for r in rs if r["pool"]]
+        # hit within the k best Discussion sentences (cross-validated), k = 1..5: how the cut at TOP costs
+        result[part]["discussion_hit_at_k"] = {str(k + 1): round(sum(r["cv_hit_at"][k] for r in disc), 2)
+                                               for k in range(5)}
         print(part, result[part], file=sys.stderr)
+    if args.before and args.before.is_file():
+        old = {r["paper"]: r["cv_hit"] for r in json.loads(args.before.read_text())["rows"]}
+        both = [r for r in rows if r["paper"] in old]
+        d = paired_bootstrap_diff([r["cv_hit"] for r in both], [old[r["paper"]] for r in both])
+        result["vs_before"] = {"file": str(args.before.relative_to(REPO)) if args.before.is_relative_to(REPO)
+                               else args.before.name, "n": len(both), "diff": d.model_dump()}
+        print("vs before", result["vs_before"], file=sys.stderr)
+    result["rows"] = rows
     sc, lr = fit(pool, names)
     model = {"name": "discussion_findings", "schema_version": "1", "intercept": float(lr.intercept_[0]),
              "weights": {k: round(float(w), 5) for k, w in zip(names, lr.coef_[0], strict=True)},
              "mean": {k: round(float(m), 5) for k, m in zip(names, sc.mean_, strict=True)},
              "scale": {k: round(float(s), 5) for k, s in zip(names, sc.scale_, strict=True)},
-             "metrics": {p: result[p] for p in ("dev", "extra")},
+             "metrics": {p: result[p] for p in ("dev", "extra", "all")},
              "meta": {"trained_on": "dev part of psychsci-dev.jsonl and bench/data/traces-extra, papers read from the "
                       "Discussion", "papers": len(pool), "sentences": sum(len(r["labels"]) for r in pool),
                       "positives": sum(sum(r["labels"]) for r in pool), "C": C}}
-    args.out.write_text(json.dumps(model, indent=1) + "\n")
+    if args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS:
+        args.out.write_text(json.dumps(model, indent=1) + "\n")
     result["provenance"] = run.finish()
     args.result.write_text(json.dumps(result, indent=1) + "\n")
     print(f"-> {args.out}, {args.result}", file=sys.stderr)

@@ -209,32 +209,53 @@ MAX_ABSTRACT_CHARS = 2600
 MIN_ABSTRACT_WORDS = 60
 
 
-def abstract_problem(doc: Document) -> str | None:
-    """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
-    like one: it is cut from a page (``not_an_abstract``), cites like an introduction (two citations or more),
-    is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
-    paragraph."""
+#: a correction or retraction notice that GROBID took for the abstract ("We regret having omitted reference in our
+#: article to ...", "In the original article, Table 2 was ..."): a notice speaks of the article, an abstract of a study
+NOTICE = re.compile(r"\b(we regret|errat(um|a)\b|corrigend(um|a)|retraction|(is|was|has been|have been) retracted|"
+                    r"correction to|in the (original|published|online) (article|version|paper)|"
+                    r"(was|were) (incorrectly|mistakenly|erroneously) (reported|printed|listed|stated))", re.I)
+#: the checks ``abstract_checks`` runs, in the order ``abstract_problem`` reports them
+ABSTRACT_CHECKS = ("notice", "cut", "citations", "too_long", "too_short", "no_result", "first_paragraph")
+
+
+def abstract_checks(doc: Document) -> dict[str, str]:
+    """Every check the abstract block fails (``ABSTRACT_CHECKS`` code -> reason), empty when it looks like the
+    paper's abstract or is a publisher-tagged one (JATS, HTML) or there is none."""
     sents = [x.text for x in doc.sentences("abstract")]
     if not sents or doc.source.format in TAGGED_ABSTRACTS:
-        return None
+        return {}
     text = " ".join(sents)
+    out: dict[str, str] = {}
+    if NOTICE.search(text):
+        out["notice"] = "the abstract block is a correction or retraction notice, not an abstract"
     if not_an_abstract(sents):
-        return "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
+        out["cut"] = "the abstract starts or ends mid-sentence (the opening of the introduction taken for an abstract)"
     if len(CITATION.findall(text)) >= 2:
-        return "the abstract cites prior work like an introduction (two citations or more)"
+        out["citations"] = "the abstract cites prior work like an introduction (two citations or more)"
     if len(text) > MAX_ABSTRACT_CHARS:
-        return f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
+        out["too_long"] = f"the abstract is longer than an abstract ({len(text)} > {MAX_ABSTRACT_CHARS} characters)"
     if len(text.split()) < MIN_ABSTRACT_WORDS:
-        return f"the abstract is far shorter than an abstract ({len(text.split())} < {MIN_ABSTRACT_WORDS} words)"
+        out["too_short"] = (f"the abstract is far shorter than an abstract ({len(text.split())} < {MIN_ABSTRACT_WORDS} "
+                            "words)")
     # no result and no study of its own: a real abstract that words its result without a result cue ("participants
     # were able to ...") still announces its study ("Here, we tested ...")
     if not any(RESULT_REPORT.search(t) or RESULT_CUES.search(t) or METHOD_REPORT.search(t) or METHOD_CUES.search(t)
                for t in sents):
-        return "the abstract states no result and no study"
+        out["no_result"] = "the abstract states no result and no study"
     first = normalise_space(doc.paragraphs[0].text) if doc.paragraphs else ""
     if first and (normalise_space(text)[:200] in first or first[:200] in normalise_space(text)):
-        return "the abstract is also the first body paragraph"
-    return None
+        out["first_paragraph"] = "the abstract is also the first body paragraph"
+    return out
+
+
+def abstract_problem(doc: Document) -> str | None:
+    """Why the abstract block is not the paper's abstract (a reader's guess: TEI, PDF, text), or None when it looks
+    like one: it is a correction notice, it is cut from a page (``not_an_abstract``), cites like an introduction
+    (two citations or more),
+    is far longer or far shorter than an abstract, states neither a result nor a study, or is also the first body
+    paragraph (the first of ``abstract_checks`` it fails)."""
+    checks = abstract_checks(doc)
+    return next((checks[k] for k in ABSTRACT_CHECKS if k in checks), None)
 
 
 def normalise_space(text: str) -> str:
@@ -422,8 +443,11 @@ def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int,
     """The sentences of the first paragraphs of the General Discussion (else of the first Discussion, else of the
     Conclusion): where a paper without an abstract states its main result."""
     general = [p for p in doc.paragraphs if p.study == "general" and p.section_kind == "discussion"]
-    pars = general or [p for p in doc.paragraphs if p.section_kind == "discussion"] or \
-        [p for p in doc.paragraphs if p.section_kind == "conclusion"]
+    discussion = [p for p in doc.paragraphs if p.section_kind == "discussion"]
+    # a General Discussion shorter than the pool (a one-paragraph wrap-up of a multi-study paper) is topped up with
+    # the first Discussion's opening paragraphs (the first study's result), after it
+    pars = (general + [p for p in discussion if p not in general] if 0 < len(general) < DISCUSSION_PARAGRAPHS else
+            general or discussion or [p for p in doc.paragraphs if p.section_kind == "conclusion"])
     out: list[tuple[Sentence, int, bool]] = []
     used = 0
     for p in pars:  # the first paragraphs that hold a whole sentence (figure text and fragments do not count)
@@ -438,12 +462,14 @@ def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int,
 
 #: six numbers in a row: a figure's axis ticks ("0 10 20 30 40 50"); prose, statistics included, never has them
 _FIGURE_TICKS = re.compile(r"(?:(?<=\s)|^)(?:[<>]?\s?-?\d+(?:[.,]\d+)?%?\s+){5}-?\d+(?:[.,]\d+)?%?(?=\s|$)")
+#: a figure's axis title set letter by letter ("S h e P r o n o u n s"): six single letters in a row
+_SPACED_LETTERS = re.compile(r"(?:(?<=\s)|^)(?:[A-Za-z] ){5}[A-Za-z](?=\s|$)")
 
 
 def figure_text(text: str) -> bool:
     """Whether a "sentence" holds a figure's axis labels and ticks that GROBID left in a paragraph (six numbers in a
-    row: "Proportion of Average Earnings 0 10 20 30 40 50 ...")."""
-    return bool(_FIGURE_TICKS.search(text))
+    row: "Proportion of Average Earnings 0 10 20 30 40 50 ...", or an axis title set letter by letter)."""
+    return bool(_FIGURE_TICKS.search(text) or _SPACED_LETTERS.search(text))
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:
