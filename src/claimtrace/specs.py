@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, dataclass_transform
 
 from pydantic import AfterValidator, PlainSerializer, PlainValidator
 
@@ -33,9 +33,12 @@ __all__ = [
 ]
 
 
+@dataclass_transform(kw_only_default=True, frozen_default=True)
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Spec:
-    """One component spec: ``kind`` and, where the kind takes one, its argument (a path or an inner spec)."""
+    """One component spec: ``kind`` and, where the kind takes one, its argument (a path or an inner spec).
+
+    A subclass is a frozen, keyword-only dataclass too (made so when it is defined)."""
 
     kind: str
     #: the argument's metavar in help and errors (``DIR``, ``PATH``, ``SPEC``); None: the kind takes none
@@ -62,6 +65,10 @@ class Spec:
     def from_argument(cls, arg: str | None) -> Spec:
         """The spec of this kind with ``arg`` (the text after the first ``:``; None when there is none)."""
         return cls() if cls.metavar is None or arg is None else cls(arg=arg)  # type: ignore[call-arg]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        dataclasses.dataclass(frozen=True, kw_only=True)(cls)
 
     def __post_init__(self) -> None:
         if self.kind != self.kind_name():
@@ -190,7 +197,6 @@ EXTRACTORS: SpecRegistry[Spec] = SpecRegistry("extractor")
 
 # ----------------------------------------------------------------------------------------------- retrievers
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class DefaultRetriever(Spec):
     """The task's default retriever."""
 
@@ -199,7 +205,6 @@ class DefaultRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class TwoStageRetriever(Spec):
     """hybrid-trained candidates reranked by the shipped cross-encoder."""
 
@@ -208,7 +213,6 @@ class TwoStageRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class BM25Retriever(Spec):
     """BM25 over the units."""
 
@@ -216,7 +220,6 @@ class BM25Retriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class DenseRetriever(Spec):
     """MiniLM bi-encoder retrieval."""
 
@@ -224,7 +227,6 @@ class DenseRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridRetriever(Spec):
     """BM25 + dense, fused by RRF."""
 
@@ -232,7 +234,6 @@ class HybridRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class TrainedRetriever(Spec):
     """The shipped trained retriever."""
 
@@ -240,7 +241,6 @@ class TrainedRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridTrainedRetriever(Spec):
     """BM25 fused with the shipped trained retriever."""
 
@@ -249,7 +249,6 @@ class HybridTrainedRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class FinetunedRetriever(Spec):
     """A fine-tuned bi-encoder from a model folder."""
 
@@ -259,7 +258,6 @@ class FinetunedRetriever(Spec):
 
 
 @RETRIEVERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class HybridFinetunedRetriever(Spec):
     """BM25 fused with a fine-tuned bi-encoder from a model folder."""
 
@@ -276,7 +274,6 @@ RetrieverSpelling = Annotated[str, _spelling(RETRIEVERS)]
 
 # ----------------------------------------------------------------------------------------------- rerankers
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class NoReranker(Spec):
     """No reranking."""
 
@@ -284,7 +281,6 @@ class NoReranker(Spec):
 
 
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class CrossEncoderReranker(Spec):
     """A cross-encoder: the shipped one, or one from a model folder."""
 
@@ -296,7 +292,6 @@ class CrossEncoderReranker(Spec):
 
 
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class FinetunedReranker(Spec):
     """Rescoring of the candidates by a fine-tuned bi-encoder."""
 
@@ -307,7 +302,6 @@ class FinetunedReranker(Spec):
 
 
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class LLMReranker(Spec):
     """RankGPT listwise reranking by the configured LLM."""
 
@@ -315,7 +309,6 @@ class LLMReranker(Spec):
 
 
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class DenseReranker(Spec):
     """Rescoring of the candidates by the MiniLM bi-encoder."""
 
@@ -324,7 +317,6 @@ class DenseReranker(Spec):
 
 
 @RERANKERS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class RescoreReranker(Spec):
     """A retriever re-run over the candidates alone (``rescore:bm25``, ``rescore:hybrid-finetuned:DIR``)."""
 
@@ -346,7 +338,6 @@ RerankerSpelling = Annotated[str, _spelling(RERANKERS)]
 
 # ----------------------------------------------------------------------------------------------- extractors
 @EXTRACTORS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class EmbeddedExtractor(Spec):
     """The embedded offline extractor (no LLM)."""
 
@@ -355,7 +346,6 @@ class EmbeddedExtractor(Spec):
 
 
 @EXTRACTORS.register
-@dataclasses.dataclass(frozen=True, kw_only=True)
 class LLMExtractor(Spec):
     """The LLM extractor (needs a configured LLM)."""
 

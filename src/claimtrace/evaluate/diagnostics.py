@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU, sentences_of
 from claimtrace.retrieval.embeddings import Embedder
 
@@ -26,30 +26,24 @@ def relevant_sentence_proportion(context: str | Sequence[str], reference: str, e
     return float(np.mean(sims >= tau))
 
 
-class PaperOutcome(BaseModel):
+class PaperOutcome(StrictModel):
     """One paper (item) under one configuration: did its context hold the gold evidence paragraph,
     and the item's F1."""
-
-    model_config = ConfigDict(extra="forbid")
 
     has_gold: bool
     f1: float
 
 
-class Bucket(BaseModel):
+class Bucket(StrictModel):
     """One transition bucket: its items and their mean per-paper ΔF1 (B − A)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     count: int
     mean_delta_f1: float | None
     ids: list[str]
 
 
-class TransitionReport(BaseModel):
+class TransitionReport(StrictModel):
     """Transitions from configuration A to configuration B."""
-
-    model_config = ConfigDict(extra="forbid")
 
     config_a: str
     config_b: str

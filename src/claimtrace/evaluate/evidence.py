@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from rapidfuzz import fuzz
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.metrics import PRF, Counted, micro, prf
 
 Direction = Literal["increase", "decrease", "none"]
@@ -25,11 +26,7 @@ BINARY_COMPONENTS = ("test_family", "sample_size")
 VARIABLE_MATCH = 80.0
 
 
-class _M(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Relationship(_M):
+class Relationship(StrictModel):
     """An effect relationship: its direction and whether it is reported significant (None: unsaid)."""
 
     direction: Direction | None = None
@@ -37,7 +34,7 @@ class Relationship(_M):
     variables: list[str] = Field(default_factory=list)
 
 
-class Interval(_M):
+class Interval(StrictModel):
     """A confidence interval (level in percent; None when the text does not say)."""
 
     level: float | None = None
@@ -45,7 +42,7 @@ class Interval(_M):
     high: float
 
 
-class EvidenceComponents(_M):
+class EvidenceComponents(StrictModel):
     """The five component types parsed from one evidence text."""
 
     variables: list[str] = Field(default_factory=list)
@@ -69,7 +66,7 @@ class ComponentParser(Protocol):
         ...
 
 
-class ComponentCounts(_M):
+class ComponentCounts(StrictModel):
     """Counts of one component type for one pair (or summed over a corpus)."""
 
     pred: int = 0

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.documents.sentences import split_sentences
 from claimtrace.errors import InputError
 from claimtrace.jsonl import json_lines
@@ -82,10 +83,8 @@ def score_hypotheses(
     return micro(hypothesis_sims(p, g, embedder).score(tau) for p, g in pairs)
 
 
-class CurvePoint(BaseModel):
+class CurvePoint(StrictModel):
     """Scores at one threshold."""
-
-    model_config = ConfigDict(extra="forbid")
 
     tau: float
     precision: float
@@ -120,10 +119,8 @@ class Rating(BaseModel):
         return self.rating >= 2
 
 
-class CalibrationResult(BaseModel):
+class CalibrationResult(StrictModel):
     """The grid search: the best τ, its scores, and the whole curve."""
-
-    model_config = ConfigDict(extra="forbid")
 
     best_tau: float
     precision: float

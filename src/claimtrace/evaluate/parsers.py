@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.errors import ClaimtraceError
 from claimtrace.evaluate.components import DeterministicParser
 from claimtrace.evaluate.evidence import (
@@ -159,10 +160,8 @@ def get_parser(name: str = "deterministic", **llm_settings: Any) -> ComponentPar
     raise ClaimtraceError(f"unknown component parser {name!r}; choose deterministic or llm")
 
 
-class AgreementReport(BaseModel):
+class AgreementReport(StrictModel):
     """How often two parsers agree, per component type, on a sample of evidence texts."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int
     parser_a: str

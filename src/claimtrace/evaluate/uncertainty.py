@@ -18,18 +18,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 from scipy import stats
+
+from claimtrace.documents.model import StrictModel
 
 LEVEL = 0.95
 N_RESAMPLES = 2000
 SEED = 20261201
 
 
-class Interval(BaseModel):
+class Interval(StrictModel):
     """A point estimate with its confidence interval, the number of items and how it was computed."""
-
-    model_config = ConfigDict(extra="forbid")
 
     estimate: float
     low: float
@@ -43,10 +42,8 @@ class Interval(BaseModel):
         return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
 
-class PairedTest(BaseModel):
+class PairedTest(StrictModel):
     """An exact McNemar test: discordant counts and the two-sided p-value."""
-
-    model_config = ConfigDict(extra="forbid")
 
     n: int
     only_a: int

@@ -13,9 +13,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict
-
-from claimtrace.documents.model import Document
+from claimtrace.documents.model import Document, StrictModel
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.extract.config import EMBEDDED_DEFAULT, LLM_DEFAULT, ContextConfig, get_preset
 from claimtrace.extract.embedded import EmbeddedExtractor, StageOutput
@@ -32,10 +30,8 @@ from claimtrace.extract.statistics import (
 DEFAULT_MAX_EVIDENCE_SENTENCES = 3
 
 
-class FindingInput(BaseModel):
+class FindingInput(StrictModel):
     """A finding to trace, optionally with its hypothesis (skips stage 1) and gold context (oracle)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str
     hypothesis: str | None = None

@@ -80,13 +80,18 @@ class EvidenceOut(BaseModel):
     sentences: list[int] = Field(default_factory=list)
 
 
-class RelationItem(BaseModel):
-    """Stage 4: one typed relation with status and its sentence number."""
+class DirectRelation(BaseModel):
+    """Direct baseline: one relation."""
 
     source: str
     target: str
     type: EdgeType
     status: Status = "validated"
+
+
+class RelationItem(DirectRelation):
+    """Stage 4: one typed relation with status and its sentence number."""
+
     sentence: int | None = None
 
 
@@ -110,15 +115,6 @@ class VerifyOut(BaseModel):
     """Stage 5 answer."""
 
     decisions: list[Decision] = Field(default_factory=list)
-
-
-class DirectRelation(BaseModel):
-    """Direct baseline: one relation."""
-
-    source: str
-    target: str
-    type: EdgeType
-    status: Status = "validated"
 
 
 class DirectOut(BaseModel):

@@ -23,14 +23,15 @@ and records one ledger invocation per request (or cache hit).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -42,6 +43,8 @@ from claimtrace.llm.settings import EndpointConfig, LLMNotConfiguredError, LLMSe
 from claimtrace.llm.types import LLMFailure, LLMResult
 
 M = TypeVar("M", bound=BaseModel)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 REASK_TEMPLATE = (
     "Your answer is not valid: {error}\n"
@@ -83,6 +86,28 @@ def validate_answer(text: str, schema: type[M]) -> M:
             loc = ".".join(str(x) for x in err["loc"]) or "(root)"
             parts.append(f"{loc}: {err['msg']}")
         raise InvalidAnswer("does not match the schema: " + "; ".join(parts)) from None
+
+
+def _in_thread(method: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """The async twin of a blocking method: the same parameters, run in a worker thread."""
+
+    @functools.wraps(method)
+    async def twin(*args: P.args, **kwargs: P.kwargs) -> R:
+        return await asyncio.to_thread(method, *args, **kwargs)
+
+    twin.__doc__ = f"Async :meth:`{method.__name__}` (runs in a worker thread)."
+    return twin
+
+
+def _blocking(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, R]:
+    """The blocking twin of an async method: the same parameters, run to completion by ``asyncio.run``."""
+
+    @functools.wraps(method)
+    def twin(*args: P.args, **kwargs: P.kwargs) -> R:
+        return asyncio.run(method(*args, **kwargs))
+
+    twin.__doc__ = f"Blocking :meth:`{method.__name__}` (for code that is not async)."
+    return twin
 
 
 class LLMClient:
@@ -185,18 +210,6 @@ class LLMClient:
         messages = p.render(dict(variables))
         return self._run(p, messages, None, task, max_tokens)
 
-    async def astructured(
-        self,
-        prompt: str | Path | Prompt,
-        variables: Mapping[str, Any],
-        schema: type[M],
-        task: str = "default",
-        *,
-        max_tokens: int | None = None,
-    ) -> LLMResult[M]:
-        """Async :meth:`structured` (runs in a worker thread)."""
-        return await asyncio.to_thread(self.structured, prompt, variables, schema, task, max_tokens=max_tokens)
-
     async def astructured_batch(
         self,
         prompt: str | Path | Prompt,
@@ -229,20 +242,10 @@ class LLMClient:
 
             return list(await asyncio.gather(*(one(v) for v in items)))
 
-    def structured_batch(
-        self,
-        prompt: str | Path | Prompt,
-        items: Sequence[Mapping[str, Any]],
-        schema: type[M],
-        task: str = "default",
-        *,
-        concurrency: int | None = None,
-        max_tokens: int | None = None,
-    ) -> list[LLMResult[M]]:
-        """Blocking :meth:`astructured_batch` (for code that is not async)."""
-        return asyncio.run(
-            self.astructured_batch(prompt, items, schema, task, concurrency=concurrency, max_tokens=max_tokens)
-        )
+    #: the async :meth:`structured` (runs in a worker thread)
+    astructured = _in_thread(structured)
+    #: the blocking :meth:`astructured_batch` (for code that is not async)
+    structured_batch = _blocking(astructured_batch)
 
     # ------------------------------------------------------------------ one call
     def _run(

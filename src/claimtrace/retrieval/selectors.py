@@ -11,8 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
+from claimtrace.documents.model import StrictModel
 from claimtrace.errors import ClaimtraceError
 from claimtrace.presets import preset_data
 from claimtrace.retrieval.base import Retriever, search
@@ -22,10 +21,8 @@ from claimtrace.retrieval.units import Hit, Unit, make_hits
 PresetName = Literal["fulltext", "topk", "rerank", "oracle", "uniform"]
 
 
-class SelectorConfig(BaseModel):
+class SelectorConfig(StrictModel):
     """A named context-selection preset and its parameters."""
-
-    model_config = ConfigDict(extra="forbid")
 
     preset: PresetName = "topk"
     k: int = 5

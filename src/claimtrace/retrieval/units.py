@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimtrace.documents.model import Document, Scope, SectionKind
+from claimtrace.documents.model import Document, Scope, SectionKind, StrictModel
 from claimtrace.errors import ClaimtraceError
 from claimtrace.types import UNIT_KINDS, UnitKind
 
@@ -57,10 +57,8 @@ class Unit(BaseModel):
     cell_ids: tuple[str, ...] = ()
 
 
-class Hit(BaseModel):
+class Hit(StrictModel):
     """A ranked unit returned by a retriever or reranker."""
-
-    model_config = ConfigDict(extra="forbid")
 
     unit_id: str
     rank: int

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.schema_version import SCHEMA_VERSION as SCHEMA_VERSION  # re-exported: the one schema version
 
 PComparison = Literal["=", "<", ">", "<=", ">=", "ns"]
@@ -27,10 +28,6 @@ TESTS = (
 )
 RATIO_TESTS = frozenset({"OR", "RR", "HR", "IRR"})
 EFFECT_SIZES = frozenset({"d", "g", "eta2", "partial_eta2", "omega2", "R2", "f", "f2"})
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -81,7 +78,7 @@ def field_values(m: BaseModel) -> dict[str, Any]:
     return m.__dict__ if FAST_LAYOUT else _Assign(m)
 
 
-class ComponentSpan(_Model):
+class ComponentSpan(StrictModel):
     """Where one component (test, df, value, p, CI, SE, n...) was written: offsets and the text."""
 
     start: int
@@ -89,7 +86,7 @@ class ComponentSpan(_Model):
     text: str
 
 
-class Descriptive(_Model):
+class Descriptive(StrictModel):
     """A group descriptive: a mean, SD, SE, median, percentage, or a count ``value`` of ``total``."""
 
     kind: DescriptiveKind
@@ -100,7 +97,7 @@ class Descriptive(_Model):
     text: str
 
 
-class EffectSize(_Model):
+class EffectSize(StrictModel):
     """An effect size reported alongside a test (``t(30) = 2.1, p = .04, d = 0.77``)."""
 
     measure: str
@@ -110,7 +107,7 @@ class EffectSize(_Model):
     text: str
 
 
-class StatResult(_Model):
+class StatResult(StrictModel):
     """One reported statistical result with its components and (after ``check``) its verdict."""
 
     kind: ResultKind

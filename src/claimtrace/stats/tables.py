@@ -15,9 +15,9 @@ import math
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from claimtrace.documents.model import Document, Table, TableCell
+from claimtrace.documents.model import Document, StrictModel, Table, TableCell
 from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.stats.check import compute_p
 
@@ -58,10 +58,8 @@ _CI_COL = re.compile(r"(\d{2}\s*%\s*)?\b(CI|confidence interval)\b", re.I)
 _RATIO = re.compile(r"\b(OR|HR|RR|IRR|odds ratios?|hazard ratios?|risk ratios?|exp\s*\(?b\)?)\b", re.I)
 
 
-class TableStat(BaseModel):
+class TableStat(StrictModel):
     """One result read from a table: a coefficient (with SE, t/z, CI, stars) or a model-level N or R²."""
-
-    model_config = ConfigDict(extra="forbid")
 
     schema_version: str = SCHEMA_VERSION
     source: Literal["table"] = "table"
@@ -379,11 +377,9 @@ _NUM_CELL = re.compile(rf"^\s*{_NUM}\s*$")
 _TEST_CELL = re.compile(r"^\s*(?:t|F|χ2|χ²|z)\s*(?:\([^)]*\))?\s*=\s*[-−–]?\s*[\d,]*\.?\d+\s*$")
 
 
-class RowTest(BaseModel):
+class RowTest(StrictModel):
     """A test a table row reports across its cells: the statistic (under a header naming its test and df,
     or written whole in a cell) and the p of the row's p column, as one text for the statistics engine."""
-
-    model_config = ConfigDict(extra="forbid")
 
     text: str  # "t(15) = 5.754, p = .001"
     test_cell: str

@@ -7,8 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.errors import ClaimtraceError, InputError
 from claimtrace.evaluate.hypothesis import DEFAULT_TAU
 from claimtrace.extract.config import PRESETS
@@ -20,11 +21,9 @@ Stage = Literal["hypothesis", "evidence"]
 ALL_STAGES: tuple[Stage, ...] = ("hypothesis", "evidence")
 
 
-class ExperimentLLM(BaseModel):
+class ExperimentLLM(StrictModel):
     """The ``llm`` block: the LLM extractor's endpoint overrides (passed to ``claimtrace.llm.settings.load_settings``,
     unset: the project's LLM settings/environment) and what it runs."""
-
-    model_config = ConfigDict(extra="forbid")
 
     base_url: str | None = None
     model: str | None = None
@@ -40,10 +39,8 @@ class ExperimentLLM(BaseModel):
     reranker: RerankerSpelling | None = "llm"
 
 
-class ExtractorOptions(BaseModel):
+class ExtractorOptions(StrictModel):
     """Options passed to the extractors (as `claimtrace extract` takes them)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     similarity: str = "bm25"
     max_evidence_sentences: int = 3
@@ -58,10 +55,8 @@ class ExtractorOptions(BaseModel):
     finetuned_model: str | None = None
 
 
-class ExperimentConfig(BaseModel):
+class ExperimentConfig(StrictModel):
     """The YAML experiment file."""
-
-    model_config = ConfigDict(extra="forbid")
 
     name: str = "experiment"
     dataset: str
