@@ -617,6 +617,52 @@ def page_checks() -> Page:
     return page_from_script("checks", "docs/results/checks.md", checks_psychsci.lines)
 
 
+def page_evidence_misses() -> Page:
+    """docs/results/evidence-misses.md: the evidence ranker's held-out misses, one reason each."""
+    d = load("evidence_ranker_misses.json")
+    p = Page("evidence-misses", "docs/results/evidence-misses.md")
+    n, k = d["n"], d["misses"]
+    p.add("# Evidence ranker: held-out misses on the training traces", "",
+          f"`scripts/train_evidence_ranker.py`: {p.v(n, 'd')} training traces ({p.s(d['trained_on'])}), grouped "
+          f"5-fold cross-validation over papers (first of {p.v(d['repeats'], 'd')} fold assignments, penalty "
+          f"{p.v(d['lambda'], 'g')}). Held-out misses: {p.v(k, 'd')} of {p.v(n, 'd')}, a share of "
+          f"{p.v(k / n)} [{p.v(d['miss_share_ci95'][0])}, {p.v(d['miss_share_ci95'][1])}] ({p.level} Wilson). The untouched part of the gold split is not among "
+          "these traces (origin: `gold` the dev part of the gold, `extra` the traces annotated on the other shared "
+          "papers). Reasons are mechanical: the pick and the gold (a correct candidate in the pick's paragraph, else "
+          "the nearest that reports a statistic, else the first gold unit) located in the Document; kinds of test by "
+          "`evidence_ranker.analysis_kind`; `same Results` is a paper without studies. No article text is shown "
+          "(licence).", "")
+    cv = load("evidence_ranker_cv.json")
+    wo = cv.get("without_added_features")
+    if wo:
+        dd = wo["diff_now_minus_without_ci95"]
+        p.add(f"The ranker without the features this analysis led to ({', '.join(f'`{x}`' for x in wo['dropped'])}; "
+              f"penalty chosen the same way, same fold assignments): held-out span hit "
+              f"{p.v(wo['span_hit_repeated'])} (hits per assignment "
+              f"{', '.join(p.v(h, 'd') for h in wo['hits_per_repeat'])} of {p.v(wo['n'], 'd')}); with them "
+              f"{p.v(wo['now_span_hit_repeated'])} (hits "
+              f"{', '.join(p.v(h, 'd') for h in cv['chosen_repeated']['hits_per_repeat'])}). Paired difference "
+              f"{p.diff(dd)} ({p.level} bootstrap over traces; the penalty was chosen on the same folds). Result file: "
+              "`bench/results/evidence_ranker_cv.json`.", "")
+    p.add("## Where the gold lies, against the pick", "", "| location | misses |", "|---|---|")
+    for loc, c in sorted(d["by_location"].items(), key=lambda x: -x[1]):
+        p.add(f"| {p.s(loc)} | {p.v(c, 'd')} |")
+    p.add("", "## The kind of test picked (misses with a correct candidate)", "", "| picked | misses |", "|---|---|")
+    for kind, c in sorted(d["picked_test_kind"].items(), key=lambda x: -x[1]):
+        p.add(f"| {kind} | {p.v(c, 'd')} |")
+    p.add("", "## Per trace, one reason each", "",
+          f"Hits over the {p.v(d['repeats'], 'd')} fold assignments: how often the trace was a held-out hit.", "",
+          "| paper | origin | picked (paragraph, study) | gold (paragraph, study) | reason | hits over assignments |",
+          "|---|---|---|---|---|---|")
+    for m in d["rows"]:
+        pk = "—" if m["picked"] is None else f"{m['picked']['paragraph']}, {m['picked']['study'] or '—'}"
+        gd = "—" if m["gold"] is None else f"{m['gold']['paragraph']}, {m['gold']['study'] or '—'}"
+        p.add(f"| `{m['paper']}` | {m['origin']} | {p.s(pk)} | {p.s(gd)} | {p.s(m['reason'])} | "
+              f"{p.v(m['hits_over_repeats'], 'd')} |")
+    p.add("", "Result file: `bench/results/evidence_ranker_misses.json`.")
+    return p
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -632,6 +678,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,
+    "evidence-misses": page_evidence_misses,
 }
 
 

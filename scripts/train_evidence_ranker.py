@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO / "scripts"))
 
 from train_trace_ranker import fit, training_gold  # noqa: E402  (shared with the hypothesis stage)
 
-from traces_psychsci import DOCS, GOLD, scorer  # noqa: E402
+from traces_psychsci import DOCS, GOLD, scorer, wilson  # noqa: E402
 
 LAMBDAS = (0.01, 0.03, 0.05, 0.1, 0.3, 1.0, 3.0, 10.0)
 #: cross-validation repeats (fold assignments by a salted hash of the paper; repeat 0 is the original ``cv:`` salt)
@@ -189,6 +189,86 @@ def repeated_cv(data: list[tuple[np.ndarray, np.ndarray]], papers: list[str], la
     return [cross_validate(data, papers, lam, prior, judge, repeat=r, fitter=fitter) for r in range(repeats)]
 
 
+def _where(r: dict[str, Any], i: int) -> dict[str, Any]:
+    """Where a unit of a collected trace sits, and what it reports (no article text: the result files are public)."""
+    from claimtrace.extract.evidence_ranker import analysis_kind
+
+    return {"paragraph": r["pid"][i], "study": r["study"][i], "section_kind": r["kind"][i],
+            "test_kind": analysis_kind(r["texts"][i], bool(r["is_table"][i]), bool(r["engine"][i] >= 2))}
+
+
+def miss_reason(r: dict[str, Any], best: int | None) -> dict[str, Any]:
+    """One held-out miss: what was picked, where the gold is (a positive candidate: in the pick's paragraph, else the
+    nearest with a statistic; else the first gold unit), and one mechanical reason (same paragraph? same study? which kind of test won?)."""
+    from claimtrace.extract.evidence_ranker import evidence_study
+    from claimtrace.extract.trace_ranker import same_study
+
+    ref = evidence_study(r["finding"], r["studies"])
+    pos = np.flatnonzero(r["cand"] & r["y"])
+    out: dict[str, Any] = {"paper": r["paper"], "origin": r["origin"], "finding_study": ref,
+                           "picked": None if best is None else _where(r, best)}
+    if best is None:
+        return {**out, "gold": None, "location": "no candidate", "reason": "no candidate: the context reports no result"}
+    if not len(pos):
+        ys = np.flatnonzero(r["y"])
+        if not len(ys):
+            return {**out, "gold": None, "location": "gold not located",
+                    "reason": "the gold evidence matches no unit of the Document (not a candidate)"}
+        g = int(ys[0])
+        gw = _where(r, g)
+        if not r["allowed"][g]:
+            why = "outside the context"
+        elif ref is not None and not same_study(r["study"][g], ref):
+            why = f"in study {r['study'][g]}'s Results, not the finding's study ({ref})"
+        elif r["kind"][g] != "results":
+            why = f"in a {r['kind'][g]} section, outside the Results"
+        else:
+            why = "reports no statistic the candidate rules accept"
+        return {**out, "gold": gw, "location": "gold not a candidate", "reason": f"the gold is not a candidate: {why}"}
+    if r["y"][best]:
+        return {**out, "gold": _where(r, best), "location": "loose label",
+                "reason": "the top candidate matches the gold only loosely; its extended span is not a hit"}
+    # the gold unit to compare with: one in the pick's paragraph, else the nearest that reports a statistic, else the
+    # nearest
+    same = [j for j in pos if r["pid"][j] == r["pid"][best]]
+    tested = [j for j in pos if r["stat"][j] >= 0.3]
+    pool = np.asarray(same or tested or list(pos))
+    g = int(pool[np.argmin(np.abs(pool - best))])
+    gw = _where(r, g)
+    if r["pid"][g] == r["pid"][best]:
+        loc = "same paragraph"
+    elif r["study"][g] == r["study"][best]:  # a paper without studies: one Results
+        loc = ("same study" if r["study"][g] is not None else "same Results") + ", other paragraph" + (
+            " (later)" if best > g else " (earlier)")
+    else:
+        loc = f"other study (picked {r['study'][best]}, gold {r['study'][g]})"
+    reason = f"{out['picked']['test_kind']} chosen over the gold's {gw['test_kind']}, {loc}"
+    return {**out, "gold": gw, "location": loc.split(" (")[0], "reason": reason}
+
+
+def oof_misses(rows: list[dict[str, Any]], full: list[np.ndarray], data: list[tuple[np.ndarray, np.ndarray]],
+               papers: list[str], lam: float, prior: np.ndarray, ev: Any, hits_over: list[int]) -> dict[str, Any]:
+    """The held-out misses of the first fold assignment, one reason each, and their counts by reason."""
+    picks: dict[int, int | None] = {}
+
+    def judge(i: int, w: np.ndarray) -> bool:
+        cand = rows[i]["cand"]
+        picks[i] = int(np.argmax(np.where(cand, full[i] @ w, -np.inf))) if cand.any() else None
+        return span_hit(rows[i], full[i], w, ev)
+
+    h = cross_validate(data, papers, lam, prior, judge)
+    misses = [{**miss_reason(rows[i], picks[i]), "hits_over_repeats": hits_over[i]}
+              for i in range(len(rows)) if not h[i]]
+    by_loc: dict[str, int] = {}
+    by_kind: dict[str, int] = {}
+    for m in misses:
+        by_loc[m["location"]] = by_loc.get(m["location"], 0) + 1
+        if m["picked"] is not None and m["location"] not in ("gold not a candidate", "loose label", "gold not located"):
+            by_kind[m["picked"]["test_kind"]] = by_kind.get(m["picked"]["test_kind"], 0) + 1
+    return {"n": len(rows), "misses": len(misses), "miss_share_ci95": wilson(len(misses), len(rows)),
+            "by_location": by_loc, "picked_test_kind": by_kind, "rows": misses}
+
+
 #: the fit this trainer shipped before (unscaled features, the penalty it chose), the reference of the paired comparison
 PREVIOUS_LAMBDA = 0.03
 PREVIOUS = {"fit": "train_trace_ranker.fit on raw features", "lambda": PREVIOUS_LAMBDA}
@@ -208,6 +288,30 @@ def previous_method(data: list[tuple[np.ndarray, np.ndarray]], papers: list[str]
             "diff_now_minus_previous_ci95": paired_bootstrap_diff(a, b).model_dump()}
 
 
+#: features added in session 4 (issue 25's error analysis): the result file compares the ranker without them
+ADDED = ("first_test_in_study",)
+
+
+def without_features(rows: list[dict[str, Any]], full: list[np.ndarray], papers: list[str], drop: tuple[str, ...],
+                     ev: Any, now: list[list[bool]]) -> dict[str, Any]:
+    """The same trainer without the ``drop`` features (its penalty chosen the same way) under the same fold
+    assignments, and the paired difference (now - without) of each trace's hit share over the repeats."""
+    from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
+    from claimtrace.extract.evidence_ranker import EV_FEATURES
+
+    keep = [j for j, n in enumerate(EV_FEATURES) if n not in drop]
+    sub = [x[:, keep] for x in full]
+    data = [(x[r["cand"]], r["y"][r["cand"]]) for x, r in zip(sub, rows, strict=True)]
+    prior = np.array([1.0 if EV_FEATURES[j] == "base" else 0.0 for j in keep])
+    runs = {lam: repeated_cv(data, papers, lam, prior, lambda i, w: span_hit(rows[i], sub[i], w, ev)) for lam in LAMBDAS}
+    lam = max(LAMBDAS, key=lambda v: (float(np.mean([sum(h) for h in runs[v]])), v))
+    a = [float(np.mean([h[i] for h in now])) for i in range(len(rows))]
+    b = [float(np.mean([h[i] for h in runs[lam]])) for i in range(len(rows))]
+    return {"dropped": list(drop), "lambda": lam, "hits_per_repeat": [sum(h) for h in runs[lam]], "n": len(rows),
+            "span_hit_repeated": round(float(np.mean(b)), 3), "now_span_hit_repeated": round(float(np.mean(a)), 3),
+            "diff_now_minus_without_ci95": paired_bootstrap_diff(a, b).model_dump()}
+
+
 def main() -> None:
     """Collect the training traces, choose the penalty by grouped cross-validation, fit, write the weights."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -215,6 +319,8 @@ def main() -> None:
     ap.add_argument("--cache", help="keep the collected inputs in this pickle (resumable)")
     ap.add_argument("--cv-out", default=str(REPO / "bench" / "results" / "evidence_ranker_cv.json"),
                     help="the cross-validation figures as a result file (docs/results/traces-psychsci.md)")
+    ap.add_argument("--misses-out", default=str(REPO / "bench" / "results" / "evidence_ranker_misses.json"),
+                    help="the held-out misses, one reason each, as a result file (docs/results/evidence-misses.md)")
     ap.add_argument("--extra", default=str(EXTRA), help="the extra traces' folder (with load.py)")
     ap.add_argument("--no-extra", action="store_true", help="train on the dev gold only")
     args = ap.parse_args()
@@ -284,10 +390,18 @@ def main() -> None:
            "candidate_ceiling": {"traces_with_a_correct_candidate": sum(bool(y.any()) for _, y in data),
                                  "n": len(data)},
            "previous_method": previous_method(data, papers, prior, span_judge, cvr),
+           "without_added_features": without_features(rows, full, papers, ADDED, ev, cvr),
            "hand_set": {"hits": sum(hand), "n": len(hand),
                         "gold_dev_hits": sum(h for h, g in zip(hand, gold, strict=True) if g)},
            "provenance": run.finish()}
     Path(args.cv_out).write_text(json.dumps(res, indent=1) + "\n")
+    per_trace = res["chosen_repeated"]["per_trace_hits"]
+    mis = {"schema_version": "1", "what": "held-out misses of the evidence ranker (scripts/train_evidence_ranker.py): "
+           "grouped 5-fold over papers, first fold assignment; per miss the pick and the gold (paragraph, study, kind "
+           "of test; no article text) and one mechanical reason", "trained_on": out["trained_on"], "lambda": lam,
+           "repeats": REPEATS, **oof_misses(rows, full, data, papers, lam, prior, ev, per_trace),
+           "provenance": run.finish()}
+    Path(args.misses_out).write_text(json.dumps(mis, indent=1) + "\n")
     print(json.dumps({k: res[k] for k in ("chosen", "chosen_repeated", "previous_method")})[:2000], file=sys.stderr)
     print(f"-> {args.out}", file=sys.stderr)
 

@@ -15,7 +15,7 @@ from claimtrace.extract.embedded import (
     evidence_candidates,
     evidence_span,
 )
-from claimtrace.extract.evidence_ranker import EV_FEATURES, evidence_study, stems, word_results
+from claimtrace.extract.evidence_ranker import EV_FEATURES, analysis_kind, evidence_study, stems, word_results
 from claimtrace.extract.pipeline import extract_traces
 from conftest import shared_path
 
@@ -104,3 +104,40 @@ def test_the_span_joins_a_result_in_words_to_the_statistic_after_it() -> None:
     assert evidence_span(pids, is_table, cand, np.ones(4, dtype=bool), stat, relevance, eng, 2, 3) == (1, 2)
     # and a core stated in words widens to the statistic that follows it
     assert evidence_span(pids, is_table, cand, np.ones(4, dtype=bool), stat, relevance, eng, 1, 3) == (1, 2)
+
+
+def test_the_kind_of_test_names_mediation_secondary_and_follow_up_analyses() -> None:
+    # papers outside the gold set (bench/data/traces-extra): never in the untouched part
+    kinds: dict[str, str] = {}
+    for paper in ("09567976211028978.xml", "09567976231192241.xml"):
+        ix = EmbeddedExtractor().index(load_document(shared_path("documents", "psychsci", paper)))
+        for i, s in enumerate(ix.sents):
+            if ix.kind[i] == "results" and ix.stat[i] >= 0.3:
+                kinds[s.text] = analysis_kind(s.text, bool(ix.is_table[i]), bool(ix.engine[i] >= 2))
+
+    def kind_of(start: str) -> str:
+        return next(k for t, k in kinds.items() if t.startswith(start))
+
+    assert kind_of("A mediational analysis was consistent") == "mediation"
+    assert kind_of("Of note, an identical ANOVA on the d") == "secondary analysis"
+    assert kind_of("Both main effects turned out to be significant") == "main or omnibus test"
+    assert kind_of("The interaction was not significant") == "interaction"
+    assert analysis_kind("Table 2 › Age › 8-year-olds: t(58) = 6.1", is_table=True) == "table row"
+
+
+def test_the_first_checked_test_of_a_studys_results_is_marked_once_per_study() -> None:
+    doc = load_document(shared_path("documents", "psychsci", "0956797617692000.xml"))
+    ex = EmbeddedExtractor(table_rows=True)
+    ex.record_features = True
+    ex.evidence(doc, "When the target of a moral violation shifts from the self to another person, anger decreases, "
+                "but disgust increases.", get_preset(EMBEDDED_DEFAULT))
+    ix = ex.index(doc)
+    x, cand = ex.last_features["evidence"]
+    first = x[:, EV_FEATURES.index("first_test_in_study")] == 1
+    assert first.any()
+    studies = [ix.study[i] for i in np.flatnonzero(first)]
+    assert len(studies) == len(set(studies))  # one per study
+    for i in np.flatnonzero(first):  # nothing earlier in its study's Results holds a checked test among the candidates
+        assert ix.engine[i] >= 2 and ix.kind[i] == "results"
+        assert not any(ix.study[j] == ix.study[i] and ix.kind[j] == "results" and ix.engine[j] >= 2 and cand[j]
+                       and not ix.is_table[j] for j in range(i))

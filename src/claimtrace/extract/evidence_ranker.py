@@ -10,7 +10,9 @@ paper:
 
 - the study: the paragraph's study against the finding's (``evidence_study``: the study it names, plurals included,
   else the first study that is not a pilot), a later study, the General Discussion, a sentence naming another study;
-- the order of the result paragraph inside its study's Results, the first result of its paragraph;
+- the order of the result paragraph inside its study's Results, the first result of its paragraph, the first checked
+  test of its study's Results (the study's main test is usually reported first; follow-ups, simple effects and
+  secondary analyses come after it);
 - the kind of analysis: descriptives without a test (M, SD), follow-up / post hoc, manipulation checks, exploratory
   and control analyses, balance checks, an omnibus or main test, a sentence packed with tests, a table row;
 - the finding's contrast: an interaction test when the finding is about one (and its words in the sentence), an
@@ -19,7 +21,8 @@ paper:
   hypothesis's words, numbers the finding quotes;
 - relative to the other candidates of the paper: the rank of the candidate's similarity to the query.
 
-The stage-1 ranker (hypothesis) lives in ``trace_ranker.py``.
+``analysis_kind`` names the kind of test a candidate reports (the error analysis of ``scripts/train_evidence_ranker.py``
+uses it). The stage-1 ranker (hypothesis) lives in ``trace_ranker.py``.
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_s
                "interaction", "table", "discussion", "key_cue", "balance", "overlap", "null_mismatch",
                "stem_overlap", "hyp_overlap", "heading_overlap", "paragraph_overlap", "sim_rank", "first_in_paragraph",
                "omnibus", "finding_numbers", "many_tests", "contrast_match", "names_other_study", "unasked_interaction",
-               "word_result", "figure_ref")
+               "word_result", "figure_ref", "first_test_in_study")
 
 #: an omnibus or main test (the test of a finding's contrast) rather than its decomposition
 OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of|ANOVA|analys[ie]s of variance|"
@@ -76,6 +79,17 @@ FIGURE_REF = re.compile(r"\b(Tables?|Figs?\.?|Figures?)\s*S?\d", re.I)
 _NOT_A_RESULT = re.compile(r"\b(if|whether|would|should|will|to (test|examine|assess|compare|investigate)|we (used|ran|"
                            r"fit|fitted|computed|conducted|tested))\b", re.I)
 WORD_MIN_CHARS = 40
+#: a mediation or path analysis (an indirect effect: a test of a mechanism, not of the finding's contrast)
+MEDIATION = re.compile(r"\b(mediat\w+|indirect effects?|(a|b|c)[- ]paths?|paths? (a|b|c)\b|path model|ACME|ADE|Sobel|"
+                       r"PROCESS macro|bootstrapped (confidence interval for the )?indirect|cross-lagged)\b", re.I)
+#: a secondary analysis named by its lead-in ("Of note, an identical ANOVA on ...", "We also found ...", "In addition")
+SECONDARY = re.compile(r"^\W*(of note|notably|additionally|in addition|further(more)?|moreover|also|similarly|"
+                       r"likewise|in a (second|further|separate|subsequent) (step|analysis|model))\b|\b(we|they) also\b|"
+                       r"\b(further|additional|secondary|separate|identical|subsequent)( \w+)? analys[ie]s\b|\b(was|were) also\b|"
+                       r"\balso (significant|found|observed|revealed|showed)\b|\bthe same (analysis|pattern|model)\b", re.I)
+#: a simple effect or slope (the decomposition of an interaction at one level of a factor)
+SIMPLE_EFFECT = re.compile(r"\b(simple[- ](main )?effects?|simple slopes?|at (each|both|all) levels?|for each (group|"
+                           r"condition|level)|separately (for|in)|(within|in) (each|the) (group|condition)s?)\b", re.I)
 _TEST_STAT = re.compile(r"\b([tFrzbβχ]|chi2|χ2|OR|B)\s*(?:\([^)]*\))?\s*[=<>]\s*-?\s*\d*\.?\d", re.I)
 
 
@@ -106,6 +120,31 @@ def word_results(texts: Sequence[str], pids: Sequence[str], kinds: Sequence[str]
         nxt = i + 1 < n and pids[i + 1] == pids[i] and eng[i + 1] >= 1
         out[i] = bool(re.search(r"\bsignifican", t, re.I)) or pids[i] in refs or nxt
     return out
+
+
+def analysis_kind(text: str, is_table: bool = False, checked: bool = True) -> str:
+    """The kind of analysis a candidate reports, the first that applies: "table row", "manipulation check",
+    "mediation", "follow-up", "simple effect", "descriptive", "exploratory", "secondary analysis", "interaction",
+    "main or omnibus test", "stated in words" (no statistic), else "test" (the error analysis of the trainer)."""
+    if is_table:
+        return "table row"
+    for name, rx in (("manipulation check", MANIPULATION), ("mediation", MEDIATION), ("follow-up", FOLLOW_UP),
+                     ("simple effect", SIMPLE_EFFECT)):
+        if rx.search(text):
+            return name
+    if DESCRIPTIVE.search(text) and not checked:
+        return "descriptive"
+    if EXPLORATORY.search(text):
+        return "exploratory"
+    if SECONDARY.search(text):
+        return "secondary analysis"
+    if re.search(r"\binteraction\b|×", text, re.I):
+        return "interaction"
+    if OMNIBUS.search(text):
+        return "main or omnibus test"
+    if not _TEST_STAT.search(text) and not re.search(r"\bp\s*[<=>]", text):
+        return "stated in words"
+    return "test"
 
 
 def stems(text: str) -> set[str]:
@@ -159,6 +198,11 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
         order_ = idx[np.argsort(-np.asarray(parts["sim"])[idx], kind="stable")]
         for r_, i in enumerate(order_):
             sim_rank[i] = 1.0 / (1.0 + r_)
+    # the first checked test of each study's Results among the units that can win (the study's main test comes first)
+    first_test: dict[str | None, int] = {}
+    for i in range(len(texts)):
+        if keep[i] and kinds[i] == "results" and not is_table[i] and parts["engine"][i] >= 2:
+            first_test.setdefault(studies_[i], i)
     rows = []
     zero = [0.0] * len(EV_FEATURES)
     for i, t in enumerate(texts):
@@ -186,7 +230,8 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             float(about_interaction and bool(_CONTRAST.search(t))) * _share(fs, ts),
             float(named is not None and ref is not None and not same_study(named, ref)),
             float(not about_interaction and bool(re.search(r"\binteraction\b", t, re.I))),
-            float(parts["stat"][i] < 0.3 and not is_table[i]), float(bool(FIGURE_REF.search(t)))])
+            float(parts["stat"][i] < 0.3 and not is_table[i]), float(bool(FIGURE_REF.search(t))),
+            float(first_test.get(studies_[i]) == i)])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 
 
