@@ -23,7 +23,7 @@ from claimtrace.checks.base import (
     sentence_location,
 )
 from claimtrace.cues import TEST_FAMILIES
-from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
+from claimtrace.documents.model import _FIGURE_LABEL, AbstractSection, Document, Paragraph, Sentence
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
@@ -38,8 +38,12 @@ class _Sentences:
         self.by_id: dict[str, Sentence] = {}
         self.order: list[Sentence] = []
         self.paragraph: dict[str, str] = {}
+        #: body paragraphs that are a figure's legend left in the body by the conversion ("Fig. 2. Prediction of ...")
+        self.legends: set[str] = set()
         units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
         for unit in units:
+            if isinstance(unit, Paragraph) and _FIGURE_LABEL.match(unit.text):
+                self.legends.add(unit.id)
             for s in unit.sentences:
                 self.by_id[s.id] = s
                 self.order.append(s)
@@ -321,7 +325,10 @@ _P_BOUND_AFTER = re.compile(r"[ \t\n]*" + _P_BOUND)
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
     """A p that is a figure's or table's star legend ("*p < .05, **p < .01"), a run of bare bounds (a plot's
-    legend) or a threshold ("i.e., p < .05")."""
+    legend), a threshold ("i.e., p < .05"), or a bare p in a figure's legend that the conversion left in the body
+    ("Blue points index predictions that were significant (p < .050)": what a mark means, not a result)."""
+    if r.test is None and sents.paragraph.get(r.unit_id or "") in sents.legends:
+        return True
     text = sents.text(r.scope)
     start = r.spans["p_full"].start if "p_full" in r.spans else r.start
     before = text[max(0, start - 3):start].rstrip()
@@ -816,6 +823,10 @@ _POWER_BETA = re.compile(r"(?<![-−–])(?<![-−–]\s)(?:β|beta|type[\s-]+(?
 # a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
 _POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
                                r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
+# a confidence level printed as the significance level ("considering a 95% level of significance and a power of
+# 80%"): its alpha is 1 - level (.05), never .95
+_SIGNIFICANCE_AS_CONFIDENCE = re.compile(r"(?<![\d.])(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:level\s+of\s+(?:statistical\s+)?"
+                                         r"significance|significance(?:\s+level)?\b)", re.I)
 # SPSS's "observed power = .955" printed with a test result: part of the result, not a power analysis
 _OBSERVED_POWER = re.compile(r"observed\s+power\s*=", re.I)
 _TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
@@ -953,6 +964,8 @@ def _power_fields(text: str) -> dict[str, object]:
         beta = float(raw_b.rstrip("% ")) / 100 if "%" in raw_b else float(raw_b)
         if beta <= 0.5:
             rec["power"] = round(1 - beta, 4)
+    if rec["alpha"] is None and (c := _SIGNIFICANCE_AS_CONFIDENCE.search(text)) is not None:
+        rec["alpha"] = round(1 - float(c.group("c")) / 100, 4)  # "a 95% level of significance": alpha .05
     if rec["alpha"] is None and rec["power"] is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
         rec["alpha"] = round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
     n = _POWER_N.search(text)
