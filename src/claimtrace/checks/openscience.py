@@ -262,6 +262,9 @@ TOPICS: dict[str, re.Pattern[str]] = {
                                   r"|design\s+and\s+analysis\s+plans?\s+(?:were|was)\s+(?:not\s+)?(?:pre-?)?registered)\b",
                                   re.I),
 }
+#: every phrase of a topic's pattern holds one of its words (lower case): a quick filter before it
+_TOPIC_WORDS = {"data": ("data",), "code": ("code", "script", "syntax"), "materials": ("material", "stimul", "questionnaire"),
+                "preregistration": ("regist", "aspredicted")}
 _SHARED = re.compile(
     r"\b(?:(?:made\s+|are\s+|is\s+|be\s+|been\s+)?(?:publicly\s+|openly\s+|freely\s+)?(?:available|accessible)"
     r"|can\s+be\s+(?:accessed|found|downloaded|obtained|viewed|retrieved)|(?:are|is|were|was|been|be)\s+"
@@ -306,11 +309,21 @@ _PART_NOT_PREREG = re.compile(r"\b(?:not|non)[\s-]?pre-?\s?registered\)?\s+(?:\w
                               r"comparisons?|hypothes[ie]s|measures?|outcomes?|models?|questions?)\b", re.I)
 
 
+#: the words of the availability test in ``read_statements`` (lower-case substrings of its alternatives)
+_AVAILABILITY_WORDS = ("availab", "access", "posted", "deposited", "archived", "shar", "uploaded", "request", "osf",
+                       "framework", "github", "repositor", "zenodo", "figshare", "dataverse", "researchbox", "http")
+
+
 def read_statements(sentence: str) -> list[Statement]:
     """The availability statements a sentence makes, one per topic it names ("data are not available")."""
     out: list[Statement] = []
     whole = sentence
+    low = whole.lower()
+    # quick: every statement but a preregistration's must pass the availability test below, which needs these words
+    sharing = any(w in low for w in _AVAILABILITY_WORDS)
     for topic, pat in TOPICS.items():
+        if (topic != "preregistration" and not sharing) or not any(w in low for w in _TOPIC_WORDS[topic]):
+            continue
         m = pat.search(whole)
         if not m:
             continue
