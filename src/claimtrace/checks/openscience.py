@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from claimtrace.checks._online import Fetcher, rewrite
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, section_of, sentence_location
+from claimtrace.checks.base import (
+    Check,
+    CheckContext,
+    CheckRow,
+    Location,
+    lowered,
+    section_of,
+    sentence_location,
+)
 from claimtrace.documents.model import AbstractSection, Document, ExcludedBlock, Paragraph, Sentence
 
 _S = r"\s?"  # a space PDF text may put inside a link
@@ -130,18 +138,11 @@ class _Block:
         return self._loc
 
 
-def _lower(context: CheckContext) -> dict[str, str]:
-    """Each paragraph's and abstract section's text lower-cased, once per paper for both open-science checks."""
-    doc = context.document
-    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
-    return context.shared("openscience.lower", lambda: {u.id: u.text.lower() for u in units})
-
-
 def _blocks(context: CheckContext, hint: tuple[str, ...]) -> Iterator[_Block]:
     """Sentences and excluded blocks (not references, tables, equations) whose paragraph or block holds one of
     ``hint``'s lower-case words (a quick filter: the searches that follow need those words)."""
     doc = context.document
-    low = _lower(context)
+    low = lowered(context)
     units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
     for unit in units:
         if not any(w in low[unit.id] for w in hint):
@@ -179,7 +180,7 @@ def _joined_blocks(context: CheckContext) -> Iterator[_Block]:
     splitter cut at a dot)."""
     doc = context.document
     yield from _blocks(context, _LINK_HINT)
-    low = _lower(context)
+    low = lowered(context)
     hosted = {uid for uid, text in low.items() if any(h in text for h in _HOSTS)}
     if not hosted:
         return

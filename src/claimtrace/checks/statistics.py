@@ -20,6 +20,7 @@ from claimtrace.checks.base import (
     CheckRow,
     Location,
     Severity,
+    lowered,
     rows_or_ok,
     sentence_location,
 )
@@ -700,8 +701,17 @@ _POWER_TRIGGER = re.compile(
     r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
     r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)(?!\d|\s*±)"
     r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
-# every phrase of _POWER_TRIGGER holds one of these (lower case)
+# every phrase of _POWER_TRIGGER holds one of these (lower case); "β" only in "1 − β ="
 _POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
+_ONE_MINUS_BETA = re.compile(r"1\s*[-−–]\s*β\s*=", re.I)
+
+
+def _power_trigger(text: str) -> bool:
+    """Whether a sentence holds a phrase of _POWER_TRIGGER (quick: a regression's β alone runs one small pattern)."""
+    low = text.lower()
+    if any(w in low for w in ("power", "pwr", "simr", "pangea")):
+        return _POWER_TRIGGER.search(text) is not None
+    return "β" in low and _ONE_MINUS_BETA.search(text) is not None
 _POWER_TYPE = [
     ("a priori", re.compile(r"a[- ]priori|prospective|to\s+determine\s+(?:the\s+)?(?:required\s+)?sample", re.I)),
     ("sensitivity", re.compile(r"sensitivity", re.I)),
@@ -1080,12 +1090,11 @@ class PowerCheck:
         doc = context.document
         rows: list[CheckRow] = []
         subject: bool | None = None  # the paper is about power: read at its first power analysis
+        low = lowered(context)
         for i, par in enumerate(doc.paragraphs):
-            low = par.text.lower()
-            if not any(w in low for w in _POWER_WORDS):
+            if not any(w in low[par.id] for w in _POWER_WORDS):
                 continue  # quick: no power word in the paragraph
-            first = next((s for s in par.sentences
-                          if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
+            first = next((s for s in par.sentences if _power_trigger(s.text)), None)
             if first is None or (_OBSERVED_POWER.search(first.text) and _TEST_RESULT.search(first.text)):
                 continue  # no power analysis; or SPSS's observed power printed with a test result
             elsewhere = _ELSEWHERE.search(first.text)
