@@ -58,7 +58,7 @@ SEED = 27
 #: sample from the flags that no earlier round judged, here or in bench/checks_refs_psychsci.py (judgements carry
 #: their "round"). power: round 1 (seed 27) and round 2 failed (< .90) and led to fixes on development papers;
 #: reference-uncited: rounds 1-2 were judged by bench/checks_refs_psychsci.py on its own split, round 3 here
-RESAMPLED: dict[str, dict[int, int]] = {"power": {2: 2702, 3: 2706}, "reference-uncited": {3: 2705}}
+RESAMPLED: dict[str, dict[int, int]] = {"power": {2: 2702, 3: 2706}, "reference-uncited": {3: 2705, 4: 2707}}
 REFS_JUDGED = ROOT / "bench" / "data" / "checks_refs_judged.json"
 
 
@@ -178,14 +178,23 @@ def lines() -> list[str]:
     for k, v in r["papers_flagged"].items():
         out.append(f"| {k} | {v['all']} | {v['development']} | {v['untouched']} | {r['flags'][k]} |")
     out += ["", "## Precision on 20 sampled flags", "",
-            f"For each check with at least {SAMPLE_SIZE} flags, {SAMPLE_SIZE} drawn at random (seed {SEED}) and "
-            "judged against the text. The samples were read while parsing errors were fixed (power, marginal "
-            "wording), so they are not untouched figures.", "", "| check | flags | precision |", "|---|---|---|"]
+            f"For each check with at least {SAMPLE_SIZE} flags, {SAMPLE_SIZE} drawn at random (seed {SEED}; a later "
+            "round its own seed, fixed before its flags were read) and judged against the text. Round-1 samples were "
+            "read while parsing errors were fixed (power, marginal wording), so they are not untouched figures; a "
+            "fresh round draws only from flags that no earlier round judged.", "",
+            "| check | flags | precision |", "|---|---|---|"]
     for k, v in r["samples"].items():
-        if "judged_before_fix" in v:
-            b = v["judged_before_fix"]
+        b = v.get("judged_before_fix")
+        if b:
             out.append(f"| {k} (round {b['round']}, seed {b['seed']}, judged before the fixes it led to) | {v['flags']} | "
                        f"{_ci(b['precision'])} |")
+        if v.get("fresh") and not v["pool"]:
+            out.append(f"| {k} (round {v['round']}, seed {v['seed']}: no flag left that no round judged; every current "
+                       f"flag by its latest verdict, seen) | {v['flags']} | {_ci(v['current_flags_by_latest_verdict'])} |")
+        elif v.get("fresh"):
+            out.append(f"| {k} (round {v['round']}, seed {v['seed']}, drawn from the {v['pool']} flags no earlier round "
+                       f"judged: fresh) | {v['flags']} | {_ci(v['precision'])} |")
+        elif b:
             after = ("the same seed redrawn after those fixes: partly seen" if b.get("redrawn")
                      else "the same sample after those fixes: seen")
             out.append(f"| {k} ({after}) | {v['flags']} | {_ci(v['precision'])} |")
@@ -360,7 +369,10 @@ def main() -> None:
         ok = [x for x in items if x["verdict"]]
         good = sum(x["verdict"] in ("correct", "real") for x in ok)
         samples[c] = {"flags": len(flags[c]), "round": rnd, "seed": seed, "pool": len(pool),
-                      "precision": wilson(good, len(ok)), "sample": items}
+                      "fresh": c in RESAMPLED, "precision": wilson(good, len(ok)), "sample": items}
+        if not pool:  # no flag left that no round judged: every current flag by its latest verdict (seen ones)
+            seen = [judged[k]["verdict"] for k, _p, _r in flags[c] if k in judged]
+            samples[c]["current_flags_by_latest_verdict"] = wilson(sum(v == "correct" for v in seen), len(seen))
         before = judged_doc.get("rounds", {}).get(c)
         if before:  # the new sample as judged before the fixes it led to: the figure to quote
             samples[c]["judged_before_fix"] = {**before, "precision": wilson(before["correct"], before["judged"])}
