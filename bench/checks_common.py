@@ -26,7 +26,7 @@ def wilson(k: int, n: int) -> dict[str, Any]:
     if n == 0:
         return {"k": 0, "n": 0, "share": None, "ci95": None}
     ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return {"k": k, "n": n, "share": round(k / n, 4), "ci95": [round(ci.low, 4), round(ci.high, 4)]}
+    return {"k": k, "n": n, "share": round(k / n, 4), "ci95": [round(float(ci.low), 4), round(float(ci.high), 4)]}
 
 
 def ci_text(d: dict[str, Any]) -> str:

@@ -344,9 +344,11 @@ def main() -> None:
     result["consistency"] = cons
     # 20 sampled flags of each check with at least 20
     samples: dict[str, Any] = {}
-    # the flags bench/checks_refs_psychsci.py judged (its rounds 1-2): seen, never drawn again
+    # the flags bench/checks_refs_psychsci.py judged before this file's rounds drew (its rounds 1-2): seen, never drawn
+    # again (its judgements made after them, marked "after_psychsci_round", leave these pools as they were)
     refs = read_result(REFS_JUDGED) or {}
-    earlier = {f"{k.split('|')[1]}:{k.split('|')[0]}:{k.split('|')[2]}" for k in refs}
+    earlier = {f"{k.split('|')[1]}:{k.split('|')[0]}:{k.split('|')[2]}" for k, v in refs.items()
+               if "after_psychsci_round" not in v}
     for c in ids:
         if len(flags[c]) < SAMPLE_SIZE:
             continue
