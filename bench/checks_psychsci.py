@@ -214,9 +214,23 @@ def lines() -> list[str]:
                 "| papers | n | median share | largest share | total checks / total stats |", "|---|---|---|---|---|"]
         for name in ("psychsci", "statcheck_test_papers"):
             v = t[name]
+            lo, hi = _share_ci(v["per_paper"])
             out.append(f"| {name} | {v['papers']} | {v['median_share']:.1%} | {v['max_share']:.1%} | "
-                       f"{v['checks_seconds']:.2f} s / {v['stats_seconds']:.2f} s ({v['total_share']:.1%}) |")
+                       f"{v['checks_seconds']:.2f} s / {v['stats_seconds']:.2f} s ({v['total_share']:.1%}; "
+                       f"95% CI {lo:.1%}-{hi:.1%}) |")
+        out += ["", "The interval of the total share: a bootstrap over papers (2,000 resamples, seed 27)."]
     return out
+
+
+def _share_ci(per: list[dict[str, Any]], n_boot: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval (over papers) of total checks seconds / total stats seconds."""
+    import numpy as np
+
+    s = np.array([x["stats_seconds"] for x in per])
+    c = np.array([x["checks_seconds"] for x in per])
+    idx = np.random.default_rng(27).integers(0, len(per), size=(n_boot, len(per)))
+    ratios = c[idx].sum(axis=1) / s[idx].sum(axis=1)
+    return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
 
 
 REFS = ROOT / "bench" / "results" / "checks_refs_psychsci.json"
