@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from checks_psychsci import row_key, wilson  # noqa: E402
+from checks_common import row_key, wilson, write_result  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 TWINS = SHARED / "documents" / "pdf-twins"
@@ -166,13 +166,7 @@ def main() -> None:
         result["domains"][domain] = dom
     result["unjudged"] = len(todo)
     result["provenance"] = prov.finish()
-    if args.list:
-        for key, r in todo:
-            print(json.dumps({"key": key, "message": r["message"], "text": r.get("text")}, ensure_ascii=False))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(todo)} sampled flags without a judgement", file=sys.stderr)
-
+    write_result(OUT, ROOT, result, todo, args.list)
 
 if __name__ == "__main__":
     main()

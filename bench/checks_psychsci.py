@@ -45,37 +45,27 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from checks_common import ci_text as _ci  # noqa: E402
+from checks_common import read_result, row_key, wilson, write_result  # noqa: E402
+
 DATA = ROOT.parent / "shared" / "data" / "documents" / "psychsci"
 STATCHECK = ROOT.parent / "shared" / "data" / "statistics" / "statcheck-test-papers"
 JUDGED = ROOT / "bench" / "data" / "checks_psychsci_judgements.json"
 OUT = ROOT / "bench" / "results" / "checks_psychsci.json"
 SAMPLE_SIZE = 20
 SEED = 27
-#: checks whose round-1 sample failed (precision < .90): after their rules were fixed on development papers, a new
-#: sample with a new seed, from the flags that round 1 did not judge (round-2 judgements carry "round": 2)
-RESAMPLED = {"power": 2702}
+#: checks with later rounds (round: seed, each seed fixed before the round's flags were read): a round draws a new
+#: sample from the flags that no earlier round judged, here or in bench/checks_refs_psychsci.py (judgements carry
+#: their "round"). power: round 1 (seed 27) and round 2 failed (< .90) and led to fixes on development papers;
+#: reference-uncited: rounds 1-2 were judged by bench/checks_refs_psychsci.py on its own split, round 3 here
+RESAMPLED: dict[str, dict[int, int]] = {"power": {2: 2702, 3: 2706}, "reference-uncited": {3: 2705, 4: 2707}}
+REFS_JUDGED = ROOT / "bench" / "data" / "checks_refs_judged.json"
 
 
 def split_of(paper_id: str) -> str:
     """``untouched`` (about 30%) or ``development``, by a hash of the paper id."""
     h = int(hashlib.sha256(("claimtrace-i27-checks:" + paper_id).encode()).hexdigest()[:8], 16)
     return "untouched" if h % 10 < 3 else "development"
-
-
-def row_key(paper: str, row: dict[str, Any]) -> str:
-    """A stable key of a flag: paper, check, sentence and offset."""
-    loc = row.get("location") or {}
-    return f"{paper}:{row['check']}:{loc.get('unit_id')}:{loc.get('start')}"
-
-
-def wilson(k: int, n: int) -> dict[str, Any]:
-    """Share k/n with its Wilson 95% interval."""
-    from scipy.stats import binomtest
-
-    if n == 0:
-        return {"k": 0, "n": 0, "share": None, "ci95": None}
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return {"k": k, "n": n, "share": round(k / n, 4), "ci95": [round(ci.low, 4), round(ci.high, 4)]}
 
 
 def _stats_work(path: Path) -> tuple[Any, Any]:
@@ -152,13 +142,6 @@ def run() -> dict[str, list[dict[str, Any]]]:
     return rows
 
 
-def _ci(d: dict[str, Any]) -> str:
-    if not d["n"]:
-        return "n/a"
-    lo, hi = d["ci95"]
-    return f"{d['share']:.2f} ({d['k']}/{d['n']}; 95% CI {lo:.2f}-{hi:.2f})"
-
-
 def lines() -> list[str]:
     """docs/results/checks.md from bench/results/checks_psychsci.json (bench/results_pages.py writes it)."""
     r = json.loads(OUT.read_text(encoding="utf-8"))
@@ -195,14 +178,23 @@ def lines() -> list[str]:
     for k, v in r["papers_flagged"].items():
         out.append(f"| {k} | {v['all']} | {v['development']} | {v['untouched']} | {r['flags'][k]} |")
     out += ["", "## Precision on 20 sampled flags", "",
-            f"For each check with at least {SAMPLE_SIZE} flags, {SAMPLE_SIZE} drawn at random (seed {SEED}) and "
-            "judged against the text. The samples were read while parsing errors were fixed (power, marginal "
-            "wording), so they are not untouched figures.", "", "| check | flags | precision |", "|---|---|---|"]
+            f"For each check with at least {SAMPLE_SIZE} flags, {SAMPLE_SIZE} drawn at random (seed {SEED}; a later "
+            "round its own seed, fixed before its flags were read) and judged against the text. Round-1 samples were "
+            "read while parsing errors were fixed (power, marginal wording), so they are not untouched figures; a "
+            "fresh round draws only from flags that no earlier round judged.", "",
+            "| check | flags | precision |", "|---|---|---|"]
     for k, v in r["samples"].items():
-        if "judged_before_fix" in v:
-            b = v["judged_before_fix"]
+        b = v.get("judged_before_fix")
+        if b:
             out.append(f"| {k} (round {b['round']}, seed {b['seed']}, judged before the fixes it led to) | {v['flags']} | "
                        f"{_ci(b['precision'])} |")
+        if v.get("fresh") and not v["pool"]:
+            out.append(f"| {k} (round {v['round']}, seed {v['seed']}: no flag left that no round judged; every current "
+                       f"flag by its latest verdict, seen) | {v['flags']} | {_ci(v['current_flags_by_latest_verdict'])} |")
+        elif v.get("fresh"):
+            out.append(f"| {k} (round {v['round']}, seed {v['seed']}, drawn from the {v['pool']} flags no earlier round "
+                       f"judged: fresh) | {v['flags']} | {_ci(v['precision'])} |")
+        elif b:
             after = ("the same seed redrawn after those fixes: partly seen" if b.get("redrawn")
                      else "the same sample after those fixes: seen")
             out.append(f"| {k} ({after}) | {v['flags']} | {_ci(v['precision'])} |")
@@ -222,9 +214,23 @@ def lines() -> list[str]:
                 "| papers | n | median share | largest share | total checks / total stats |", "|---|---|---|---|---|"]
         for name in ("psychsci", "statcheck_test_papers"):
             v = t[name]
+            lo, hi = _share_ci(v["per_paper"])
             out.append(f"| {name} | {v['papers']} | {v['median_share']:.1%} | {v['max_share']:.1%} | "
-                       f"{v['checks_seconds']:.2f} s / {v['stats_seconds']:.2f} s ({v['total_share']:.1%}) |")
+                       f"{v['checks_seconds']:.2f} s / {v['stats_seconds']:.2f} s ({v['total_share']:.1%}; "
+                       f"95% CI {lo:.1%}-{hi:.1%}) |")
+        out += ["", "The interval of the total share: a bootstrap over papers (2,000 resamples, seed 27)."]
     return out
+
+
+def _share_ci(per: list[dict[str, Any]], n_boot: int = 2000) -> tuple[float, float]:
+    """A 95% bootstrap interval (over papers) of total checks seconds / total stats seconds."""
+    import numpy as np
+
+    s = np.array([x["stats_seconds"] for x in per])
+    c = np.array([x["checks_seconds"] for x in per])
+    idx = np.random.default_rng(27).integers(0, len(per), size=(n_boot, len(per)))
+    ratios = c[idx].sum(axis=1) / s[idx].sum(axis=1)
+    return float(np.percentile(ratios, 2.5)), float(np.percentile(ratios, 97.5))
 
 
 REFS = ROOT / "bench" / "results" / "checks_refs_psychsci.json"
@@ -233,9 +239,9 @@ FRESH = ROOT / "bench" / "results" / "checks_fresh.json"
 
 def _refs_lines() -> list[str]:
     """The judged reference and open-science checks (bench/checks_refs_psychsci.py)."""
-    if not REFS.exists():
+    r = read_result(REFS)
+    if r is None:
         return []
-    r = json.loads(REFS.read_text(encoding="utf-8"))
     out = ["", "## Reference and open-science checks", "",
            "From `bench/results/checks_refs_psychsci.json` (`python bench/checks_refs_psychsci.py`): samples of the "
            "untouched half of its own split (`reference-unlisted`: every flag, both halves). A round judged before the "
@@ -257,9 +263,9 @@ def _refs_lines() -> list[str]:
 
 def _fresh_lines() -> list[str]:
     """The power and reference-unlisted checks on fresh papers (bench/checks_fresh.py)."""
-    if not FRESH.exists():
+    r = read_result(FRESH)
+    if r is None:
         return []
-    r = json.loads(FRESH.read_text(encoding="utf-8"))
     out = ["", "## Fresh papers: power and reference-unlisted", "",
            "From `bench/results/checks_fresh.json` (`python bench/checks_fresh.py`): papers never opened while the "
            "rules were written, each domain apart: `social` (the PDF twins' TEI not among the psychsci papers, and "
@@ -352,14 +358,21 @@ def main() -> None:
     result["consistency"] = cons
     # 20 sampled flags of each check with at least 20
     samples: dict[str, Any] = {}
+    # the flags bench/checks_refs_psychsci.py judged before this file's rounds drew (its rounds 1-2): seen, never drawn
+    # again (its judgements made after them, marked "after_psychsci_round", leave these pools as they were)
+    refs = read_result(REFS_JUDGED) or {}
+    earlier = {f"{k.split('|')[1]}:{k.split('|')[0]}:{k.split('|')[2]}" for k, v in refs.items()
+               if "after_psychsci_round" not in v}
     for c in ids:
         if len(flags[c]) < SAMPLE_SIZE:
             continue
         pool = sorted(flags[c], key=lambda x: x[0])
         seed, rnd = SEED, 1
         if c in RESAMPLED:  # a new sample, drawn from the flags no earlier round judged
-            seed, rnd = RESAMPLED[c], 2
-            pool = [x for x in pool if x[0] not in judged or judged[x[0]].get("round", 1) != 1]
+            rnd = max(RESAMPLED[c])
+            seed = RESAMPLED[c][rnd]
+            pool = [x for x in pool if x[0] not in earlier
+                    and (x[0] not in judged or judged[x[0]].get("round", 1) >= rnd)]
         pick = random.Random(seed).sample(pool, min(SAMPLE_SIZE, len(pool)))
         items = []
         for key, paper, r in pick:
@@ -372,7 +385,10 @@ def main() -> None:
         ok = [x for x in items if x["verdict"]]
         good = sum(x["verdict"] in ("correct", "real") for x in ok)
         samples[c] = {"flags": len(flags[c]), "round": rnd, "seed": seed, "pool": len(pool),
-                      "precision": wilson(good, len(ok)), "sample": items}
+                      "fresh": c in RESAMPLED, "precision": wilson(good, len(ok)), "sample": items}
+        if not pool:  # no flag left that no round judged: every current flag by its latest verdict (seen ones)
+            seen = [judged[k]["verdict"] for k, _p, _r in flags[c] if k in judged]
+            samples[c]["current_flags_by_latest_verdict"] = wilson(sum(v == "correct" for v in seen), len(seen))
         before = judged_doc.get("rounds", {}).get(c)
         if before:  # the new sample as judged before the fixes it led to: the figure to quote
             samples[c]["judged_before_fix"] = {**before, "precision": wilson(before["correct"], before["judged"])}
@@ -381,17 +397,7 @@ def main() -> None:
         result["timing"] = tim
     result["unjudged"] = len({k for k, _, _ in todo})
     result["provenance"] = prov.finish()
-    if args.list:
-        seen = set()
-        for key, _paper, r in todo:
-            if key in seen:
-                continue
-            seen.add(key)
-            print(json.dumps({"key": key, "message": r["message"], "text": r.get("text")}, ensure_ascii=False))
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {result['unjudged']} flags without a judgement", file=sys.stderr)
-
+    write_result(OUT, ROOT, result, [(k, r) for k, _p, r in todo], args.list)
 
 if __name__ == "__main__":
     main()

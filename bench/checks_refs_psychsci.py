@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import os
 import random
 import sys
@@ -40,6 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from checks_common import wilson as shared_wilson  # noqa: E402
 from claimtrace.checks.base import CheckContext, CheckRow, run_checks  # noqa: E402
 from claimtrace.checks.openscience import CHECKS as OS_CHECKS  # noqa: E402
 from claimtrace.checks.references import CHECKS as REF_CHECKS  # noqa: E402
@@ -92,15 +92,8 @@ def row_key(row: CheckRow) -> str:
 
 
 def wilson(k: int, n: int) -> list[float]:
-    """The Wilson 95% interval of k successes in n."""
-    if n == 0:
-        return [0.0, 1.0]
-    z = 1.96
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return [round(max(0.0, mid - half), 3), round(min(1.0, mid + half), 3)]
+    """The Wilson 95% interval of k successes in n ([0, 1] when n is 0)."""
+    return shared_wilson(k, n)["ci95"] or [0.0, 1.0]
 
 
 def main() -> int:

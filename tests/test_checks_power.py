@@ -239,3 +239,13 @@ def test_a_result_p_or_a_ci_is_no_alpha_trace() -> None:
     assert "alpha" not in field_traces("reported a g of 0.8 (95% confidence interval, or CI = [0.54, 1.06])")
     # an unvalued share is no planned effect: "(~13% in Experiments 1 and 2)"
     assert "effect_size" not in field_traces("that participants encountered (~13% in Experiments 1 and 2).")
+
+
+def test_a_confidence_level_called_the_level_of_significance_is_alpha_05() -> None:
+    """PMC3590687 (Evidence Inference, Methods): "... considering a 95% level of significance and a power of 80%":
+    a confidence level, so alpha is .05, never .95."""
+    doc = load_document(shared_path("evidence-inference", "train", "articles", "PMC3590687.nxml"))
+    (row,) = [r for r in _power_rows(doc) if "95% level of significance" in (r.text or "")]
+    assert row.data["alpha"] == 0.05 and row.data["power"] == 0.8 and row.data["n"] == 30
+    assert "alpha" not in row.data["missing"] and "alpha" not in row.data["unread"]
+    assert _power_record("A power of 80% at the 5% level of significance.")["alpha"] == 0.05

@@ -313,3 +313,23 @@ def test_statements_of_some_analyses_and_code_that_we_used() -> None:
                       only=["openscience-statements"])
     (prereg,) = [r for r in rows if r.data.get("topic") == "preregistration"]
     assert prereg.data["status"] == "preregistered"
+
+
+def _uncited(paper: str) -> list[str]:
+    doc = load_document(shared_path("documents", "psychsci", f"{paper}.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=[]), checks=registered_checks(), only=["reference-uncited"])
+    return [r.message for r in rows if r.severity == "warn"]
+
+
+def test_a_surname_with_a_letter_beyond_ascii_is_looked_for_whole() -> None:
+    # "(Muñoz et al., 2010)" and "(Võ & Wolfe, 2012, 2013)": the surname was cut at the ñ / õ and never found
+    assert not [m for m in _uncited("09567976231204035") if "Muñoz" in m]
+    assert not [m for m in _uncited("09567976231154804") if "Võ" in m]
+    # an entry the text never names is still flagged
+    assert "Reference entry Kahneman & Tversky (1984) is never cited in the text." in _uncited("09567976241249183")
+
+
+def test_an_undated_entry_cited_with_n_d_is_cited() -> None:
+    # "(Statista, n.d.)" for the entry "Average monthly wage in The Netherlands in 2021 Statista": no date parsed,
+    # the year in its title is no date
+    assert not [m for m in _uncited("09567976231185129") if "Average monthly wage" in m]

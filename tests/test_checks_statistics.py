@@ -127,3 +127,17 @@ def test_a_funnel_plots_contour_legend_is_no_imprecise_p() -> None:
     rows = run_checks(CheckContext(document=made, stats=analyze_document(made)), checks=registered_checks(),
                       only=["imprecise_p"])
     assert [r.severity for r in rows if r.check == "imprecise_p"] == ["warn"]
+
+
+def test_a_figure_legend_left_in_the_body_is_no_imprecise_p() -> None:
+    """09567976241242105: GROBID left Fig. 2's legend in the body ("Fig. 2. ... Blue points index R 2 predictions
+    that were significant (p < .050); gray points ..."): what a mark means, not a result. The same bound in a
+    result sentence of the paper ("significantly greater (p < .050) than ...") is still flagged."""
+    doc = load_document(shared_path("documents", "psychsci", "09567976241242105.xml"))
+    rows = run_checks(CheckContext(document=doc, stats=analyze_document(doc)), checks=registered_checks(),
+                      only=["imprecise_p", "p_without_test"])
+    at = {r.location.unit_id for r in rows if r.location and r.severity == "warn"}
+    legend = doc.paragraph_of("p41.s4")
+    assert legend.sentences[0].text == "Fig. 2." and "(p < .050)" in legend.sentences[3].text
+    assert "p41.s4" not in at
+    assert "p38.s9" in at

@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from claimtrace.documents.model import Document, Scope, Sentence
+from claimtrace.documents.model import AbstractSection, Document, Paragraph, Scope, Sentence
 from claimtrace.stats.model import DocumentStat
 
 T = TypeVar("T")
@@ -106,6 +106,14 @@ class CheckContext:
         if key not in self.memo:
             self.memo[key] = make()
         return cast(T, self.memo[key])
+
+
+def lowered(context: CheckContext) -> dict[str, str]:
+    """Each paragraph's and abstract section's text lower-cased by unit id, once per paper for every check (the
+    quick word filters before the slower patterns)."""
+    doc = context.document
+    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
+    return context.shared("lowered", lambda: {u.id: u.text.lower() for u in units})
 
 
 @runtime_checkable

@@ -16,7 +16,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from claimtrace.checks._online import Fetcher, rewrite
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, section_of, sentence_location
+from claimtrace.checks.base import (
+    Check,
+    CheckContext,
+    CheckRow,
+    Location,
+    lowered,
+    section_of,
+    sentence_location,
+)
 from claimtrace.documents.model import AbstractSection, Document, ExcludedBlock, Paragraph, Sentence
 
 _S = r"\s?"  # a space PDF text may put inside a link
@@ -130,18 +138,11 @@ class _Block:
         return self._loc
 
 
-def _lower(context: CheckContext) -> dict[str, str]:
-    """Each paragraph's and abstract section's text lower-cased, once per paper for both open-science checks."""
-    doc = context.document
-    units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
-    return context.shared("openscience.lower", lambda: {u.id: u.text.lower() for u in units})
-
-
 def _blocks(context: CheckContext, hint: tuple[str, ...]) -> Iterator[_Block]:
     """Sentences and excluded blocks (not references, tables, equations) whose paragraph or block holds one of
     ``hint``'s lower-case words (a quick filter: the searches that follow need those words)."""
     doc = context.document
-    low = _lower(context)
+    low = lowered(context)
     units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
     for unit in units:
         if not any(w in low[unit.id] for w in hint):
@@ -179,7 +180,7 @@ def _joined_blocks(context: CheckContext) -> Iterator[_Block]:
     splitter cut at a dot)."""
     doc = context.document
     yield from _blocks(context, _LINK_HINT)
-    low = _lower(context)
+    low = lowered(context)
     hosted = {uid for uid, text in low.items() if any(h in text for h in _HOSTS)}
     if not hosted:
         return
@@ -262,6 +263,9 @@ TOPICS: dict[str, re.Pattern[str]] = {
                                   r"|design\s+and\s+analysis\s+plans?\s+(?:were|was)\s+(?:not\s+)?(?:pre-?)?registered)\b",
                                   re.I),
 }
+#: every phrase of a topic's pattern holds one of its words (lower case): a quick filter before it
+_TOPIC_WORDS = {"data": ("data",), "code": ("code", "script", "syntax"), "materials": ("material", "stimul", "questionnaire"),
+                "preregistration": ("regist", "aspredicted")}
 _SHARED = re.compile(
     r"\b(?:(?:made\s+|are\s+|is\s+|be\s+|been\s+)?(?:publicly\s+|openly\s+|freely\s+)?(?:available|accessible)"
     r"|can\s+be\s+(?:accessed|found|downloaded|obtained|viewed|retrieved)|(?:are|is|were|was|been|be)\s+"
@@ -306,11 +310,21 @@ _PART_NOT_PREREG = re.compile(r"\b(?:not|non)[\s-]?pre-?\s?registered\)?\s+(?:\w
                               r"comparisons?|hypothes[ie]s|measures?|outcomes?|models?|questions?)\b", re.I)
 
 
+#: the words of the availability test in ``read_statements`` (lower-case substrings of its alternatives)
+_AVAILABILITY_WORDS = ("availab", "access", "posted", "deposited", "archived", "shar", "uploaded", "request", "osf",
+                       "framework", "github", "repositor", "zenodo", "figshare", "dataverse", "researchbox", "http")
+
+
 def read_statements(sentence: str) -> list[Statement]:
     """The availability statements a sentence makes, one per topic it names ("data are not available")."""
     out: list[Statement] = []
     whole = sentence
+    low = whole.lower()
+    # quick: every statement but a preregistration's must pass the availability test below, which needs these words
+    sharing = any(w in low for w in _AVAILABILITY_WORDS)
     for topic, pat in TOPICS.items():
+        if (topic != "preregistration" and not sharing) or not any(w in low for w in _TOPIC_WORDS[topic]):
+            continue
         m = pat.search(whole)
         if not m:
             continue

@@ -211,7 +211,9 @@ def _named_in_text(ref: Reference, text: str, lower: str | None = None) -> bool:
     before one of the entry's years, anywhere in the text (years: the parsed one and any printed in the entry);
     ``lower``: the text lower-cased (default: computed here)."""
     years = {y for y in [*(m.group(0) for m in _YEAR.finditer(ref.raw)), (ref.year or "")[:4]] if y}
-    if ref.authors:  # the longest run of plain letters: "Fra ˘tescu" (a damaged diacritic) gives "tescu"
+    if not ref.year and years:  # an undated entry is cited "(Statista, n.d.)"; a year in its title is no date
+        years.add("n.d.")
+    if ref.authors:  # the longest run of letters: "Fra ˘tescu" (a damaged diacritic) gives "tescu", "Muñoz" "Muñoz"
         names = [max(_LETTERS.findall(ref.authors[0]) or [ref.authors[0]], key=len)]
     else:
         names = [w for w in _CAPITALISED.findall(ref.raw[:120]) if w.lower() not in _STOP][:6]
@@ -219,7 +221,7 @@ def _named_in_text(ref: Reference, text: str, lower: str | None = None) -> bool:
         return True  # nothing to look for: not flagged
     if not all(n.isascii() for n in names):
         name = "|".join(re.escape(n) for n in names)
-        year = "|".join(sorted(years))
+        year = "|".join(re.escape(y) for y in sorted(years))
         return re.search(rf"(?:{name})\b[\s\S]{{0,80}}?(?:{year})", text, re.I) is not None
     # ASCII names: found by plain search in the lower-cased text (a regex per entry would be compiled per entry)
     low = lower if lower is not None else text.lower()
@@ -242,7 +244,7 @@ def _is_word(ch: str) -> bool:
 
 
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d{2}\b")
-_LETTERS = re.compile(r"[A-Za-z]+")
+_LETTERS = re.compile(r"[^\W\d_]+")  # letters of any script: "Muñoz" whole, "Fra ˘tescu" at the breve
 _CAPITALISED = re.compile(r"\b[A-Z][\w-]{3,}")
 
 

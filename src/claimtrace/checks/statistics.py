@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import ClassVar
 
 from claimtrace.checks import formulas
@@ -19,11 +20,12 @@ from claimtrace.checks.base import (
     CheckRow,
     Location,
     Severity,
+    lowered,
     rows_or_ok,
     sentence_location,
 )
 from claimtrace.cues import TEST_FAMILIES
-from claimtrace.documents.model import AbstractSection, Document, Paragraph, Sentence
+from claimtrace.documents.model import _FIGURE_LABEL, AbstractSection, Document, Paragraph, Sentence
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
@@ -38,8 +40,12 @@ class _Sentences:
         self.by_id: dict[str, Sentence] = {}
         self.order: list[Sentence] = []
         self.paragraph: dict[str, str] = {}
+        #: body paragraphs that are a figure's legend left in the body by the conversion ("Fig. 2. Prediction of ...")
+        self.legends: set[str] = set()
         units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
         for unit in units:
+            if isinstance(unit, Paragraph) and _FIGURE_LABEL.match(unit.text):
+                self.legends.add(unit.id)
             for s in unit.sentences:
                 self.by_id[s.id] = s
                 self.order.append(s)
@@ -321,7 +327,10 @@ _P_BOUND_AFTER = re.compile(r"[ \t\n]*" + _P_BOUND)
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
     """A p that is a figure's or table's star legend ("*p < .05, **p < .01"), a run of bare bounds (a plot's
-    legend) or a threshold ("i.e., p < .05")."""
+    legend), a threshold ("i.e., p < .05"), or a bare p in a figure's legend that the conversion left in the body
+    ("Blue points index predictions that were significant (p < .050)": what a mark means, not a result)."""
+    if r.test is None and sents.paragraph.get(r.unit_id or "") in sents.legends:
+        return True
     text = sents.text(r.scope)
     start = r.spans["p_full"].start if "p_full" in r.spans else r.start
     before = text[max(0, start - 3):start].rstrip()
@@ -578,6 +587,8 @@ class GrimCheck:
         units: list[AbstractSection | Paragraph] = [*doc.abstract, *doc.paragraphs]
         for unit in units:
             for s in unit.sentences:
+                if "SD" not in s.text:
+                    continue  # quick: no "M = x, SD = y" to test
                 items = _items(s.text)
                 if items is None or (_SUM_SCALE.search(s.text) and items > 1):
                     continue
@@ -690,8 +701,17 @@ _POWER_TRIGGER = re.compile(
     r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
     r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)(?!\d|\s*±)"
     r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
-# every phrase of _POWER_TRIGGER holds one of these (lower case)
+# every phrase of _POWER_TRIGGER holds one of these (lower case); "β" only in "1 − β ="
 _POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
+_ONE_MINUS_BETA = re.compile(r"1\s*[-−–]\s*β\s*=", re.I)
+
+
+def _power_trigger(text: str) -> bool:
+    """Whether a sentence holds a phrase of _POWER_TRIGGER (quick: a regression's β alone runs one small pattern)."""
+    low = text.lower()
+    if any(w in low for w in ("power", "pwr", "simr", "pangea")):
+        return _POWER_TRIGGER.search(text) is not None
+    return "β" in low and _ONE_MINUS_BETA.search(text) is not None
 _POWER_TYPE = [
     ("a priori", re.compile(r"a[- ]priori|prospective|to\s+determine\s+(?:the\s+)?(?:required\s+)?sample", re.I)),
     ("sensitivity", re.compile(r"sensitivity", re.I)),
@@ -816,6 +836,10 @@ _POWER_BETA = re.compile(r"(?<![-−–])(?<![-−–]\s)(?:β|beta|type[\s-]+(?
 # a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
 _POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
                                r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
+# a confidence level printed as the significance level ("considering a 95% level of significance and a power of
+# 80%"): its alpha is 1 - level (.05), never .95
+_SIGNIFICANCE_AS_CONFIDENCE = re.compile(r"(?<![\d.])(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:level\s+of\s+(?:statistical\s+)?"
+                                         r"significance|significance(?:\s+level)?\b)", re.I)
 # SPSS's "observed power = .955" printed with a test result: part of the result, not a power analysis
 _OBSERVED_POWER = re.compile(r"observed\s+power\s*=", re.I)
 _TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
@@ -921,48 +945,106 @@ def _power_effect_size(text: str) -> tuple[str, float] | None:
     return None
 
 
+#: every alternative of _POWER_ALPHA holds one of these (lower case): a quick filter before it
+_ALPHA_WORDS = ("α", "alpha", "signific", "type", "level", "value", "false", "<", "=")
+#: the same for _POWER_SOFTWARE
+_SOFTWARE_WORDS = ("power", "pwr", "simr", "pangea", "sas", "pass")
+
+
+class _PowerFields:
+    """The fields of a power analysis read from one text (a sentence), each read when first asked (a record takes
+    each field from the first sentence that states it, so most are never read on the sentences after)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    @cached_property
+    def type(self) -> str | None:
+        return next((name for name, rx in _POWER_TYPE if rx.search(self.text)), None)
+
+    @cached_property
+    def test(self) -> str | None:
+        return next((name for name, rx in _POWER_TEST if rx.search(self.text)), None)
+
+    @cached_property
+    def effect(self) -> tuple[str, float] | None:
+        return _power_effect_size(self.text)
+
+    @property
+    def effect_size(self) -> float | None:
+        return self.effect[1] if self.effect else None
+
+    @property
+    def effect_metric(self) -> str | None:
+        return self.effect[0] if self.effect else None
+
+    @cached_property
+    def effect_word(self) -> str | None:
+        if _POWER_ES_CONVENTIONS.search(self.text) or (w := _POWER_ES_WORD.search(self.text)) is None:
+            return None
+        return w.group("metric").lower()
+
+    @cached_property
+    def low(self) -> str:
+        return self.text.lower()
+
+    @cached_property
+    def alpha(self) -> float | None:
+        text = self.text
+        a = _POWER_ALPHA.search(text) if any(w in self.low for w in _ALPHA_WORDS) else None
+        if a:
+            pct = a.group("pct") or a.group("pct2")  # "at the 5% significance level"
+            if pct:
+                return float(pct) / 100
+            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8",
+                                                         "a9", "a10")) if g)
+            return float(raw.rstrip("% ")) / 100 if "%" in raw else float(raw)
+        if (c := _SIGNIFICANCE_AS_CONFIDENCE.search(text)) is not None:
+            return round(1 - float(c.group("c")) / 100, 4)  # "a 95% level of significance": alpha .05
+        if self.power is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
+            return round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
+        return None
+
+    @cached_property
+    def power(self) -> float | None:
+        text = self.text
+        p = _POWER_LEVEL.search(text)
+        if p:
+            raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b") or p.group("c")
+            val = float(raw.rstrip("% "))
+            return val / 100 if val > 1 else val
+        if (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
+            return float(q.group("v"))
+        if (b := _POWER_BETA.search(text)) is not None:  # "a beta error of 20 %": power 1 − β
+            raw_b = b.group("v")
+            beta = float(raw_b.rstrip("% ")) / 100 if "%" in raw_b else float(raw_b)
+            if beta <= 0.5:
+                return round(1 - beta, 4)
+        return None
+
+    @cached_property
+    def n(self) -> int | None:
+        m = _POWER_N.search(self.text)
+        if not m:
+            return None
+        g = next(g for g in m.groups() if g).replace(",", "").lower()
+        return _NUM_WORDS[g] if g in _NUM_WORDS else int(g)
+
+    @cached_property
+    def software(self) -> str | None:
+        s = _POWER_SOFTWARE.search(self.text) if any(w in self.low for w in _SOFTWARE_WORDS) else None
+        if not s:
+            return None
+        return re.sub(r"\s+", "", s.group(0)) if "power" in s.group(0).lower() else s.group(0)
+
+
+_FIELD_NAMES = ("type", "test", "effect_size", "effect_metric", "alpha", "power", "n", "software", "effect_word")
+
+
 def _power_fields(text: str) -> dict[str, object]:
     """The fields of a power analysis read from one text (a sentence); ``effect_size`` numeric before a word."""
-    rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
-                              "power": None, "n": None, "software": None, "effect_word": None}
-    rec["type"] = next((name for name, rx in _POWER_TYPE if rx.search(text)), None)
-    rec["test"] = next((name for name, rx in _POWER_TEST if rx.search(text)), None)
-    es = _power_effect_size(text)
-    if es:
-        rec["effect_metric"], rec["effect_size"] = es
-    if not _POWER_ES_CONVENTIONS.search(text) and (w := _POWER_ES_WORD.search(text)) is not None:
-        rec["effect_word"] = w.group("metric").lower()
-    a = _POWER_ALPHA.search(text)
-    if a:
-        pct = a.group("pct") or a.group("pct2")  # "at the 5% significance level"
-        if pct:
-            rec["alpha"] = float(pct) / 100
-        else:
-            raw = next(g for g in (a.group(k) for k in ("v", "v2", "v3", "a1", "a2", "a3", "a4", "a5", "a6", "a7", "a8", "a9", "a10"))
-                       if g)
-            rec["alpha"] = float(raw.rstrip("% ")) / 100 if "%" in raw else float(raw)
-    p = _POWER_LEVEL.search(text)
-    if p:
-        raw = p.group("pct") or p.group("dec") or p.group("v") or p.group("b") or p.group("c")
-        val = float(raw.rstrip("% "))
-        rec["power"] = val / 100 if val > 1 else val
-    elif (q := _POWER_AS_P.search(text)) is not None:  # "(d = 0.45, α = .05, p = .95)": power misprinted as p
-        rec["power"] = float(q.group("v"))
-    elif (b := _POWER_BETA.search(text)) is not None:  # "a beta error of 20 %": power 1 − β
-        raw_b = b.group("v")
-        beta = float(raw_b.rstrip("% ")) / 100 if "%" in raw_b else float(raw_b)
-        if beta <= 0.5:
-            rec["power"] = round(1 - beta, 4)
-    if rec["alpha"] is None and rec["power"] is not None and (c := _POWER_CONFIDENCE.search(text)) is not None:
-        rec["alpha"] = round(1 - float(c.group("c") or c.group("c2")) / 100, 4)  # "(95% CI and 80% power)"
-    n = _POWER_N.search(text)
-    if n:
-        g = next(g for g in n.groups() if g).replace(",", "").lower()
-        rec["n"] = _NUM_WORDS[g] if g in _NUM_WORDS else int(g)
-    s = _POWER_SOFTWARE.search(text)
-    if s:
-        rec["software"] = re.sub(r"\s+", "", s.group(0)) if "power" in s.group(0).lower() else s.group(0)
-    return rec
+    f = _PowerFields(text)
+    return {k: getattr(f, k) for k in _FIELD_NAMES}
 
 
 #: fields a setup sentence before the power analysis can state ("We recruited 40 participants."); its test and type
@@ -974,24 +1056,24 @@ def _power_record(text: str | list[str], before: str | None = None) -> dict[str,
     """The fields of a power analysis: each from the first of its sentences (the trigger, then the ones after) that
     states it, then from the sentence ``before`` (its N, effect size, α, power and software only)."""
     sents = [text] if isinstance(text, str) else list(text)
-    per = [_power_fields(t) for t in sents]
-    prev = _power_fields(before) if before else None
+    per = [_PowerFields(t) for t in sents]
+    prev = _PowerFields(before) if before else None
     rec: dict[str, object] = {"type": None, "test": None, "effect_size": None, "effect_metric": None, "alpha": None,
                               "power": None, "n": None, "software": None}
     order = per + ([prev] if prev is not None else [])
     for k in ("type", "test", "alpha", "power", "n", "software"):
         pool = order if k in _BEFORE_FIELDS else per
-        rec[k] = next((f[k] for f in pool if f[k] is not None), None)
+        rec[k] = next((v for f in pool if (v := getattr(f, k)) is not None), None)
     for t, f in zip(sents, per, strict=True):  # the first sentence with an N, or one that points back to the sample before
-        if f["n"] is not None:
+        if f.n is not None:
             break
-        if prev is not None and prev["n"] is not None and _POWER_N_BACK.search(t):
-            rec["n"] = prev["n"]
+        if prev is not None and prev.n is not None and _POWER_N_BACK.search(t):
+            rec["n"] = prev.n
             break
-    src = next((f for f in order if f["effect_size"] is not None), None)  # a value anywhere before a word
+    src = next((f for f in order if f.effect_size is not None), None)  # a value anywhere before a word
     if src is not None:
-        rec["effect_size"], rec["effect_metric"] = src["effect_size"], src["effect_metric"]
-    elif (w := next((f["effect_word"] for f in order if f["effect_word"] is not None), None)) is not None:
+        rec["effect_size"], rec["effect_metric"] = src.effect_size, src.effect_metric
+    elif (w := next((f.effect_word for f in order if f.effect_word is not None), None)) is not None:
         rec["effect_metric"], rec["effect_size"] = "conventional", w
     return rec
 
@@ -1008,14 +1090,17 @@ class PowerCheck:
         doc = context.document
         rows: list[CheckRow] = []
         subject: bool | None = None  # the paper is about power: read at its first power analysis
+        low = lowered(context)
         for i, par in enumerate(doc.paragraphs):
-            low = par.text.lower()
-            if not any(w in low for w in _POWER_WORDS):
+            if not any(w in low[par.id] for w in _POWER_WORDS):
                 continue  # quick: no power word in the paragraph
-            first = next((s for s in par.sentences
-                          if any(w in s.text.lower() for w in _POWER_WORDS) and _POWER_TRIGGER.search(s.text)), None)
+            first = next((s for s in par.sentences if _power_trigger(s.text)), None)
             if first is None or (_OBSERVED_POWER.search(first.text) and _TEST_RESULT.search(first.text)):
                 continue  # no power analysis; or SPSS's observed power printed with a test result
+            elsewhere = _ELSEWHERE.search(first.text)
+            discussion = par.section_kind == "discussion" or _DISCUSSION.search(par.section or "")
+            if discussion and not elsewhere:
+                continue  # power discussed, not this study's analysis (quick: before the record is read)
             # the sentence before the trigger and the rest of the paragraph (the analysis, then the sample it gave)
             idx = par.sentences.index(first)
             window = " ".join(s.text for s in par.sentences[max(0, idx - 1):])
@@ -1024,18 +1109,17 @@ class PowerCheck:
             prev = doc.paragraphs[i - 1] if i > 0 else None
             if (rec["effect_size"] is None and prev is not None and prev.section == par.section
                     and not _POWER_TRIGGER.search(prev.text)):  # not a power analysis of its own
-                before = _power_record(prev.text)  # the effect size the paragraph before argues for
-                if before["effect_size"] is not None:
-                    rec["effect_size"], rec["effect_metric"] = before["effect_size"], before["effect_metric"]
+                argued = _PowerFields(prev.text)  # the effect size the paragraph before argues for (a value, or a word)
+                es = argued.effect or (("conventional", argued.effect_word) if argued.effect_word else None)
+                if es is not None:
+                    rec["effect_metric"], rec["effect_size"] = es
                     rec["effect_size_from"] = "the paragraph before"
             missing = [k for k in ("effect_size", "alpha", "power", "n") if rec[k] is None]
-            elsewhere = _ELSEWHERE.search(first.text)
             if rec["power"] is None and rec["effect_size"] is None:
                 if not elsewhere:
                     continue  # a mention of power, not an analysis
                 missing = []
-            elif (par.section_kind == "discussion" or _DISCUSSION.search(par.section or "") or (_POWER_POINTER.search(first.text)
-                                                            and rec["effect_size"] is None)):
+            elif discussion or (_POWER_POINTER.search(first.text) and rec["effect_size"] is None):
                 continue  # power discussed, or a pointer to the analysis elsewhere: not a power analysis record
             elif not _OWN_STUDY.search(window) or _OTHER_STUDY.search(window) or _OTHER_TRIGGER.search(first.text):
                 continue  # power in general (a discussion) or of another study, not this study's analysis
