@@ -54,6 +54,7 @@ from claimtrace.extract.trace_ranker import (
     HYP_FEATURES,
     explain,
     finding_study,
+    hypothesis_candidates,
     hypothesis_matrix,
     lookback,
     not_a_statement,
@@ -269,11 +270,8 @@ class EmbeddedExtractor:
         prior = np.array([position_prior(k, sec, bool(last))
                           for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
         base = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        allowed = self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table & ~ix.box
-        if (allowed & ~ix.lookback).any():
-            allowed &= ~ix.lookback  # a look-back restates the hypothesis; keep it only when nothing else is left
-        if (allowed & ~ix.not_statement).any():
-            allowed &= ~ix.not_statement  # "To test this hypothesis, we ...": about the hypothesis, not its statement
+        allowed = hypothesis_candidates(self._allowed(ix, finding, config, gold, "hypothesis"), ix.is_table, ix.box,
+                                        ix.lookback, ix.not_statement, [s.text for s in ix.sents], ix.pid)
         score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:

@@ -140,6 +140,39 @@ def not_a_statement(text: str) -> bool:
     return bool(TEST_META.search(text) or NORMATIVE_MODAL.search(text))
 
 
+def box_body_tail(texts: Sequence[str], pid: Sequence[object], box: np.ndarray) -> np.ndarray:
+    """Sentences of a journal-box paragraph that are the body's: GROBID often merges the box ("Statement of
+    Relevance") with the introduction paragraph after it, and a box summarises findings, it states no
+    expectation, so from the box paragraph's first explicit expectation ("we expected", "our key prediction was")
+    on the paragraph's sentences are the body's (the dev traces: 3 of 80 papers had their gold there)."""
+    out = np.zeros(len(texts), dtype=bool)
+    on: object = None
+    for i, (t, q) in enumerate(zip(texts, pid, strict=True)):
+        if not box[i]:
+            on = None
+            continue
+        if on != q and STRONG_PREDICTION.search(t):
+            on = q
+        out[i] = on == q
+    return out
+
+
+def hypothesis_candidates(context: np.ndarray, is_table: np.ndarray, box: np.ndarray, lookback_: np.ndarray,
+                          not_statement: np.ndarray, texts: Sequence[str] | None = None,
+                          pid: Sequence[object] | None = None) -> np.ndarray:
+    """Stage 1's candidates: the context's sentences less table rows and journal boxes (a box's merged body tail,
+    ``box_body_tail``, stays when ``texts`` and ``pid`` are given); look-backs and test-meta sentences leave only
+    while other candidates are left."""
+    if texts is not None and pid is not None and box.any():
+        box = box & ~box_body_tail(texts, pid, box)
+    allowed = np.asarray(context, dtype=bool) & ~is_table & ~box
+    if (allowed & ~lookback_).any():
+        allowed &= ~lookback_  # a look-back restates the hypothesis; keep it only when nothing else is left
+    if (allowed & ~not_statement).any():
+        allowed &= ~not_statement  # "To test this hypothesis, we ...": about the hypothesis, not its statement
+    return allowed
+
+
 def lookback(text: str, kind: str) -> bool:
     """A Discussion or Conclusion sentence that looks back on the paper's expectation (not its statement)."""
     return kind in LOOKBACK_KINDS and bool(LOOKBACK.search(text))
