@@ -589,6 +589,13 @@ def page_traces_psychsci() -> Page:
     return page_from_script("traces-psychsci", "docs/results/traces-psychsci.md", traces_psychsci.report_lines)
 
 
+def page_hypothesis_cv() -> Page:
+    """docs/results/hypothesis-cv.md (bench/hypothesis_cv.py)."""
+    import hypothesis_cv
+
+    return page_from_script("hypothesis-cv", "docs/results/hypothesis-cv.md", hypothesis_cv.lines)
+
+
 def page_serve() -> Page:
     """docs/results/serve.md (bench/serve.py --part report)."""
     import serve
@@ -621,6 +628,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "tables": page_tables,
     "psychsci": page_psychsci,
     "traces-psychsci": page_traces_psychsci,
+    "hypothesis-cv": page_hypothesis_cv,
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,

@@ -353,3 +353,15 @@ def test_the_box_tail_starts_at_the_first_explicit_expectation() -> None:
     ones, zeros = np.ones(5, dtype=bool), np.zeros(5, dtype=bool)
     assert list(hypothesis_candidates(ones, zeros, box, zeros, zeros)) == [False] * 4 + [True]
     assert list(hypothesis_candidates(ones, zeros, box, zeros, zeros, texts, pid)) == [False, False, True, True, True]
+
+
+def test_the_hypothesis_span_takes_close_neighbours_of_the_same_paragraph() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import hypothesis_span
+
+    scores = np.array([1.0, 4.6, 5.0, 4.5, 4.4, -np.inf])
+    pid = ["p1", "p2", "p2", "p2", "p2", "p2"]
+    assert hypothesis_span(scores, pid, 2, 1.0, 3) == (1, 3)  # the higher neighbours first, three at most
+    assert hypothesis_span(scores, pid, 2, 0.2, 3) == (2, 2)
+    assert hypothesis_span(scores, pid, 2, 10.0, 5) == (1, 4)  # another paragraph and a non-candidate stay out

@@ -56,6 +56,7 @@ from claimtrace.extract.trace_ranker import (
     finding_study,
     hypothesis_candidates,
     hypothesis_matrix,
+    hypothesis_span,
     lookback,
     not_a_statement,
     same_study,
@@ -300,13 +301,7 @@ class EmbeddedExtractor:
         else:
             # a prediction stated over neighbouring sentences ("First, ... Second, ... Third, ..."): neighbours of
             # the same paragraph whose ranker score is within HYP_EXTEND_MARGIN of the best, up to 3 sentences
-            while hi - lo + 1 < HYP_MAX_SENTENCES:
-                opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best]
-                        and learned[j] >= learned[best] - HYP_EXTEND_MARGIN]
-                if not opts:
-                    break
-                j = max(opts, key=lambda t: learned[t])
-                lo, hi = min(lo, j), max(hi, j)
+            lo, hi = hypothesis_span(learned, ix.pid, best, HYP_EXTEND_MARGIN, HYP_MAX_SENTENCES)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(score[best]), 4))
         span.study, span.how_chosen = ix.study[best], how

@@ -173,6 +173,21 @@ def hypothesis_candidates(context: np.ndarray, is_table: np.ndarray, box: np.nda
     return allowed
 
 
+def hypothesis_span(scores: np.ndarray, pid: Sequence[object], best: int, margin: float,
+                    max_sentences: int) -> tuple[int, int]:
+    """The first and last sentence of the hypothesis span around ``best``: neighbours of the same paragraph whose
+    ranker score is within ``margin`` of the best join it, the higher first, up to ``max_sentences``."""
+    lo = hi = best
+    while hi - lo + 1 < max_sentences:
+        opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(scores) and pid[j] == pid[best]
+                and scores[j] >= scores[best] - margin]
+        if not opts:
+            break
+        j = max(opts, key=lambda t: scores[t])
+        lo, hi = min(lo, j), max(hi, j)
+    return lo, hi
+
+
 def lookback(text: str, kind: str) -> bool:
     """A Discussion or Conclusion sentence that looks back on the paper's expectation (not its statement)."""
     return kind in LOOKBACK_KINDS and bool(LOOKBACK.search(text))
