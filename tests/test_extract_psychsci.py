@@ -338,6 +338,7 @@ def test_a_prediction_merged_into_a_journal_box_stays_a_candidate() -> None:
     assert tr.hypothesis is not None and set(tr.hypothesis.paragraph_ids) & boxes
     assert "expected" in tr.hypothesis.text
     assert "Humans are highly sensitive" not in tr.hypothesis.text
+    assert "journal box" in tr.hypothesis.how_chosen
 
 
 def test_the_box_tail_starts_at_the_first_explicit_expectation() -> None:

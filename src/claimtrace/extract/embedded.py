@@ -292,6 +292,8 @@ class EmbeddedExtractor:
             score = np.where(allowed, learned - learned[best] + base[best], -np.inf)  # on the hand-set scale
             how = (f"learned ranker {float(learned[best]):.2f} (study {ref or 'none'}): "
                    f"{explain(HYP_FEATURES, x[best], w)}")
+        if ix.box[best]:
+            how += "; in a journal box's paragraph after its first explicit expectation (body text GROBID merged in)"
         lo = hi = best
         if learned is None:
             # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
