@@ -41,6 +41,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 RESULT = REPO / "bench" / "results" / "hypothesis_cv.json"
 DIFF = REPO / "bench" / "results" / "hypothesis_cv_diff.json"
+#: ``bench/traces_ei_guard.py --compare`` of main and this change (Evidence Inference must not get worse)
+EI_GUARD = REPO / "bench" / "results" / "hypothesis_cv_ei_guard.json"
+#: ``bench/traces_psychsci.py --dev-only`` with this change, and the committed run it is paired with
+DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp4.json"
+DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci.json"
 MIN_CHARS = 40
 SNIPPET = 120
 
@@ -218,8 +223,8 @@ def analyse(recs: list[dict[str, Any]], folds_k: int, repeats: int) -> dict[str,
             row["picked_kind"] = r["kind"][j] if j >= 0 else ""
             row["reason"] = reason(r, feats[i][0], j, gold_rank)
         rows.append(row)
-    k = round(sum(row["hit"] for row in rows))
-    ks = round(sum(row["span_hit"] for row in rows))
+    k = int(sum(row["hit"] for row in rows) + 0.5)  # a paper's hit is its share over the repeats
+    ks = int(sum(row["span_hit"] for row in rows) + 0.5)
     return {"papers": len(rows), "folds": folds_k, "repeats": repeats, "lambda": lam,
             "cv_top1_by_lambda": {str(v): round(c, 4) for v, c in cv.items()}, "cv_top1": round(cv[lam], 4),
             "cv_top1_ci95": wilson(k, len(rows)),
@@ -268,6 +273,33 @@ def lines() -> list[str]:
             m, ci = c[key], c[key]["diff_ci95"]
             out.append(f"| {name} | {m['before']:.3f} | {m['after']:.3f} | {ci['estimate']:+.3f} "
                        f"({ci['low']:+.3f} to {ci['high']:+.3f}) | {m['n']} |")
+        out.append("")
+    if DEV_BENCH.is_file() and DEV_BENCH_BEFORE.is_file():
+        from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
+
+        a = {r["paper"]: r for r in json.loads(DEV_BENCH_BEFORE.read_text())["dev_rows"]}
+        b = {r["paper"]: r for r in json.loads(DEV_BENCH.read_text())["dev_rows"]}
+        ids = sorted(set(a) & set(b))
+        for key in ("hypothesis_hit", "evidence_hit"):
+            x, y = [int(a[i][key]) for i in ids], [int(b[i][key]) for i in ids]
+            ci = paired_bootstrap_diff(y, x)
+            lo, hi = wilson(sum(y), len(y)) or [0.0, 0.0]
+            out.append(f"- dev part, in-sample (`bench/traces_psychsci.py --dev-only`, "
+                       f"`bench/results/{DEV_BENCH.name}` against `bench/results/{DEV_BENCH_BEFORE.name}`), "
+                       f"{key.replace('_', ' ')}: {sum(x)}/{len(x)} -> {sum(y)}/{len(y)} = {sum(y) / len(y):.3f} "
+                       f"(Wilson {lo:.3f}–{hi:.3f}), difference {ci.estimate:+.3f} "
+                       f"(paired bootstrap 95% {ci.low:+.3f} to {ci.high:+.3f})")
+        out.append("")
+    if EI_GUARD.is_file():
+        g = json.loads(EI_GUARD.read_text())
+        out += ["Evidence Inference (`bench/traces_ei_guard.py --compare`, `bench/results/hypothesis_cv_ei_guard.json`"
+                f"; before {g['before']}, after {g['after']}):", ""]
+        for key, name in (("hypothesis", "hypothesis hit@1 (EI hypothesis gold)"),
+                          ("evidence", "evidence hit@1 (EI validation)")):
+            m, ci = g[key], g[key]["diff_ci95"]
+            out.append(f"- {name}: {m['before_hit1']:.3f} -> {m['after_hit1']:.3f}, difference {ci['estimate']:+.3f} "
+                       f"(paired bootstrap 95% {ci['low']:+.3f} to {ci['high']:+.3f}; McNemar p = "
+                       f"{m['mcnemar']['p_value']:.2f}), n = {m['n']}")
         out.append("")
     miss = [r for r in d["rows"] if min(r["hit"], r["span_hit"]) < 1]
     counts: dict[str, int] = {}
