@@ -20,7 +20,10 @@ social-science paper that the biomedical training data of the classifiers lack:
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
-Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage.
+Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage;
+for the hypothesis stage, a box paragraph's tail from its first explicit expectation on is (``box_body_tail``:
+GROBID merges the box with the body paragraph after it). The per-paper out-of-fold misses of the hypothesis ranker:
+``bench/hypothesis_cv.py`` (``docs/results/hypothesis-cv.md``).
 """
 
 from __future__ import annotations
