@@ -596,6 +596,13 @@ def page_detect_findings() -> Page:
     return page_from_script("detect-findings", "docs/results/detect-findings.md", traces_detect_extra.report_lines)
 
 
+def page_hypothesis_cv() -> Page:
+    """docs/results/hypothesis-cv.md (bench/hypothesis_cv.py)."""
+    import hypothesis_cv
+
+    return page_from_script("hypothesis-cv", "docs/results/hypothesis-cv.md", hypothesis_cv.lines)
+
+
 def page_serve() -> Page:
     """docs/results/serve.md (bench/serve.py --part report)."""
     import serve
@@ -675,6 +682,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "psychsci": page_psychsci,
     "traces-psychsci": page_traces_psychsci,
     "detect-findings": page_detect_findings,
+    "hypothesis-cv": page_hypothesis_cv,
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,

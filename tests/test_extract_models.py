@@ -55,6 +55,9 @@ def test_explicit_hypothesis_cues() -> None:
     assert cues["explicit"].lower() == "we hypothesized" and cues["label"] == "H1"
     assert hypothesis_score(s) > 0.9
     assert hypothesis_score("Participants were 40 undergraduates, t(38) = 2.1, p = .04.") < 0.3
+    # a named main expectation with an adjective between ("our key prediction was that ...")
+    assert hypothesis_cues("Our key prediction was that disgust would rise.")["explicit"] == "Our key prediction"
+    assert "explicit" not in hypothesis_cues("The key to this task was speed.")
 
 
 def test_wider_aim_phrasings_are_cues_but_not_treatment_goals() -> None:

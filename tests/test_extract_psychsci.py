@@ -323,3 +323,46 @@ def test_the_paragraph_of_an_explicit_prediction_is_a_feature() -> None:
                           "Warmth increased cooperation.", pid=["p1", "p1", "p2"])
     para, nxt = x[:, HYP_FEATURES.index("para_strong")], x[:, HYP_FEATURES.index("next_strong")]
     assert list(para) == [1.0, 1.0, 0.0] and list(nxt) == [1.0, 0.0, 0.0]
+
+
+def test_a_prediction_merged_into_a_journal_box_stays_a_candidate() -> None:
+    from claimtrace.documents.studies import box_paragraphs
+
+    # GROBID merged the "Statement of Relevance" box with the introduction's last paragraph: the box's summary
+    # stays out, its merged tail ("We expected no P1 effects ...") is the paper's prediction
+    doc = load_document(shared_path("documents", "psychsci", "0956797621996667.xml"))
+    boxes = box_paragraphs(doc)
+    finding = ("Negative evaluative knowledge enlarged the N170 in every task, and the EPN and LPP told negative from "
+               "neutral faces only when participants attended to the emotional information.")
+    tr = extract_traces(doc, [finding])[0]
+    assert tr.hypothesis is not None and set(tr.hypothesis.paragraph_ids) & boxes
+    assert "expected" in tr.hypothesis.text
+    assert "Humans are highly sensitive" not in tr.hypothesis.text
+    assert "journal box" in tr.hypothesis.how_chosen
+
+
+def test_the_box_tail_starts_at_the_first_explicit_expectation() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import box_body_tail, hypothesis_candidates
+
+    texts = ["This research shows that warmth matters.", "Our findings indicate a robust effect.",
+             "We predicted that warmth would increase cooperation.", "Cooperation was measured in a game.",
+             "Other text."]
+    pid, box = ["p1"] * 4 + ["p2"], np.array([True] * 4 + [False])
+    assert list(box_body_tail(texts, pid, box)) == [False, False, True, True, False]
+    ones, zeros = np.ones(5, dtype=bool), np.zeros(5, dtype=bool)
+    assert list(hypothesis_candidates(ones, zeros, box, zeros, zeros)) == [False] * 4 + [True]
+    assert list(hypothesis_candidates(ones, zeros, box, zeros, zeros, texts, pid)) == [False, False, True, True, True]
+
+
+def test_the_hypothesis_span_takes_close_neighbours_of_the_same_paragraph() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import hypothesis_span
+
+    scores = np.array([1.0, 4.6, 5.0, 4.5, 4.4, -np.inf])
+    pid = ["p1", "p2", "p2", "p2", "p2", "p2"]
+    assert hypothesis_span(scores, pid, 2, 1.0, 3) == (1, 3)  # the higher neighbours first, three at most
+    assert hypothesis_span(scores, pid, 2, 0.2, 3) == (2, 2)
+    assert hypothesis_span(scores, pid, 2, 10.0, 5) == (1, 4)  # another paragraph and a non-candidate stay out

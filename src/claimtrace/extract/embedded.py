@@ -54,7 +54,9 @@ from claimtrace.extract.trace_ranker import (
     HYP_FEATURES,
     explain,
     finding_study,
+    hypothesis_candidates,
     hypothesis_matrix,
+    hypothesis_span,
     lookback,
     not_a_statement,
     same_study,
@@ -269,11 +271,8 @@ class EmbeddedExtractor:
         prior = np.array([position_prior(k, sec, bool(last))
                           for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
         base = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
-        allowed = self._allowed(ix, finding, config, gold, "hypothesis") & ~ix.is_table & ~ix.box
-        if (allowed & ~ix.lookback).any():
-            allowed &= ~ix.lookback  # a look-back restates the hypothesis; keep it only when nothing else is left
-        if (allowed & ~ix.not_statement).any():
-            allowed &= ~ix.not_statement  # "To test this hypothesis, we ...": about the hypothesis, not its statement
+        allowed = hypothesis_candidates(self._allowed(ix, finding, config, gold, "hypothesis"), ix.is_table, ix.box,
+                                        ix.lookback, ix.not_statement, [s.text for s in ix.sents], ix.pid)
         score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
@@ -293,6 +292,8 @@ class EmbeddedExtractor:
             score = np.where(allowed, learned - learned[best] + base[best], -np.inf)  # on the hand-set scale
             how = (f"learned ranker {float(learned[best]):.2f} (study {ref or 'none'}): "
                    f"{explain(HYP_FEATURES, x[best], w)}")
+        if ix.box[best]:
+            how += "; in a journal box's paragraph after its first explicit expectation (body text GROBID merged in)"
         lo = hi = best
         if learned is None:
             # a hypothesis statement continued in the next sentence ("Specifically, we predicted ...")
@@ -302,13 +303,7 @@ class EmbeddedExtractor:
         else:
             # a prediction stated over neighbouring sentences ("First, ... Second, ... Third, ..."): neighbours of
             # the same paragraph whose ranker score is within HYP_EXTEND_MARGIN of the best, up to 3 sentences
-            while hi - lo + 1 < HYP_MAX_SENTENCES:
-                opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(ix.sents) and ix.pid[j] == ix.pid[best]
-                        and learned[j] >= learned[best] - HYP_EXTEND_MARGIN]
-                if not opts:
-                    break
-                j = max(opts, key=lambda t: learned[t])
-                lo, hi = min(lo, j), max(hi, j)
+            lo, hi = hypothesis_span(learned, ix.pid, best, HYP_EXTEND_MARGIN, HYP_MAX_SENTENCES)
         span = span_from_offsets(doc, ix.sents[lo].start, ix.sents[hi].end, method="extracted",
                                  score=round(float(score[best]), 4))
         span.study, span.how_chosen = ix.study[best], how

@@ -24,7 +24,7 @@ HYPOTHESIS_WEIGHTS = WEIGHTS_DIR / "hypotheses.json"
 EXPLICIT = re.compile(
     r"\b(we (hypothesi[sz]ed?|predict(ed)?|expect(ed)?|anticipated|reasoned|propose[d]?|posit(ed)?|conjectured?)|"
     r"(it|this) (was|is) (hypothesi[sz]ed|predicted|expected)|(our|this|main|central|primary|first|second|working) "
-    r"(hypothesis|hypotheses|prediction)|hypothes[ie]s (was|were|is|are)|(was|were) hypothesi[sz]ed|"
+    r"((key|main|central|primary|principal|core|critical|specific|overall) )?(hypothesis|hypotheses|prediction)|hypothes[ie]s (was|were|is|are)|(was|were) hypothesi[sz]ed|"
     r"(consistent|in line|in accordance) with (our|the) (hypothes[ie]s|predictions?|expectations?)|"
     r"to test (the|our|this|whether)|tested (the|whether)|we (tested|examined|investigated) whether)\b", re.I)
 AIM = re.compile(

@@ -20,7 +20,10 @@ social-science paper that the biomedical training data of the classifiers lack:
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
-Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage.
+Journal boxes ("Statement of Relevance", "Open Practices", "Transparency") are not candidates of either stage;
+for the hypothesis stage, a box paragraph's tail from its first explicit expectation on is (``box_body_tail``:
+GROBID merges the box with the body paragraph after it). The per-paper out-of-fold misses of the hypothesis ranker:
+``bench/hypothesis_cv.py`` (``docs/results/hypothesis-cv.md``).
 """
 
 from __future__ import annotations
@@ -138,6 +141,54 @@ def not_a_statement(text: str) -> bool:
     """A sentence about testing an expectation or a modal of caution: it names or sounds like a hypothesis but
     states none (not a stage-1 candidate of a social-science paper while others are left)."""
     return bool(TEST_META.search(text) or NORMATIVE_MODAL.search(text))
+
+
+def box_body_tail(texts: Sequence[str], pid: Sequence[object], box: np.ndarray) -> np.ndarray:
+    """Sentences of a journal-box paragraph that are the body's: GROBID often merges the box ("Statement of
+    Relevance") with the introduction paragraph after it, and a box summarises findings, it states no
+    expectation, so from the box paragraph's first explicit expectation ("we expected", "our key prediction was")
+    on the paragraph's sentences are the body's (the dev traces: 3 of 80 papers had their gold there)."""
+    out = np.zeros(len(texts), dtype=bool)
+    on: object = None
+    for i, (t, q) in enumerate(zip(texts, pid, strict=True)):
+        if not box[i]:
+            on = None
+            continue
+        if on != q and STRONG_PREDICTION.search(t):
+            on = q
+        out[i] = on == q
+    return out
+
+
+def hypothesis_candidates(context: np.ndarray, is_table: np.ndarray, box: np.ndarray, lookback_: np.ndarray,
+                          not_statement: np.ndarray, texts: Sequence[str] | None = None,
+                          pid: Sequence[object] | None = None) -> np.ndarray:
+    """Stage 1's candidates: the context's sentences less table rows and journal boxes (a box's merged body tail,
+    ``box_body_tail``, stays when ``texts`` and ``pid`` are given); look-backs and test-meta sentences leave only
+    while other candidates are left."""
+    if texts is not None and pid is not None and box.any():
+        box = box & ~box_body_tail(texts, pid, box)
+    allowed = np.asarray(context, dtype=bool) & ~is_table & ~box
+    if (allowed & ~lookback_).any():
+        allowed &= ~lookback_  # a look-back restates the hypothesis; keep it only when nothing else is left
+    if (allowed & ~not_statement).any():
+        allowed &= ~not_statement  # "To test this hypothesis, we ...": about the hypothesis, not its statement
+    return allowed
+
+
+def hypothesis_span(scores: np.ndarray, pid: Sequence[object], best: int, margin: float,
+                    max_sentences: int) -> tuple[int, int]:
+    """The first and last sentence of the hypothesis span around ``best``: neighbours of the same paragraph whose
+    ranker score is within ``margin`` of the best join it, the higher first, up to ``max_sentences``."""
+    lo = hi = best
+    while hi - lo + 1 < max_sentences:
+        opts = [j for j in (lo - 1, hi + 1) if 0 <= j < len(scores) and pid[j] == pid[best]
+                and scores[j] >= scores[best] - margin]
+        if not opts:
+            break
+        j = max(opts, key=lambda t: scores[t])
+        lo, hi = min(lo, j), max(hi, j)
+    return lo, hi
 
 
 def lookback(text: str, kind: str) -> bool:
