@@ -17,12 +17,13 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import dataclass
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from claimtrace.documents.builder import clean_text
 from claimtrace.documents.model import Citation, Document, Reference, Scope
-from claimtrace.documents.readers._xml import children, first, local
+
+if TYPE_CHECKING:  # lxml loads with the XML readers (jats, tei) that call the XML functions below, not for
+    from lxml import etree  # a text file's reference list (the start-up of a one-page `claimtrace stats`)
 
 _BEGIN = 0xF0000  # supplementary private-use code points: one per citation in a paragraph
 _END = "\ue001"
@@ -153,6 +154,8 @@ class _Units:
 
 
 def _container(el: etree._Element) -> etree._Element:
+    from claimtrace.documents.readers._xml import local
+
     cur = el.getparent()
     while cur is not None and local(cur.tag) not in _PARA_TAGS:
         cur = cur.getparent()
@@ -190,6 +193,8 @@ def _txt(el: etree._Element | None) -> str | None:
 def tei_bibliography(root: etree._Element, doc: Document,
                      inline: Callable[[etree._Element], str]) -> Document:
     """The Document with its TEI reference list (``listBibl/biblStruct``) and ``ref type="bibr"`` citations."""
+    from claimtrace.documents.readers._xml import local
+
     refs: list[Reference] = []
     tag = root.tag if isinstance(root.tag, str) else ""
     ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
@@ -212,6 +217,8 @@ def tei_bibliography(root: etree._Element, doc: Document,
 
 
 def _tei_entry(bs: etree._Element, i: int) -> Reference:
+    from claimtrace.documents.readers._xml import children, first, local
+
     rid = bs.get(_XML_NS) or f"b{i}"
     analytic = first(bs, "analytic")
     monogr = first(bs, "monogr")
@@ -249,6 +256,8 @@ def _tei_entry(bs: etree._Element, i: int) -> Reference:
 def jats_bibliography(root: etree._Element, doc: Document,
                       inline: Callable[[etree._Element], str]) -> Document:
     """The Document with its JATS reference list (``ref-list/ref``) and ``xref ref-type="bibr"`` citations."""
+    from claimtrace.documents.readers._xml import local
+
     refs: list[Reference] = []
     for rl in root.iter("ref-list"):
         for ref in rl.iter("ref"):
@@ -270,6 +279,8 @@ def jats_bibliography(root: etree._Element, doc: Document,
 
 
 def _jats_entry(ref: etree._Element, i: int) -> Reference:
+    from claimtrace.documents.readers._xml import local
+
     rid = ref.get("id") or f"ref{i + 1}"
     cit = next((e for e in ref.iter() if local(e.tag) in ("element-citation", "mixed-citation", "citation",
                                                            "nlm-citation")), ref)
