@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
-from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num, bind_lazy, lazy
+from claimtrace.patterns import bind_lazy, lazy
+from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num
 from claimtrace.stats.model import (
     EFFECT_SIZES,
     RATIO_TESTS,
@@ -301,4 +302,4 @@ def is_kept(r: Res) -> bool:
     return has_support
 
 
-bind_lazy(globals())  # the patterns above compile on first use (lexicon.lazy)
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

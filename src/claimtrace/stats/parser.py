@@ -17,8 +17,8 @@ from typing import Any
 
 import ahocorasick_rs
 
+from claimtrace.patterns import bind_lazy, lazy
 from claimtrace.stats.grouping import Res, group_tokens, is_kept
-from claimtrace.stats.lexicon import bind_lazy, lazy
 from claimtrace.stats.model import (
     EFFECT_SIZES,
     ComponentSpan,
@@ -658,4 +658,4 @@ def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks
     return sorted([*results, *extra], key=lambda r: r.start)
 
 
-bind_lazy(globals())  # the patterns above compile on first use (lexicon.lazy)
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

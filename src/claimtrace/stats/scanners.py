@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from claimtrace.patterns import bind_lazy, lazy
 from claimtrace.stats.lexicon import (
     _ESTIMATE_TESTS,
     _LOOSE_OK,
@@ -27,8 +28,6 @@ from claimtrace.stats.lexicon import (
     _df,
     _name_index,
     _num,
-    bind_lazy,
-    lazy,
 )
 
 _TEST_RE = lazy(
@@ -956,4 +955,4 @@ def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
     return out
 
 
-bind_lazy(globals())  # the patterns above compile on first use (lexicon.lazy)
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)
