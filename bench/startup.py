@@ -16,7 +16,7 @@ it quietly (nothing else running) with:
 
 ``--compare OTHER/src`` times a second tree in the same run, its fresh processes alternating with this
 tree's (before and after a change, under the same load): each row then has the other tree's figures and
-the ratio of the medians (this / other).
+the ratio of the medians (this / other) with a 95% bootstrap interval.
 
 Writes bench/results/startup.json (``--out`` to write elsewhere).
 """
@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import resource
 import shutil
 import statistics
@@ -70,7 +71,16 @@ def summary(timed: list[tuple[float, float]]) -> dict[str, Any]:
     """Median, min and max wall time, median CPU time and every run of one command in one tree."""
     runs = [w for w, _ in timed]
     return {"median_s": round(statistics.median(runs), 4), "min_s": round(min(runs), 4), "max_s": round(max(runs), 4),
-            "cpu_median_s": round(statistics.median(c for _, c in timed), 4), "runs_s": [round(r, 4) for r in runs]}
+            "cpu_median_s": round(statistics.median(c for _, c in timed), 4), "runs_s": [round(r, 4) for r in runs],
+            "cpu_runs_s": [round(c, 4) for _, c in timed]}
+
+
+def ratio_interval(a: list[float], b: list[float], *, reps: int = 2000, seed: int = 0) -> list[float]:
+    """95% percentile-bootstrap interval of median(a) / median(b) (each resampled on its own)."""
+    rng = random.Random(seed)
+    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+                    for _ in range(reps))
+    return [round(ratios[int(0.025 * reps)], 3), round(ratios[int(0.975 * reps) - 1], 3)]
 
 
 def main() -> None:
@@ -106,7 +116,9 @@ def main() -> None:
             other = summary(timed["compare"])
             rows[name]["compare"] = other
             rows[name]["median_ratio"] = round(med / other["median_s"], 3)
+            rows[name]["median_ratio_ci95"] = ratio_interval(row["runs_s"], other["runs_s"])
             rows[name]["cpu_median_ratio"] = round(row["cpu_median_s"] / other["cpu_median_s"], 3)
+            rows[name]["cpu_median_ratio_ci95"] = ratio_interval(row["cpu_runs_s"], other["cpu_runs_s"])
             note = f"; compare {other['median_s']:.3f} s (CPU {other['cpu_median_s']:.3f} s)"
         print(f"{name:15s} median {med:.3f} s (min {row['min_s']:.3f}, max {row['max_s']:.3f}; CPU "
               f"{row['cpu_median_s']:.3f} s){note}; target {TARGETS[name]} s", file=sys.stderr)
