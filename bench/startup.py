@@ -14,6 +14,10 @@ it quietly (nothing else running) with:
 
     nice -n 0 .venv/bin/python bench/startup.py
 
+``--compare OTHER/src`` times a second tree in the same run, its fresh processes alternating with this
+tree's (before and after a change, under the same load): each row then has the other tree's figures and
+the ratio of the medians (this / other) with a 95% bootstrap interval.
+
 Writes bench/results/startup.json (``--out`` to write elsewhere).
 """
 
@@ -23,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import resource
 import shutil
 import statistics
@@ -62,6 +67,22 @@ def time_once(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def summary(timed: list[tuple[float, float]]) -> dict[str, Any]:
+    """Median, min and max wall time, median CPU time and every run of one command in one tree."""
+    runs = [w for w, _ in timed]
+    return {"median_s": round(statistics.median(runs), 4), "min_s": round(min(runs), 4), "max_s": round(max(runs), 4),
+            "cpu_median_s": round(statistics.median(c for _, c in timed), 4), "runs_s": [round(r, 4) for r in runs],
+            "cpu_runs_s": [round(c, 4) for _, c in timed]}
+
+
+def ratio_interval(a: list[float], b: list[float], *, reps: int = 2000, seed: int = 0) -> list[float]:
+    """95% percentile-bootstrap interval of median(a) / median(b) (each resampled on its own)."""
+    rng = random.Random(seed)
+    ratios = sorted(statistics.median(rng.choices(a, k=len(a))) / statistics.median(rng.choices(b, k=len(b)))
+                    for _ in range(reps))
+    return [round(ratios[int(0.025 * reps)], 3), round(ratios[int(0.975 * reps) - 1], 3)]
+
+
 def main() -> None:
     """Measure each command and write the result file."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -69,24 +90,38 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "startup.json")
     ap.add_argument("--src", type=Path, default=ROOT / "src", help="the src/ folder to time (another tree's)")
+    ap.add_argument("--compare", type=Path, default=None,
+                    help="a second src/ folder timed in the same run, alternating with --src (e.g. main's)")
     args = ap.parse_args()
     run = Run()
-    env = {**os.environ, "PYTHONPATH": str(args.src.resolve())}
+    trees = {"this": args.src} | ({"compare": args.compare} if args.compare else {})
+    envs = {k: {**os.environ, "PYTHONPATH": str(src.resolve())} for k, src in trees.items()}
     cores = os.cpu_count() or 1
     load_before = os.getloadavg()
     rows: dict[str, Any] = {}
     for name, cmd in commands(sys.executable).items():
         for _ in range(args.warmup):
-            time_once(cmd, env)
-        timed = [time_once(cmd, env) for _ in range(args.runs)]
-        runs = [w for w, _ in timed]
-        med, cpu = statistics.median(runs), statistics.median(c for _, c in timed)
-        rows[name] = {"command": SHOWN[name], "argv": cmd[1:],
-                      "median_s": round(med, 4), "min_s": round(min(runs), 4), "max_s": round(max(runs), 4),
-                      "cpu_median_s": round(cpu, 4), "runs_s": [round(r, 4) for r in runs],
+            for env in envs.values():
+                time_once(cmd, env)
+        timed: dict[str, list[tuple[float, float]]] = {k: [] for k in envs}
+        for _ in range(args.runs):
+            for k, env in envs.items():
+                timed[k].append(time_once(cmd, env))
+        row = summary(timed["this"])
+        med = row["median_s"]
+        rows[name] = {"command": SHOWN[name], "argv": cmd[1:], **row,
                       "target_s": TARGETS[name], "meets_target": med <= TARGETS[name]}
-        print(f"{name:15s} median {med:.3f} s (min {min(runs):.3f}, max {max(runs):.3f}; CPU {cpu:.3f} s); "
-              f"target {TARGETS[name]} s", file=sys.stderr)
+        note = ""
+        if "compare" in timed:
+            other = summary(timed["compare"])
+            rows[name]["compare"] = other
+            rows[name]["median_ratio"] = round(med / other["median_s"], 3)
+            rows[name]["median_ratio_ci95"] = ratio_interval(row["runs_s"], other["runs_s"])
+            rows[name]["cpu_median_ratio"] = round(row["cpu_median_s"] / other["cpu_median_s"], 3)
+            rows[name]["cpu_median_ratio_ci95"] = ratio_interval(row["cpu_runs_s"], other["cpu_runs_s"])
+            note = f"; compare {other['median_s']:.3f} s (CPU {other['cpu_median_s']:.3f} s)"
+        print(f"{name:15s} median {med:.3f} s (min {row['min_s']:.3f}, max {row['max_s']:.3f}; CPU "
+              f"{row['cpu_median_s']:.3f} s){note}; target {TARGETS[name]} s", file=sys.stderr)
     load_after = os.getloadavg()
     loaded = max(load_before[0], load_after[0]) > cores
     try:
@@ -96,8 +131,10 @@ def main() -> None:
         commit = ""
     result = {
         "what": "start-up wall time, median of fresh processes (bench/startup.py)",
-        "command": "python bench/startup.py" + (f" --runs {args.runs}" if args.runs != 10 else ""),
-        "commit": commit, "src": str(args.src), "runs": args.runs, "warmup": args.warmup,
+        "command": "python bench/startup.py" + (f" --runs {args.runs}" if args.runs != 10 else "")
+                   + (f" --compare {args.compare}" if args.compare else ""),
+        "commit": commit, "src": str(args.src), "compare_src": str(args.compare) if args.compare else None,
+        "runs": args.runs, "warmup": args.warmup,
         "machine": {"cores": cores, "python": platform.python_version(), "platform": platform.platform(),
                     "hyperfine": bool(shutil.which("hyperfine"))},
         "loadavg_before": [round(x, 2) for x in load_before], "loadavg_after": [round(x, 2) for x in load_after],

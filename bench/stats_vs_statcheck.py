@@ -10,7 +10,7 @@ Speed: ``--runs`` runs (default 3), each timing both tools as the best of 3 pass
 median of the runs is reported, with every run, the load average at each, and the provenance block
 (bench/provenance.py: a run whose load exceeded the cores is flagged ``loaded``).
 
-Writes bench/results/stats_vs_statcheck.json.
+Writes bench/results/stats_vs_statcheck.json (``--out``: another file).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def main() -> None:
     """Run both tools, compare, write the JSON report."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=3, help="timed runs of both tools (median reported)")
+    ap.add_argument("--out", type=Path, default=OUT, help="result file (default bench/results/stats_vs_statcheck.json)")
     args = ap.parse_args()
     files = sorted(DATA.glob("*.nxml"))
     run = Run(data=files)
@@ -165,8 +166,8 @@ def main() -> None:
         },
         "provenance": run.finish(),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(json.dumps({k: report[k] for k in ("results", "statcheck_found_by_ours", "only_statcheck_count",
                                               "agreement_on_matched", "speed")}, indent=2))
 

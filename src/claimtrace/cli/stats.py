@@ -31,10 +31,14 @@ stats_for_file = analyze_statistics
 def file_results(path: str, *, alpha: float = 0.05) -> tuple[list[DocumentStat], list[dict[str, Any]]]:
     """Prose results and table results (``source: "table"``, cells named) of a paper, parsed once."""
     from claimtrace.documents import load_document
-    from claimtrace.stats.tables import document_table_statistics
 
     doc = load_document(path)
-    return analyze_statistics(doc, alpha=alpha), [t.model_dump(mode="json") for t in document_table_statistics(doc)]
+    results = analyze_statistics(doc, alpha=alpha)
+    if not doc.tables:  # nothing to read: the table reader (and its patterns) stays unimported
+        return results, []
+    from claimtrace.stats.tables import document_table_statistics
+
+    return results, [t.model_dump(mode="json") for t in document_table_statistics(doc)]
 
 
 def table_summary(rows: list[dict[str, Any]]) -> dict[str, int]:

@@ -17,19 +17,21 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from dataclasses import dataclass
-
-from lxml import etree
+from typing import TYPE_CHECKING
 
 from claimtrace.documents.builder import clean_text
 from claimtrace.documents.model import Citation, Document, Reference, Scope
-from claimtrace.documents.readers._xml import children, first, local
+from claimtrace.patterns import bind_lazy, lazy
+
+if TYPE_CHECKING:  # lxml loads with the XML readers (jats, tei) that call the XML functions below, not for
+    from lxml import etree  # a text file's reference list (the start-up of a one-page `claimtrace stats`)
 
 _BEGIN = 0xF0000  # supplementary private-use code points: one per citation in a paragraph
 _END = "\ue001"
 _XML_NS = "{http://www.w3.org/XML/1998/namespace}id"
 
-DOI_RE = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.I)
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
+DOI_RE = lazy(r"\b10\.\d{4,9}/[^\s\"<>]+", re.I)
+_DOI_PREFIX = lazy(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.I)
 
 
 def normalize_doi(doi: str | None) -> str | None:
@@ -82,7 +84,7 @@ def _marked(el: etree._Element, cites: list[etree._Element]) -> etree._Element:
     return copy
 
 
-_MARKS = re.compile("([\U000F0000-\U000FFFFD\ue001])")
+_MARKS = lazy("([\U000F0000-\U000FFFFD\ue001])")
 
 
 def _strip_markers(text: str) -> tuple[str, dict[int, tuple[int, int]]]:
@@ -153,6 +155,8 @@ class _Units:
 
 
 def _container(el: etree._Element) -> etree._Element:
+    from claimtrace.documents.readers._xml import local
+
     cur = el.getparent()
     while cur is not None and local(cur.tag) not in _PARA_TAGS:
         cur = cur.getparent()
@@ -190,6 +194,8 @@ def _txt(el: etree._Element | None) -> str | None:
 def tei_bibliography(root: etree._Element, doc: Document,
                      inline: Callable[[etree._Element], str]) -> Document:
     """The Document with its TEI reference list (``listBibl/biblStruct``) and ``ref type="bibr"`` citations."""
+    from claimtrace.documents.readers._xml import local
+
     refs: list[Reference] = []
     tag = root.tag if isinstance(root.tag, str) else ""
     ns = tag[: tag.index("}") + 1] if tag.startswith("{") else ""
@@ -212,6 +218,8 @@ def tei_bibliography(root: etree._Element, doc: Document,
 
 
 def _tei_entry(bs: etree._Element, i: int) -> Reference:
+    from claimtrace.documents.readers._xml import children, first, local
+
     rid = bs.get(_XML_NS) or f"b{i}"
     analytic = first(bs, "analytic")
     monogr = first(bs, "monogr")
@@ -249,6 +257,8 @@ def _tei_entry(bs: etree._Element, i: int) -> Reference:
 def jats_bibliography(root: etree._Element, doc: Document,
                       inline: Callable[[etree._Element], str]) -> Document:
     """The Document with its JATS reference list (``ref-list/ref``) and ``xref ref-type="bibr"`` citations."""
+    from claimtrace.documents.readers._xml import local
+
     refs: list[Reference] = []
     for rl in root.iter("ref-list"):
         for ref in rl.iter("ref"):
@@ -270,6 +280,8 @@ def jats_bibliography(root: etree._Element, doc: Document,
 
 
 def _jats_entry(ref: etree._Element, i: int) -> Reference:
+    from claimtrace.documents.readers._xml import local
+
     rid = ref.get("id") or f"ref{i + 1}"
     cit = next((e for e in ref.iter() if local(e.tag) in ("element-citation", "mixed-citation", "citation",
                                                            "nlm-citation")), ref)
@@ -317,11 +329,11 @@ _NAME = r"[A-Z\u00c0-\u017f][\w'\u2019\u00c0-\u017f-]+(?:\s(?:van|von|de|der|den
 _INITIALS = r"(?:[A-Z\u00c0-\u017f]\.[\s-]?){1,4}"
 _PARTICLE = r"(?:(?:van|von|de|der|den|di|da|du|del|della|le|la|ten|ter)\s)"
 _APA_AUTHOR = rf"{_PARTICLE}{{0,2}}{_NAME}(?:\s{_NAME})?,\s{_INITIALS}"
-_APA_START = re.compile(
+_APA_START = lazy(
     rf"(?:(?<=\s)|^)({_APA_AUTHOR}(?:,?\s(?:&\s|\.\.\.\s)?{_APA_AUTHOR})*,?\s*(?:et al\.\s*)?)"
     rf"\((\d{{4}}[a-z]?|n\.\s?d\.|in press|forthcoming)[^)]*\)")
-_NUMBERED = re.compile(r"(?:(?<=\s)|^)(?:\[(\d{1,3})\]|(\d{1,3})\.)\s+(?=\S)")
-_YEAR = re.compile(r"\b(1[89]\d{2}|20\d{2})([a-z])?\b")
+_NUMBERED = lazy(r"(?:(?<=\s)|^)(?:\[(\d{1,3})\]|(\d{1,3})\.)\s+(?=\S)")
+_YEAR = lazy(r"\b(1[89]\d{2}|20\d{2})([a-z])?\b")
 
 
 def reference_text(doc: Document) -> str:
@@ -408,15 +420,15 @@ def parse_entry(raw: str, rid: str, label: str | None = None) -> Reference:
 
 # ---- in-text citations ------------------------------------------------------------------------------
 
-_PAREN = re.compile(r"\(([^()]{4,400})\)")
+_PAREN = lazy(r"\(([^()]{4,400})\)")
 _YEAR_ITEM = r"(?:\d{4}[a-z]?(?![.\d]\d)|in press|n\.\s?d\.)"
-_ITEM = re.compile(
+_ITEM = lazy(
     rf"(?P<names>{_NAME}(?:(?:,\s|\s(?:and|&)\s|,\s(?:and|&)\s){_NAME})*(?:\s+et\s+al\.?)?),?\s+"
     rf"(?P<years>{_YEAR_ITEM}(?:,\s*{_YEAR_ITEM})*)")
-_NARRATIVE = re.compile(
+_NARRATIVE = lazy(
     rf"(?P<names>{_NAME}(?:(?:,\s|\s(?:and|&)\s|,\s(?:and|&)\s){_NAME})*(?:\s+et\s+al\.?)?)[\u2019']?s?\s+"
     rf"\((?P<years>{_YEAR_ITEM}(?:[,;]\s*{_YEAR_ITEM})*)\)")
-_BRACKET = re.compile(r"\[(\d{1,3}(?:\s*[-\u2013,]\s*\d{1,3})*)\]")
+_BRACKET = lazy(r"\[(\d{1,3}(?:\s*[-\u2013,]\s*\d{1,3})*)\]")
 _NOT_NAMES = frozenset(["version", "study", "experiment", "table", "figure", "fig", "see", "eg", "ie", "cf", "also", "and",
                         "in", "the", "for", "review", "meta", "sample", "wave", "time", "year", "since", "from",
                         "between", "during", "until", "before", "after", "january", "february", "march", "april",
@@ -430,7 +442,7 @@ _ADVERBS = frozenset(["similarly", "however", "moreover", "additionally", "speci
 
 
 # right after an article the capitalised words are a thing's name, not an author ("the Devil Task, Slovic, 1966")
-_AFTER_ARTICLE = re.compile(r"(?:^|[\s(])(?:the|a|an)\s+(?:[A-Z][\w-]*\s+)*$")
+_AFTER_ARTICLE = lazy(r"(?:^|[\s(])(?:the|a|an)\s+(?:[A-Z][\w-]*\s+)*$")
 
 
 @dataclass(frozen=True)
@@ -561,3 +573,6 @@ def unmatched_items(citation: Citation, doc: Document) -> list[CiteItem]:
     """The author-year items of a citation that match no entry of the Document's reference list."""
     index = _AuthorYearIndex(doc.references)
     return [it for it in _split_items(citation.text) if not index.match(it)]
+
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

@@ -17,19 +17,20 @@ from __future__ import annotations
 import re
 
 from claimtrace.documents.model import Document
+from claimtrace.patterns import bind_lazy, lazy
 
 _NUM = r"(\d+[a-z]?|[IVX]+\b|one|two|three|four|five|six)"
-STUDY_HEADING = re.compile(
+STUDY_HEADING = lazy(
     r"^\s*(?:(pilot)\s+(?:study|experiment)(?:\s*" + _NUM + r")?|(?:stud(?:y|ies)|experiments?)\s*" + _NUM + r"\b)",
     re.I)
-GENERAL_HEADING = re.compile(r"^\s*general\s+(discussion|results|conclusions?)\b", re.I)
-STUDY_MENTION = re.compile(r"\b(?:(pilot)\s+(?:study|experiment)|(?:study|experiment)\s*" + _NUM + r")\b", re.I)
+GENERAL_HEADING = lazy(r"^\s*general\s+(discussion|results|conclusions?)\b", re.I)
+STUDY_MENTION = lazy(r"\b(?:(pilot)\s+(?:study|experiment)|(?:study|experiment)\s*" + _NUM + r")\b", re.I)
 #: journal boxes beside the argument (Psychological Science's "Statement of Relevance", open-science badges)
-BOX_HEADING = re.compile(
+BOX_HEADING = lazy(
     r"^\s*(statement of relevance|open practices?( statement)?|transparency|action editor|declaration of conflicting|"
     r"author contributions?|funding|acknowledg|supplemental material|data availability|preregistration statement|"
     r"research transparency|constraints on generality|ethics)", re.I)
-_METHOD = re.compile(r"^\s*(general\s+)?methods?\b", re.I)
+_METHOD = lazy(r"^\s*(general\s+)?methods?\b", re.I)
 _WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
           "i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6"}
 
@@ -62,7 +63,7 @@ def study_named(text: str) -> str | None:
 
 
 #: one or more studies named together ("Studies 1 and 2", "Experiments 2a-2c", "Study 3")
-STUDIES_MENTION = re.compile(r"\b(?:studies|experiments|study|experiment)\s*(" + _NUM +
+STUDIES_MENTION = lazy(r"\b(?:studies|experiments|study|experiment)\s*(" + _NUM +
                              r"(?:\s*(?:,|and|&|-|–|to)\s*(?:and\s+)?\d+[a-z]?\b)*)", re.I)
 
 
@@ -80,7 +81,7 @@ def studies_named(text: str) -> list[str]:
 
 
 #: what a paragraph of a box says (GROBID files the introduction's next paragraphs under the box's heading)
-BOX_TEXT = re.compile(r"osf\.io|preregist|pre-regist|badge|(data|materials|code)[^.]{0,40}(are|is|have been) (publicly )?"
+BOX_TEXT = lazy(r"osf\.io|preregist|pre-regist|badge|(data|materials|code)[^.]{0,40}(are|is|have been) (publicly )?"
                       r"available|conflicts? of interest|declared no|funding|grant|https?://", re.I)
 
 
@@ -89,7 +90,7 @@ def is_box_heading(heading: str | None) -> bool:
     return bool(heading and BOX_HEADING.search(heading))
 
 
-_PLURAL = re.compile(r"^\s*(studies|experiments)\b", re.I)
+_PLURAL = lazy(r"^\s*(studies|experiments)\b", re.I)
 
 
 def _num(label: str | None) -> int:
@@ -163,3 +164,6 @@ def box_paragraphs(doc: Document) -> set[str]:
             out.add(p.id)
         prev = p.section
     return out
+
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

@@ -11,11 +11,12 @@ import re
 from dataclasses import dataclass, field
 
 from claimtrace.documents.model import BBox, Table, TableCell, TableRow, TableRowGroup
+from claimtrace.patterns import bind_lazy, lazy
 
 SEP = " › "
 #: a number in a cell: sign, digits with thousands commas or a decimal point, an exponent ("1.2e-5",
 #: "1.2 × 10−3"), a percent sign; not a digit inside a word ("T1", "Model1")
-_NUMBER = re.compile(r"(?<![A-Za-z\d.])[-−–+]?(?>\d[\d,]*(?:\.\d*)?|\.\d+)"
+_NUMBER = lazy(r"(?<![A-Za-z\d.])[-−–+]?(?>\d[\d,]*(?:\.\d*)?|\.\d+)"
                      r"(?:\s*(?:[eE][-−–+]?\d+|[×x·]\s*10\^?\s*[-−–+]?\d+))?\s*%?")
 #: what may stand between and around the numbers of a numeric cell: brackets, list and range separators,
 #: ±, a count slash ("14/9"), comparisons ("<0.001"), stars and footnote symbols. Not ":" ("18:1" names a
@@ -23,14 +24,14 @@ _NUMBER = re.compile(r"(?<![A-Za-z\d.])[-−–+]?(?>\d[\d,]*(?:\.\d*)?|\.\d+)"
 _BETWEEN = frozenset(" \t\n\u00a0\u2009\u202f()[]{},;/±<>≤≥=~≈–−-—*†‡§¶")
 #: footnote letters a–d after a number or its bracket ("0.12a", "3 (6.3)b", "1.4 ± 0.5a,b"), and "to" in a
 #: bracketed range ("2.1 (1.3 to 3.8)")
-_MARKER = re.compile(r"(?<=[\x00)\]}*†‡§¶])\s?[a-d]{1,2}(?:,\s?[a-d]{1,2})*(?![A-Za-z])"
+_MARKER = lazy(r"(?<=[\x00)\]}*†‡§¶])\s?[a-d]{1,2}(?:,\s?[a-d]{1,2})*(?![A-Za-z])"
                      r"|(?<=\x00)\s*to\s*(?=[-−–+]?\x00\s*[)\]])")
 #: a comparison or a slash: in the first column it names a category ("<65", "≥65 <70", "> 4000", "20/200"),
 #: so such a cell counts as a label when deciding whether that column is the stub
-_BIN = re.compile(r"[<>≤≥/]")
+_BIN = lazy(r"[<>≤≥/]")
 _EMPTYISH = frozenset(["", "-", "–", "—", "−", "…", "...", "NA", "n/a", "N/A", "."])
 #: a row that only holds parenthesised or bracketed numbers (standard errors, t values, CIs below an estimate)
-_PAREN = re.compile(r"^[(\[]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+)(\s*[,;–−-]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+))?\s*[)\]][\s*†‡§]*$")
+_PAREN = lazy(r"^[(\[]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+)(\s*[,;–−-]\s*[-−–+]?\s*(\d[\d,]*\.?\d*|\.\d+))?\s*[)\]][\s*†‡§]*$")
 
 
 @dataclass
@@ -46,8 +47,8 @@ class RawCell:
 
 
 #: a cell's text that the source indents: it begins with a typographic space (em/en/thin space, no-break space)
-_INDENT_CHARS = re.compile(r"^[\u00a0\u2000-\u200a\u202f\u3000]")
-_INDENT_STYLE = re.compile(r"(?:padding-left|text-indent|margin-left)\s*:\s*0*[1-9]", re.I)
+_INDENT_CHARS = lazy(r"^[\u00a0\u2000-\u200a\u202f\u3000]")
+_INDENT_STYLE = lazy(r"(?:padding-left|text-indent|margin-left)\s*:\s*0*[1-9]", re.I)
 
 
 def indented(text: str, style: str | None = None) -> bool:
@@ -348,3 +349,6 @@ def _row_groups(placed: list[tuple[int, int, RawCell]], grid: list[list[str]], n
             out.append(("span", r, list(range(r, r + cell.rowspan)), cell.text.strip()))
     out.sort(key=lambda x: (x[2][0] if x[0] == "span" else x[1]))
     return out
+
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

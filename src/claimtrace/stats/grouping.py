@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
+from claimtrace.patterns import bind_lazy, lazy
 from claimtrace.stats.lexicon import _ESTIMATE_TESTS, NUM, _num
 from claimtrace.stats.model import (
     EFFECT_SIZES,
@@ -242,7 +243,7 @@ def _set_ci(r: Res, ci: tuple[float | None, float, float, int, int]) -> None:
     r.last = max(r.last, e)
 
 
-_EST_BEFORE = re.compile(
+_EST_BEFORE = lazy(
     r"(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*(?:%|[a-zA-Zμµ]{1,10}(?:/[a-zA-Z0-9]+)?)?\s*[,;:(\[]?\s*$"
 )
 
@@ -300,3 +301,5 @@ def is_kept(r: Res) -> bool:
         return True
     return has_support
 
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

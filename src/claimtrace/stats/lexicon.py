@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from claimtrace.patterns import lazy
 from claimtrace.stats.model import (
     EFFECT_SIZES,
     RATIO_TESTS,
@@ -60,7 +61,7 @@ _TEST_NAMES: list[tuple[str, str]] = [
 # character does not fit without entering them. Which name matched is found again with
 # ``_NAME_RES`` (the first that matches the name's text whole is the one the alternation took).
 _NAME_ALT = "(?P<name>" + "|".join(rx for rx, _ in _TEST_NAMES) + ")"
-_NAME_RES = [re.compile(f"(?:{rx})") for rx, _ in _TEST_NAMES]
+_NAME_RES = [lazy(f"(?:{rx})") for rx, _ in _TEST_NAMES]
 # The same alternatives, in the same order, each written to open with a plain character (optional
 # prefixes and leading groups spelled out).
 _NAME_FORMS: list[str] = [

@@ -17,6 +17,7 @@ from typing import Any
 
 import ahocorasick_rs
 
+from claimtrace.patterns import bind_lazy, lazy
 from claimtrace.stats.grouping import Res, group_tokens, is_kept
 from claimtrace.stats.model import (
     EFFECT_SIZES,
@@ -157,7 +158,7 @@ def _repair_notes(text: str, norm: str, offsets: OffsetMap, start: int, end: int
 # what makes an effect size one planned in a power analysis, in the 80 characters before it (same sentence):
 # "80% power to detect", "a power of .80", "power analysis", "to detect", "detectable", "assuming", "sensitivity
 # analysis", "smallest effect size of interest". Narrower than the words a result sentence can hold ("as expected").
-_POWER_BEFORE = re.compile(
+_POWER_BEFORE = lazy(
     r"(?<![A-Za-z])(?:\d+(?:\.\d+)?\s*%\s*power|power\s+(?:of\s+)?(?:0?\.\d+|\d+(?:\.\d+)?\s*%)|power\s+(?:analys\w+|calculations?)"
     r"|to\s+detect|detectable|assum(?:e|ed|es|ing)|sensitivity\s+analys\w+|(?:smallest|minimum|minimal)\s+effect\s+sizes?)"
     r"(?![A-Za-z])[^.;!?]*$", re.I)
@@ -217,25 +218,25 @@ def mentions_one_tailed(text: str) -> bool:
 
 
 _TAIL_WORDS = frozenset({"tailed", "sided", "TAILED", "SIDED"})
-_DIRECTIONAL_RE = re.compile(r"\bdirectional\s+(?:(?:t[- ])?tests?|p[- ]?values?|significance\s+tests?|hypothesis\s+tests?)",
+_DIRECTIONAL_RE = lazy(r"\bdirectional\s+(?:(?:t[- ])?tests?|p[- ]?values?|significance\s+tests?|hypothesis\s+tests?)",
                              re.I)
 # a statement that the tests of a text are one-tailed ("All tests were one-tailed", "one-tailed tests were used
 # throughout", "p values are one-tailed unless stated otherwise")
-_SCOPE_RE = re.compile(
+_SCOPE_RE = lazy(
     r"\b(?:all|every|each)\b[^.;]{0,60}?\b(?:one|1)[- ]?(?:tailed|sided)"
     r"|\b(?:one|1)[- ]?(?:tailed|sided)[^.;]{0,60}?\b(?:throughout|unless\s+(?:otherwise\s+)?(?:stated|noted|indicated|"
     r"specified)|(?:were|are)\s+(?:used|reported|conducted|applied|performed)\b)"
     r"|\bdirectional\s+(?:tests?|p[- ]?values?)\s+(?:were|are)\s+(?:used|reported)",
     re.I,
 )
-_SENT_END = re.compile(r"[.!?]\s+(?=[\"'(\[]?[A-Z])|\n\s*\n")
+_SENT_END = lazy(r"[.!?]\s+(?=[\"'(\[]?[A-Z])|\n\s*\n")
 # a sentence that states a rule for tests it does not report itself: "one-tailed tests were used", "For a one-sided
 # independent Mann-Whitney U test with an alpha of .05, the minimum sample size is 428", "p values are one-tailed";
 # ``_SCOPE_RE``'s statements too
 # (a "one-sided hypothesis" is a direction, not a rule for p: Bayes factors test them too)
 _TEST_WORDS = (r"(?:tests?|t[- ]tests?|p[- ]?values?|p|ps|α|alpha|contrasts?|comparisons?|analys[ie]s|significance|"
                r"criterion|threshold|level)")
-_STATEMENT_RE = re.compile(
+_STATEMENT_RE = lazy(
     _SCOPE_RE.pattern
     + r"|\b(?:one|1)[- ]?(?:tailed|sided)\s+(?:[\w-]+\s+){0,4}?" + _TEST_WORDS + r"(?![\w-])"
     + r"|(?<![\w-])" + _TEST_WORDS + r"\s+(?:[\w()-]+\s+){0,5}?(?:were|was|are|is)\s+(?:all\s+|always\s+)?"
@@ -254,7 +255,7 @@ def states_one_tailed(sentence: str) -> bool:
     return _STATEMENT_RE.search(sentence) is not None
 
 
-_EQUIVALENCE_RE = re.compile(r"\bequivalen|\bTOST\b|\btwo\s+one[- ]?sided|\bBayes|\bBF", re.I)
+_EQUIVALENCE_RE = lazy(r"\bequivalen|\bTOST\b|\btwo\s+one[- ]?sided|\bBayes|\bBF", re.I)
 
 
 def one_tailed_scope(text: str) -> bool:
@@ -283,7 +284,7 @@ def one_tailed_in_sentence(text: str, start: int, end: int, *, before: int = 300
 
 
 # a sample size: "N = 1,234", "n = 45" (not "n = 20 per group"); the paper's total sample is a capital N
-_SAMPLE_RE = re.compile(r"(?<![A-Za-z0-9])(?P<k>[Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?!\d|[.,]\d)"
+_SAMPLE_RE = lazy(r"(?<![A-Za-z0-9])(?P<k>[Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?!\d|[.,]\d)"
                         r"(?!\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))")
 
 
@@ -361,8 +362,8 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
       for sp in (b"", b" ") for x in (b"b", b"N", b"!", b"p")),
     *((c + b" " + x, "dmg") for c in (b"p", b"!") for x in (b"-", b".", *(bytes([d]) for d in range(48, 58)))),
 ]
-_DIGIT_NEAR = re.compile(r"\d")  # a window after a name or SE word is scanned only where a number follows it
-_STAT_VALUE_END = re.compile(r"(?<![A-Za-z])[tzF][- ]?value$")
+_DIGIT_NEAR = lazy(r"\d")  # a window after a name or SE word is scanned only where a number follows it
+_STAT_VALUE_END = lazy(r"(?<![A-Za-z])[tzF][- ]?value$")
 # a DFA, named: the library picks one by itself only for up to 100 patterns, and its NFA scans this text ~3x slower
 _TRIGGERS = ahocorasick_rs.BytesAhoCorasick([w for w, _ in _TRIGGER_WORDS], implementation=ahocorasick_rs.Implementation.DFA)
 _TRIGGER_KIND = [k for _, k in _TRIGGER_WORDS]
@@ -656,3 +657,5 @@ def _with_standalone_descriptives(text: str, norm: str, offsets: OffsetMap, toks
         extra.append(StatResult(kind="descriptives", text=text[s:e], start=s, end=e, descriptives=[d]))
     return sorted([*results, *extra], key=lambda r: r.start)
 
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from claimtrace.patterns import bind_lazy, lazy
 from claimtrace.stats.lexicon import (
     _ESTIMATE_TESTS,
     _LOOSE_OK,
@@ -29,7 +30,7 @@ from claimtrace.stats.lexicon import (
     _num,
 )
 
-_TEST_RE = re.compile(
+_TEST_RE = lazy(
     # no subscript label after F: "F_1, 177 = 2.42" is F with its df written as a subscript (udf1, udf2 below)
     _NAME_ALT_FAST + r"(?![A-Za-z])(?P<sub>(?<!F)_[A-Za-z0-9]{1,8})?"
     # a header in parentheses: "OR (95% CI) = 1.11 (1.01-1.21)", "B (SE) = .026 (.009)"
@@ -51,7 +52,7 @@ def _after_re(pattern: re.Pattern[str], lookbehind: str, firsts: str) -> re.Patt
     looked ahead at: it opens with a character class, which the regex engine jumps to (a space, a punctuation
     mark) instead of trying a match at every position. See ``_word_matches``."""
     assert pattern.pattern.startswith(lookbehind) and lookbehind.startswith("(?<![") and lookbehind.endswith("])")
-    return re.compile("[^" + lookbehind[5:-2] + "](?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
+    return lazy("[^" + lookbehind[5:-2] + "](?=[" + "".join(re.escape(c) for c in sorted(firsts)) + "])"
                       + pattern.pattern[len(lookbehind) :])
 
 
@@ -88,8 +89,8 @@ _PNUM = (
 )
 # Patterns open with a character class (the lookbehind after it) so that the regex engine can skip
 # ahead to candidate characters instead of trying a match at every position.
-_WORD_START_RE = re.compile(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
-_P_RE = re.compile(
+_WORD_START_RE = lazy(r"[^\W\d_](?<![A-Za-z0-9_.'’-].)")
+_P_RE = lazy(
     r"(?P<pname>[pP](?<![A-Za-z0-9][pP])(?:(?P<pv>[\s-]*[Vv]alues?)|(?:s|'s|’s)(?=\s*[<>=bN!]))?)"
     r"(?P<psub>[\s_-]*(?:for\s+)?(?:trend|interaction|heterogeneity|overall|diff(?:erence)?)\b)?"
     r"(?:\s*\(\s*(?P<ptail>one|two|1|2)[- ]?(?:tailed|sided)\s*\))?"
@@ -144,21 +145,21 @@ def _ns_word(t: str) -> bool:
     return False
 
 
-_NS_RE = re.compile(
+_NS_RE = lazy(
     r"(?<![A-Za-z])(?:n\.\s?s\.|(?<=\()\s*(?:NS|ns|n\.s)(?=\s*\))|(?<=[,;]\s)(?:NS|ns)(?=\s*[);.,]|\s*$))")
 # "significant at the 1 percent level", "Significant at 5 percent.", "significance at the...1%...levels"
-_SIGLEVEL_RE = re.compile(
+_SIGLEVEL_RE = lazy(
     r"(?:[Ss]ignifican\w*\s+at|[Ss]ignifican\w*\s*\((?=[^()]{0,20}levels?\s*\))|[Ss]ig\.\s+at)\s*(?:the\s*)?(?:\.{3}\s*)?"
     r"(?:(?P<pct>\d{1,2}(?:\.\d+)?|one|five|ten)\s*(?:%|-?percent|per\s+cent)|(?:[pP]\s*[<=]\s*)?(?P<frac>0?\.\d+))"
     r"(?:\s*(?:\.{3}\s*)?(?:levels?|significance\s+level))?"
 )
 _NUMBER_WORDS = {"one": 1.0, "five": 5.0, "ten": 10.0}
 # SPSS output: "Sig. (2-tailed) = .000", "Sig < .001"
-_SPSS_SIG_RE = re.compile(
+_SPSS_SIG_RE = lazy(
     r"(?<![A-Za-z])Sig(?:\.|nificance)?(?:\s*\(\s*(?P<ptail>1|2|one|two)[- ]?tailed\s*\))?\s*:?\s*"
     r"(?P<pcmp><=|>=|=|<|>)\s*(?P<pval>\d*\.\d+|\d+)(?![\d.]\d)"
 )
-_CI_RE = re.compile(
+_CI_RE = lazy(
     r"(?:(?P<lvl>\d{2}(?:\.\d+)?)\s*%\s*|(?P<lvlf>0?\.\d{2})\s+)?"
     r"(?P<ciname>CIs?|C\.I\.|CrI|HPD|HDI|[Cc]onfidence\s+[Ii]ntervals?|[Cc]redib(?:le|ility)\s+[Ii]ntervals?|UI|[Uu]ncertainty\s+[Ii]nterval)"
     r"(?:\s*\(\s*(?:CI|CrI)\s*\))?(?:\s+for\s+[A-Za-z ]{1,30}?)?"
@@ -168,7 +169,7 @@ _CI_RE = re.compile(
     r"(?P<hi>" + BOUND + r")(?![\d.]\d)\s*(?:%|(?!to\b|and\b)[a-zA-Zμµ]{1,6}(?:/[a-zA-Z0-9]+)?)?\s*[\])]?"
 )
 # an SE in parentheses or brackets after a coefficient ("B = .026 (.009)", "Beta_1 = -0.283 [0.202]")
-_PAREN_SE_RE = re.compile(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
+_PAREN_SE_RE = lazy(r"\s*[(\[]\s*(?P<se>" + NUM + r")\s*[)\]]")
 # a number just before a standard error ("Development index: -1.61, Standard error = 0.83"): a coefficient
 _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]corrected)\s+)?"
             # (the SE of a coefficient may be named after it, APA's "SE B", "SEB", "SE(B)", "SE_b": "B = .21, SE B = .05")
@@ -176,46 +177,46 @@ _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]correcte
             r"|[Ss]td\.?\s*[Ee]rr(?:or|\.)?)(?![A-Za-z])"
             # "robust SE clustered at the rural community = 0.390": the clustering named before the value
             r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
-_SE_NEXT = re.compile(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
-_COEF_RE = re.compile(
+_SE_NEXT = lazy(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
+_COEF_RE = lazy(
     r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?:\(\s*)?(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
 # a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
-_BARE_P_RE = re.compile(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
-_BARE_CI_RE = re.compile(
+_BARE_P_RE = lazy(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
+_BARE_CI_RE = lazy(
     r"\s*[,;]?\s*[\[(]\s*(?P<lo>" + SNUM + r")\s*(?:-|to|,|;)\s*(?P<hi>" + SNUM + r")\s*[\])]"
 )
-_N_RE = re.compile(
+_N_RE = lazy(
     r"[Nn](?<![A-Za-z0-9][Nn])\s*=\s*(?P<n>\d{1,3}(?:,\d{3})+|\d+)(?![\d.]\d)"
     r"(?P<per>\s*(?:per|in\s+each|each)\s+(?:group|arm|condition|cell))?"
 )
-_SE_RE = re.compile(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\s(?:of|is|was)\s|\s)\s*(?P<v>" + SNUM + r")")
+_SE_RE = lazy(r"(?<![A-Za-z])(?P<sew>" + _SE_WORD + r")\s*(?:[=:]|\s(?:of|is|was)\s|\s)\s*(?P<v>" + SNUM + r")")
 _SE_AFTER_RE = _after_re(_SE_RE, r"(?<![A-Za-z])", "RrCcBbPpSs")
-_MEAN_RE = re.compile(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
-_SD_RE = re.compile(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
+_MEAN_RE = lazy(r"[Mm](?<![A-Za-z][Mm])(?:(?<=M)|ean)\s*[=:]\s*(?P<v>" + SNUM + r")")
+_SD_RE = lazy(r"(?<![A-Za-z])(?P<k>SD|s\.d\.|SEM)\s*[=:]?\s*(?P<v>" + NUM + r")")
 _SD_AFTER_RE = _after_re(_SD_RE, r"(?<![A-Za-z])", "Ss")
-_PM_RE = re.compile(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
-_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
-_VS_PCT_RE = re.compile(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
-_COUNT_RE = re.compile(
+_PM_RE = lazy(r"(?P<m>" + SNUM + r")\s*(?:[a-zA-Zμµ%]{1,5}\s*)?(?:±|\+/-|\+-)\s*(?P<s>" + NUM + r")")
+_PCT_RE = lazy(r"(?P<v>" + _NUM_ALONE + r")\s?%(?!\s*(?:CI|C\.I|[Cc]onfidence|[Cc]redible|CrI|UI))")
+_VS_PCT_RE = lazy(r"(?P<v>" + _NUM_ALONE + r")\s*(?:vs\.?|versus|to)\s*" + NUM + r"\s?%")
+_COUNT_RE = lazy(
     r"(?P<k>\d(?<![\d./]\d)\d*)\s*(?:/|\s+of\s+|\s+out\s+of\s+)(?P<n>\d+)(?![\d/]|\.\d)"
 )
-_MEDIAN_RE = re.compile(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
+_MEDIAN_RE = lazy(r"(?<![A-Za-z])[Mm]edian\s*(?:[=:]|\s(?:of|was|is))?\s*(?P<v>" + SNUM + r")")
 # r"\b(?:one|1)[- ](?:tailed|sided)\b" with re.I, spelled out (ı and İ match i, ſ matches s under re.I) so
 # that it opens with a character class: the regex engine skips ahead instead of trying every position
-_ONE_TAILED_RE = re.compile(
+_ONE_TAILED_RE = lazy(
     r"[oO1](?<!\w.)(?:(?<=[oO])[nN][eE]|(?<=1))[- ]?(?:[tT][aA][iIıİ][lL][eE][dD]|[sSſ][iIıİ][dD][eE][dD])\b"
 )
 # a sentence or paragraph break: r"[.!?]\s+[\"'(\[]?[A-Z]|\n\s*\n", written to open with one character class (the
 # regex engine jumps to it); its look-behinds look only at the character it has just matched
-_BREAK_RE = re.compile(r"[.!?\n](?:(?<=[.!?])\s+[\"'(\[]?[A-Z]|(?<=\n)\s*\n)")
-_THRESHOLD_BEFORE = re.compile(
+_BREAK_RE = lazy(r"[.!?\n](?:(?<=[.!?])\s+[\"'(\[]?[A-Z]|(?<=\n)\s*\n)")
+_THRESHOLD_BEFORE = lazy(
     r"(?:significan\w*|alpha|α)\s*(?:level\s*|threshold\s*)?(?:was|were|is|of|at|set|defined|accepted|"
     r"considered|taken|as|to\s+be|a|an|the|value|level|\s|,)*$|"
     r"(?:with|when|if|a|an|two-sided|two-tailed)\s*$",
     re.I,
 )
-_THRESHOLD_AFTER = re.compile(
+_THRESHOLD_AFTER = lazy(
     r"^\s*(?:\(\s*two[- ](?:sided|tailed)\s*\)\s*)?(?:was|were|is|are)\s+(?:considered|regarded|accepted|"
     r"taken|defined|set|used|deemed|chosen)|^\s*(?:level|threshold)\b|^\s*(?:was|were)\s+(?:statistically\s+)?significant\b"
     r"|^\s*(?:indicat|denot|defin)\w*\s+(?:statistical\s+)?significan",
@@ -228,7 +229,7 @@ def _named_statistic(name: str) -> bool:
     return len(name) > 2 and ("stat" in name or "value" in name or "ratio" in name)
 
 
-_SE_OF_B_BEFORE = re.compile(r"(?<![A-Za-z])SE\s?\(?\s*$")
+_SE_OF_B_BEFORE = lazy(r"(?<![A-Za-z])SE\s?\(?\s*$")
 
 
 @dataclass(slots=True)
@@ -364,7 +365,7 @@ def _scan_tests(t: str) -> list[_Tok]:
     return toks
 
 
-_DESC_LABEL = re.compile(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|SD|Mode|Md)\s*$")
+_DESC_LABEL = lazy(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|SD|Mode|Md)\s*$")
 
 
 def _has_se_word(t: str) -> bool:
@@ -400,12 +401,12 @@ def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
 _ESTIMATE_WORD_RX = r"(?:[Ee]ffects?|[Cc]oefficients?|[Cc]oef(?:f|\.)?|[Ee]stimates?)(?![A-Za-z])"
 _PAREN_COEF_TAIL = (r"\s*(?P<v>(?:[-+]\s?)?(?<![\d.])" + NUM + r")(?P<stars0>\*{1,3}|†{1,2})?\s*[(\[]\s*(?P<se>" + NUM
                     + r")\s*[)\]](?P<stars>\*{1,3}|†{1,2})?(?![\d.%]|\s*%)")
-_PAREN_COEF_RE = re.compile(r"[:=]" + _PAREN_COEF_TAIL)
+_PAREN_COEF_RE = lazy(r"[:=]" + _PAREN_COEF_TAIL)
 # the same right after an estimate word; it opens with the word's first letter (the regex engine jumps to it)
-_PAREN_COEF_WORD_RE = re.compile(r"(?P<word>[EeCc](?<![A-Za-z][EeCc])(?:ffects?|oefficients?|oef(?:f|\.)?|stimates?)"
+_PAREN_COEF_WORD_RE = lazy(r"(?P<word>[EeCc](?<![A-Za-z][EeCc])(?:ffects?|oefficients?|oef(?:f|\.)?|stimates?)"
                                  r"(?![A-Za-z]))(?:\s+(?:is|was|of|equals|at))?" + _PAREN_COEF_TAIL)
-_ESTIMATE_WORD = re.compile(r"(?<![A-Za-z])" + _ESTIMATE_WORD_RX)
-_LABEL_BREAK = re.compile(r"[;.](?!\d)(?=[^;.]*$)")  # the last ";" or sentence point (not a decimal point)
+_ESTIMATE_WORD = lazy(r"(?<![A-Za-z])" + _ESTIMATE_WORD_RX)
+_LABEL_BREAK = lazy(r"[;.](?!\d)(?=[^;.]*$)")  # the last ";" or sentence point (not a decimal point)
 
 
 def _scan_paren_coef(t: str) -> list[_Tok]:
@@ -443,10 +444,10 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
 
 
 
-_ZERO_COMMA = re.compile(r"0,\d+")
-_P_SUB_SEP = re.compile(r"[\s_-]+")
-_NOT_NS_BEFORE = re.compile(r"saline|sodium|nervous|system", re.I)
-_DIGIT = re.compile(r"\d")
+_ZERO_COMMA = lazy(r"0,\d+")
+_P_SUB_SEP = lazy(r"[\s_-]+")
+_NOT_NS_BEFORE = lazy(r"saline|sodium|nervous|system", re.I)
+_DIGIT = lazy(r"\d")
 
 
 def _p_value(m: re.Match[str]) -> float | None:
@@ -540,7 +541,7 @@ def _scan_p(t: str) -> list[_Tok]:
 
 
 # "we reject the null at the 5% level" (p below that level), "cannot reject ... at the 10 percent level" (above it)
-_REJECT_RE = re.compile(
+_REJECT_RE = lazy(
     r"(?P<neg>(?<![A-Za-z])(?:can\s*not|can't|could\s+not|fail(?:s|ed)?\s+to|do(?:es)?\s+not|did\s+not|not)\s+)?"
     r"(?<![A-Za-z])reject(?:s|ed|ing)?(?![A-Za-z])(?:[^.;]|\.(?=\d)){0,80}?(?<![A-Za-z])at\s+(?:the\s+)?"
     r"(?:(?P<pct>\d{1,2}(?:\.\d+)?)\s*(?:%|percent|per\s+cent)|(?P<frac>0?\.\d+))\s*(?:significance\s+)?levels?(?![A-Za-z])"
@@ -563,7 +564,7 @@ def _scan_reject(t: str) -> list[_Tok]:
 # A test named in words with a verdict of no significance and no numbers: "Independent samples t-tests for all
 # comparisons ... were not statistically significant", "a chi-square test revealed no significant difference".
 # Read as that test's p-value reported as "ns" (a result of kind "p" with its test named).
-_VERBAL_NS_RE = re.compile(
+_VERBAL_NS_RE = lazy(
     r"(?<![A-Za-z0-9])(?P<name>(?P<tz>[tzF])[- ]tests?|(?:[Cc]hi[- ]?squared?|χ\s*2)(?:\s+tests?)?"
     r"|Mann[- ]Whitney(?:\s+U)?(?:\s+tests?)?|Wilcoxon(?:\s+signed[- ]ranks?)?(?:\s+tests?)?"
     r"|Kruskal[- ]Wallis(?:\s+H)?(?:\s+tests?)?|Kolmogorov[- ]Smirnov(?:\s+tests?)?|Fisher'?s\s+exact\s+tests?|ANOVAs?)"
@@ -589,14 +590,14 @@ def _scan_verbal_ns(t: str) -> list[_Tok]:
 
 
 # "accounted for 4.6% of the variance": the share of variance explained, an R2
-_VAR_EXPLAINED_RE = re.compile(
+_VAR_EXPLAINED_RE = lazy(
     r"(?P<v>(?<![\d.])\d{1,3}(?:\.\d+)?\s*(?:%|percent|per\s+cent))\s+of\s+(?P<name>(?:the\s+)?(?:total\s+|overall\s+)?"
     r"variance)(?![A-Za-z])"
 )
 
 
 # "effect size (using Cohen's d) was .69", "effect size (η2) = .05": the measure named in parentheses
-_EFFECT_NAMED_RE = re.compile(
+_EFFECT_NAMED_RE = lazy(
     r"(?<![A-Za-z])[Ee]ffect\s+sizes?\s*\(\s*(?:using\s+|i\.e\.,?\s+|as\s+)?"
     r"(?P<name>Cohen'?s\s+d|Cohen'?s\s+f\s*2|Cohen'?s\s+f|Hedges'?\s*g|partial\s+(?:η|eta)\s*[- ]?(?:2|squared)|η\s*p\s*2|ηp\s*2|(?:η|eta)\s*[- ]?(?:2|squared)"
     r"|(?:ω|omega)\s*[- ]?(?:2|squared)|f\s*2|d|f|g|r)\s*\)\s*(?P<cmp>=|:|(?:was|is|were)(?=\s))\s*(?P<v>" + SNUM + r")(?![\d.]\d)"
@@ -604,7 +605,7 @@ _EFFECT_NAMED_RE = re.compile(
 
 
 # a planned effect size (a power analysis), not a result: "80% power to detect an effect size (d) of 0.5"
-_PLANNED_BEFORE = re.compile(
+_PLANNED_BEFORE = lazy(
     r"(?<![A-Za-z])(?:power|detect\w*|assum\w*|expect\w*|anticipat\w*|hypothesi[sz]ed|minimum|smallest|sample\s+size)"
     r"(?![A-Za-z])[^.;]*$", re.I)
 
@@ -624,7 +625,7 @@ def _scan_effect_named(t: str) -> list[_Tok]:
     return toks
 
 
-_NUM_START = re.compile(r"\d+(?:\.\d+)?")
+_NUM_START = lazy(r"\d+(?:\.\d+)?")
 
 
 def _scan_variance_explained(t: str) -> list[_Tok]:
@@ -646,7 +647,7 @@ _THRESHOLD_AFTER_FIRST = frozenset("(wWiIİıaAlLtTdD")
 
 
 # ".05 < p ≤ .10": a bound written before the p makes a range of p values, not a result
-_P_RANGE_BEFORE = re.compile(r"(?<![\w.])(?:0?\.\d+|[01](?:\.\d+)?)\s*(?:<|≤|<=|=<)\s*$")
+_P_RANGE_BEFORE = lazy(r"(?<![\w.])(?:0?\.\d+|[01](?:\.\d+)?)\s*(?:<|≤|<=|=<)\s*$")
 
 
 def _is_p_range(t: str, s: int) -> bool:
@@ -657,7 +658,7 @@ def _is_p_range(t: str, s: int) -> bool:
 
 # "FDR-corrected ... for multiple comparisons at p < .05", "Bonferroni-corrected at the p < .01 level": the
 # level a correction was run at, not a result
-_CORRECTED_AT = re.compile(r"(?:correct(?:ed|ion)|comparisons)(?:\s+[\w-]+){0,3}?\s+at\s+(?:the\s+|a\s+)?$", re.I)
+_CORRECTED_AT = lazy(r"(?:correct(?:ed|ion)|comparisons)(?:\s+[\w-]+){0,3}?\s+at\s+(?:the\s+|a\s+)?$", re.I)
 
 
 def _is_threshold(t: str, s: int, e: int) -> bool:
@@ -678,7 +679,7 @@ def _is_threshold(t: str, s: int, e: int) -> bool:
     return False
 
 
-_THRESHOLD_WORD = re.compile(r"significan|alpha|α|level", re.I)  # cheap pre-check for _THRESHOLD_SET
+_THRESHOLD_WORD = lazy(r"significan|alpha|α|level", re.I)  # cheap pre-check for _THRESHOLD_SET
 
 
 def _threshold_word(before: str) -> bool:
@@ -689,7 +690,7 @@ def _threshold_word(before: str) -> bool:
     return _THRESHOLD_WORD.search(before) is not None
 # "up to 4 words" as ``\w+(?:\s+\w+){0,3}\s*`` (the language of ``(?:\w+\s*){0,4}``, which splits a word into
 # pieces in every possible way and backtracks through all of them before it fails)
-_THRESHOLD_SET = re.compile(
+_THRESHOLD_SET = lazy(
     r"(?:significan\w*|alpha|α|level)\s*(?:\w+(?:\s+\w+){0,3}\s*)?(?:at|of|as|was|to|:|=)\s*(?:a\s+|an\s+|the\s+)?$",
     re.I)
 # how a text that _THRESHOLD_SET matches ends, whitespace aside (its last word, lower-cased)
@@ -703,7 +704,7 @@ def _threshold_set(before: str) -> bool:
     return _THRESHOLD_SET.search(before) is not None
 
 
-_THRESHOLD_REACHED = re.compile(
+_THRESHOLD_REACHED = lazy(
     r"\b(?:reached|showed|achieved|was|were|found|observed)\s+(?:statistical\s+)?significan\w*\s*\(?\s*$", re.I)
 
 
@@ -952,3 +953,6 @@ def _find_all(hay: str | bytes, needle: str | bytes) -> list[int]:
         out.append(i)
         i = find(needle, i + 1)  # type: ignore[arg-type]
     return out
+
+
+bind_lazy(globals())  # the patterns above compile on first use (claimtrace.patterns)
