@@ -17,6 +17,9 @@ comparator (``arms not matched``), matched the wrong way or to other columns (``
 named by the outcome (``row not matched``), the cells not read (``cells not read``).
 
     python bench/numbers_candidates.py   # -> bench/results/numbers_candidates.json
+    # the candidates before this analysis (main at bf149ec), with this script:
+    git archive bf149ec src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_candidates.py \
+        --out bench/results/numbers_candidates_before.json --label "main bf149ec"
 """
 
 from __future__ import annotations
@@ -171,20 +174,25 @@ def analyse() -> dict[str, Any]:
 
 def lines() -> list[str]:
     """The error-analysis section of docs/results/numbers.md, from the committed result file."""
-    f = REPO / "bench" / "results" / "numbers_candidates.json"
-    if not f.exists():
+    res = REPO / "bench" / "results"
+    runs = [json.loads((res / n).read_text()) for n in ("numbers_candidates_before.json", "numbers_candidates.json")
+            if (res / n).exists()]
+    if not runs:
         return []
-    r = json.loads(f.read_text())
     out = ["", "### Where the numbers are when no candidate gives them (development items)", "",
            "`python bench/numbers_candidates.py` → `bench/results/numbers_candidates.json`: the development items "
            "whose reference gives main numbers (events or means) and no candidate of the ranker gives them for both "
            "arms, with the place the reference's numbers were found by value in the document and, for a table "
-           f"row, the step that missed them. Extractor: {r.get('extractor', 'this tree')}.", "",
-           "| gold / type | items | missed | where (count) | table step that failed (count) |", "|---|---|---|---|---|"]
-    for key, m in r["summary"].items():
-        places = "; ".join(f"{k} {v}" for k, v in m["by_place"].items()) or "—"
-        steps = "; ".join(f"{k.split(' / ')[1]} {v}" for k, v in m["by_step"].items()) or "—"
-        out.append(f"| {key} | {m['items']} | {m['missed']} | {places} | {steps} |")
+           "row, the step that missed them (`numbers_candidates_before.json`: the same on the candidates before "
+           "this analysis; command in the script's docstring).", "",
+           "| candidates | gold / type | items | missed | where (count) | table step that failed (count) |",
+           "|---|---|---|---|---|---|"]
+    for r in runs:
+        for key, m in r["summary"].items():
+            places = "; ".join(f"{k} {v}" for k, v in m["by_place"].items()) or "—"
+            steps = "; ".join(f"{k.split(' / ')[1]} {v}" for k, v in m["by_step"].items()) or "—"
+            out.append(f"| {r.get('extractor', 'this tree')} | {key} | {m['items']} | {m['missed']} | {places} | "
+                       f"{steps} |")
     return out
 
 

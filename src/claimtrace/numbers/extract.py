@@ -388,7 +388,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
             # a row that is a time point ("Visit 5", "120 min", "12–18"): the outcome is named by its heading,
             # else the stub's header ("AChR-ab titer | Vaccinated | Placebo"), else the caption
             time_row = bool(_TIME_ROW.fullmatch(label))
-            if time_row and wide and max(s, s2) < WIDE_MIN:
+            if time_row and max(s, s2) < (WIDE_MIN if wide else OUTCOME_MIN):
                 heading = sub or (stub_head if ico.outcome.score(stub_head) > 0 else caption)
                 s = ico.outcome.score(expand(heading, abbrevs))
             if baseline and not wide and not re.search(r"baseline", ico.outcome.phrase, re.I):
@@ -405,10 +405,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
             for arm, cols in (("intervention", icols), ("comparator", ccols)):
                 arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in cols if c in cells]
                 head = " ".join(" ".join(paths[c]) for c in cols)
-                # a heading that gives the unit ("Medications, %") reads its rows' bare numbers as it says
-                unit_sub = sub if re.search(r"(?:,|\()\s*(?:%|n\s*\(%\)|mean\s*\(sd\))\s*\)?\s*$", sub, re.I) else ""
-                r = _read_arm(arm_cells, caption + " " + head + " " + unit_sub, f"{label} {unit_sub}".strip(),
-                              counts=counts, outcome=ico.outcome,
+                r = _read_arm(arm_cells, caption + " " + head, label, counts=counts, outcome=ico.outcome,
                               full_heads=[" ".join(paths[c]) for c in cols if c in cells])
                 if r is None:
                     break
@@ -436,6 +433,9 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
                 timed.setdefault(sub, []).append(out[-1])
         for cs in timed.values():  # the last time point of a heading: the final one
             cs[-1].meta["time_final"] = 1.0
+            if not wide:  # the time point the outcome names, else the final one
+                keep = [c for c in cs if c.meta["time_named"]] or [cs[-1]]
+                out = [c for c in out if any(c is k for k in keep) or not any(c is x for x in cs)]
     return out
 
 
