@@ -33,7 +33,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-from numbers_split import gold_sets, split_of
 from provenance import REPO, Run
 
 OUT = REPO / "bench" / "results" / "numbers_candidates.json"
@@ -129,40 +128,26 @@ def locate(doc: Any, it: dict[str, Any], ico: Any) -> dict[str, Any]:
 
 def analyse() -> dict[str, Any]:
     """Classify every development item whose main numbers no candidate gives."""
-    from train_numbers_ranker import label
+    from train_numbers_ranker import dev_items, label
 
-    from claimtrace.documents import load_document
     from claimtrace.numbers import ranker
-    from claimtrace.numbers.extract import Ico
-    from claimtrace.numbers.forms import doc_abbreviations
 
     rows: list[dict[str, Any]] = []
     totals: Counter[str] = Counter()
-    for name, (items, doc_of) in gold_sets().items():
-        docs: dict[str, Any] = {}
-        for it in items:
-            if it.get("outcome_type") not in ("binary", "continuous") or split_of(it["pmcid"]) != "dev":
-                continue
-            key = f"{name}/{it['outcome_type']}"
-            totals[key] += 1
-            if main_values(it) is None:
-                continue
-            path = str(doc_of(it))
-            if path not in docs:
-                docs[path] = load_document(Path(path))
-            doc = docs[path]
-            running = f"{doc.abstract_text}\n{doc.body_text}"
-            ico = Ico.of(it["intervention"], it["comparator"], it["outcome"],
-                         doc_abbreviations(running)).with_labels(running)
-            cands = ranker.candidates(doc, ico)
-            if any(label(c, it) for c in cands):
-                continue
-            where = locate(doc, it, ico)
-            rows.append({"set": name, "type": it["outcome_type"], "id": it["id"], "pmcid": it["pmcid"],
-                         "outcome": it["outcome"], "intervention": it["intervention"],
-                         "comparator": it["comparator"], "gold_note": it.get("notes", ""),
-                         "candidates": len(cands), **where})
-            print(json.dumps(rows[-1])[:400], file=sys.stderr)
+    for name, it, doc, ico in dev_items():
+        key = f"{name}/{it['outcome_type']}"
+        totals[key] += 1
+        if main_values(it) is None:
+            continue
+        cands = ranker.candidates(doc, ico)
+        if any(label(c, it) for c in cands):
+            continue
+        where = locate(doc, it, ico)
+        rows.append({"set": name, "type": it["outcome_type"], "id": it["id"], "pmcid": it["pmcid"],
+                     "outcome": it["outcome"], "intervention": it["intervention"],
+                     "comparator": it["comparator"], "gold_note": it.get("notes", ""),
+                     "candidates": len(cands), **where})
+        print(json.dumps(rows[-1])[:400], file=sys.stderr)
     summary: dict[str, Any] = {}
     for key in sorted(totals):
         sub = [r for r in rows if f"{r['set']}/{r['type']}" == key]

@@ -11,6 +11,7 @@ guessed: a value that no rule reads stays "not reported".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -364,19 +365,13 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
         results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
         baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
-        sub = _spanning_heading(t)  # a heading row read as a header row heads the first block
+        sub, last = "", None
         counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
         stub_head = " ".join(paths.get(1, []))
         timed: dict[str, list[Candidate]] = {}  # time-point rows' candidates by heading
-        for row in t.rows:
-            if row.header:
-                continue
-            cells = _row_cells(t, row)
-            label = cells[1].text.strip() if 1 in cells else ""
-            rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
-            if label and (not rest or all(x == label for x in rest)):
-                sub = label  # a sub-heading row
-                continue
+        for row, cells, label, heading in _body_rows(t):
+            if heading != last:
+                sub, last = heading, heading
             sub = row.group or sub
             base_sub = bool(re.search(r"\bbaseline\b", sub, re.I)) and not re.search(r"baseline", ico.outcome.phrase, re.I)
             if base_sub and not wide:
@@ -451,6 +446,23 @@ def _names_row_time(outcome: Terms, label: str) -> bool:
     t = re.sub(r"\s+", " ", label.strip().lower()).replace("–", "-")
     o = re.sub(r"\s+", " ", outcome.phrase.lower()).replace("–", "-")
     return bool(t) and re.search(r"(?<![\w.-])" + re.escape(t) + r"(?![\w.])", o) is not None
+
+
+def _body_rows(t: Table) -> Iterator[tuple[TableRow, dict[int, TableCell], str, str]]:
+    """A table's body rows that are not sub-headings, each with its cells, its label (the stub cell) and the
+    heading it stands under (the last sub-heading row, one label across the row; at first a heading the header
+    took in)."""
+    sub = _spanning_heading(t)
+    for row in t.rows:
+        if row.header:
+            continue
+        cells = _row_cells(t, row)
+        label = cells[1].text.strip() if 1 in cells else ""
+        rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
+        if label and (not rest or all(x == label for x in rest)):
+            sub = label  # a sub-heading row
+            continue
+        yield row, cells, label, sub
 
 
 def _spanning_heading(t: Table) -> str:
@@ -598,16 +610,7 @@ def _arm_row_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
         counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
         by_arm: dict[str, dict[str, TableRow]] = {"intervention": {}, "comparator": {}}  # (1): arm -> label -> row
         blocks: dict[str, list[TableRow]] = {}  # (2): heading -> its rows
-        sub = _spanning_heading(t)
-        for row in t.rows:
-            if row.header:
-                continue
-            cells = _row_cells(t, row)
-            label = cells[1].text.strip() if 1 in cells else ""
-            rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
-            if label and (not rest or all(x == label for x in rest)):
-                sub = label
-                continue
+        for row, _cells, label, sub in _body_rows(t):
             head = " ".join(x for x in (row.group, sub if sub != row.group else "") if x)
             arm = _arm_of(ico, row.group or sub)
             if arm is not None and label:
