@@ -33,19 +33,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+from train_numbers_ranker import _ref
+
 from provenance import REPO, Run
 
 OUT = REPO / "bench" / "results" / "numbers_candidates.json"
 _NUM = re.compile(r"(?<![\d.])\d+(?:[.·]\d+)?")
-
-
-def _ref(v: Any) -> float | None:
-    if v is None or (isinstance(v, str) and not v.strip()):
-        return None
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
 
 
 def _nums(text: str) -> set[float]:
