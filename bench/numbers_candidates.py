@@ -60,8 +60,13 @@ def _percent_has(text: str, events: float, n: float | None) -> bool:
 def main_values(it: dict[str, Any]) -> dict[str, float] | None:
     """The reference's main number per arm (events or means), None when either is empty."""
     f = "events" if it["outcome_type"] == "binary" else "mean"
-    vals = {a: _ref(it.get(f"{a}_{f}")) for a in ("intervention", "comparator")}
-    return None if any(v is None for v in vals.values()) else vals  # type: ignore[return-value]
+    vals: dict[str, float] = {}
+    for a in ("intervention", "comparator"):
+        v = _ref(it.get(f"{a}_{f}"))
+        if v is None:
+            return None
+        vals[a] = v
+    return vals
 
 
 def locate(doc: Any, it: dict[str, Any], ico: Any) -> dict[str, Any]:
