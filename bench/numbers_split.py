@@ -21,6 +21,8 @@ resamples whole trials.
     python bench/numbers_split.py            # -> bench/results/numbers_split.json
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
     python bench/numbers_split.py --dev-only --show dev  # while tuning: the development part alone
+    # (--dev-only writes bench/results/numbers_split_dev.json: development items only, Wilson intervals, and
+    # the paired difference to the development rows of the committed numbers_split.json, trials resampled)
     # the hand-set rules of issue 29 before the ranker (bench/results/numbers_split_rules.json) are main's
     # numbers_split.json at bcf44a5 (extractor cfacb34), kept as written;
     # the extractor before issue 29, on the same gold (its source exported from a commit):
@@ -44,6 +46,7 @@ from provenance import REPO, Run
 SHARED = REPO.parent / "shared" / "data"
 SALT = "claimtrace-i29-numbers:"
 OUT = REPO / "bench" / "results" / "numbers_split.json"
+DEV_OUT = REPO / "bench" / "results" / "numbers_split_dev.json"
 GOLD_EI = REPO / "bench" / "data" / "numbers-ei" / "gold.json"
 
 
@@ -107,6 +110,7 @@ def score_set(items: list[dict[str, Any]], doc_of: Any, show: str | None = None)
         if part == "dev":
             out[part]["rows"] = [{k: r.get(k) for k in ("id", "pmcid", "outcome_type", "all_correct", "errors")}
                                  for r in rs]
+            out[part]["rows_full"] = rs
     return out
 
 
@@ -148,7 +152,36 @@ def lines() -> list[str]:
             "`bench/results/numbers_split_rules.json`); ranker weights: `python scripts/train_numbers_ranker.py`; "
             "double-annotation "
             "agreement: `python bench/numbers_agreement.py` (`bench/results/numbers_agreement.json`)."]
+    out += _dev_lines(res)
     out += _ranker_lines(res)
+    from numbers_candidates import lines as candidate_lines
+
+    return out + candidate_lines()
+
+
+def _dev_lines(res: Path) -> list[str]:
+    """The development part alone, against the committed development rows (bench/results/numbers_split_dev.json)."""
+    f = res / "numbers_split_dev.json"
+    if not f.exists():
+        return []
+    r = json.loads(f.read_text())
+    out = ["", "### Development part alone, paired with the extractor before", "",
+           f"`python bench/numbers_split.py --dev-only` → `bench/results/numbers_split_dev.json` ({r['extractor']}; "
+           "no untouched item read): all fields exact with a Wilson 95% interval, and the paired difference to "
+           f"{r['baseline']} on the same items (bootstrap resampling trials, 95%).", "",
+           "| gold | type | all fields exact (k/n, trials) | Wilson 95% | difference (gained / lost) | paired 95% |",
+           "|---|---|---|---|---|---|"]
+    for name, kinds in r["sets"].items():
+        for kind in ("binary", "continuous"):
+            m = kinds.get(kind)
+            if not m:
+                continue
+            v = m.get("vs_baseline") or {}
+            diff = (f"{v['difference']:+.3f} ({v['gained']} / {v['lost']})" if v else "—")
+            ci = (f"[{v['ci95_paired_trials_resampled'][0]:+.3f}, {v['ci95_paired_trials_resampled'][1]:+.3f}]"
+                  if v else "—")
+            out.append(f"| {name} | {kind} | {m['share']:.3f} ({m['k']}/{m['n']}, {m['trials']}) | "
+                       f"[{m['ci95_wilson'][0]:.3f}, {m['ci95_wilson'][1]:.3f}] | {diff} | {ci} |")
     return out
 
 
@@ -172,6 +205,65 @@ def _ranker_lines(res: Path) -> list[str]:
     for name, m in r["parts"].items():
         out.append(f"| {name} | {m['n']} ({m['trials']}) | {cell(m['main_right_ranker_cv'], m['n'])} | "
                    f"{cell(m['main_right_hand_set'], m['n'])} | {cell(m['ceiling_of_candidates'], m['n'])} |")
+    return out
+
+
+def wilson(k: int, n: int) -> list[float]:
+    """Wilson 95% interval of a share."""
+    if n == 0:
+        return [0.0, 1.0]
+    z, p = 1.959964, k / n
+    mid, half = (p + z * z / (2 * n)), z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5)
+    d = 1 + z * z / n
+    return [round((mid - half) / d, 4), round((mid + half) / d, 4)]
+
+
+def paired(now: list[dict[str, Any]], before: list[dict[str, Any]], reps: int = 4000) -> dict[str, Any] | None:
+    """All-fields-exact now minus before on the same items: the difference and a paired bootstrap 95% interval
+    that resamples trials."""
+    import random
+
+    was = {r["id"]: bool(r["all_correct"]) for r in before}
+    pairs = [(r["pmcid"], float(r["all_correct"]) - float(was[r["id"]])) for r in now if r["id"] in was]
+    if not pairs:
+        return None
+    trials: dict[Any, list[float]] = {}
+    for t, d in pairs:
+        trials.setdefault(t, []).append(d)
+    keys = sorted(trials, key=str)
+    rng = random.Random(29)
+    stats = []
+    for _ in range(reps):
+        pick = [trials[keys[rng.randrange(len(keys))]] for _ in keys]
+        n = sum(len(x) for x in pick)
+        stats.append(sum(sum(x) for x in pick) / n)
+    stats.sort()
+    return {"n": len(pairs), "difference": round(sum(d for _, d in pairs) / len(pairs), 4),
+            "ci95_paired_trials_resampled": [round(stats[int(0.025 * reps)], 4), round(stats[int(0.975 * reps)], 4)],
+            "gained": sum(1 for _, d in pairs if d > 0), "lost": sum(1 for _, d in pairs if d < 0)}
+
+
+def dev_result(sets: dict[str, Any], label: str) -> dict[str, Any]:
+    """The development part alone: all fields exact with Wilson intervals, and the paired difference to the
+    development rows of the committed result file (the extractor it names)."""
+    before = json.loads(OUT.read_text()) if OUT.exists() else {"sets": {}}
+    out: dict[str, Any] = {"schema_version": "1", "extractor": f"offline ({label})",
+                           "baseline": f"{before.get('extractor', '')}: development rows of "
+                                       "bench/results/numbers_split.json", "sets": {}}
+    for name, parts in sets.items():
+        rows = parts["dev"]["rows_full"]
+        base_rows = before["sets"].get(name, {}).get("dev", {}).get("rows", [])
+        for kind in ("binary", "continuous"):
+            rs = [r for r in rows if r["outcome_type"] == kind]
+            if not rs:
+                continue
+            k = sum(r["all_correct"] for r in rs)
+            out["sets"].setdefault(name, {})[kind] = {
+                "n": len(rs), "trials": len({r["pmcid"] for r in rs}), "k": k, "share": round(k / len(rs), 4),
+                "ci95_wilson": wilson(k, len(rs)),
+                "vs_baseline": paired(rs, [r for r in base_rows if r["outcome_type"] == kind])}
+        out["sets"][name]["rows"] = [{x: r.get(x) for x in ("id", "pmcid", "outcome_type", "all_correct", "errors")}
+                                     for r in rows]
     return out
 
 
@@ -200,6 +292,19 @@ def main() -> None:
         "sets": {name: score_set(items, doc_of, args.show) for name, (items, doc_of) in sets.items()},
     }
     result["provenance"] = run.finish()
+    for parts in result["sets"].values():
+        rows_full = parts.get("dev", {}).pop("rows_full", None)
+        if rows_full is not None:
+            parts["dev"]["rows_full_kept"] = rows_full
+    if args.dev_only:
+        dev = dev_result({n: {"dev": {"rows_full": p["dev"].pop("rows_full_kept")}} for n, p in result["sets"].items()},
+                         args.label)
+        dev["provenance"] = result["provenance"]
+        DEV_OUT.write_text(json.dumps(dev, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps({n: {k: v for k, v in s.items() if k != "rows"} for n, s in dev["sets"].items()}, indent=1))
+        return
+    for parts in result["sets"].values():
+        parts.get("dev", {}).pop("rows_full_kept", None)
     brief = {name: {part: {kind: {"n": m["n"], "trials": m["articles"],
                                   "all_fields_exact": m["exact_match_all_fields"]}
                            for kind, m in v["metrics"].items()}

@@ -23,6 +23,7 @@ import json
 import math
 import pickle
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,14 +86,13 @@ def empty(item: dict[str, Any]) -> bool:
     return all(_ref(item.get(f"{a}_{f}")) is None for a in ("intervention", "comparator"))
 
 
-def build() -> list[dict[str, Any]]:
-    """Candidate features and labels of every development item."""
+def dev_items() -> Iterator[tuple[str, dict[str, Any], Any, Any]]:
+    """Every development item of both gold sets (an untouched trial is never loaded): (gold set, item, its
+    document, its ICO terms)."""
     from claimtrace.documents import load_document
-    from claimtrace.numbers import ranker
     from claimtrace.numbers.extract import Ico
     from claimtrace.numbers.forms import doc_abbreviations
 
-    out: list[dict[str, Any]] = []
     for name, (items, doc_of) in gold_sets().items():
         docs: dict[str, Any] = {}
         for it in items:
@@ -103,13 +103,21 @@ def build() -> list[dict[str, Any]]:
                 docs[path] = load_document(Path(path))
             doc = docs[path]
             running = f"{doc.abstract_text}\n{doc.body_text}"
-            ico = Ico.of(it["intervention"], it["comparator"], it["outcome"],
-                         doc_abbreviations(running)).with_labels(running)
-            cands = ranker.candidates(doc, ico)
-            feats = ranker.features(doc, ico, cands)
-            out.append({"set": name, "id": it["id"], "trial": f"{name}:{it['pmcid']}", "type": it["outcome_type"],
-                        "empty": empty(it), "feats": feats, "labels": [label(c, it) for c in cands]})
-            print(f"{name} {it['id']}: {len(cands)} candidates, {sum(out[-1]['labels'])} right", file=sys.stderr)
+            yield name, it, doc, Ico.of(it["intervention"], it["comparator"], it["outcome"],
+                                        doc_abbreviations(running)).with_labels(running)
+
+
+def build() -> list[dict[str, Any]]:
+    """Candidate features and labels of every development item."""
+    from claimtrace.numbers import ranker
+
+    out: list[dict[str, Any]] = []
+    for name, it, doc, ico in dev_items():
+        cands = ranker.candidates(doc, ico)
+        feats = ranker.features(doc, ico, cands)
+        out.append({"set": name, "id": it["id"], "trial": f"{name}:{it['pmcid']}", "type": it["outcome_type"],
+                    "empty": empty(it), "feats": feats, "labels": [label(c, it) for c in cands]})
+        print(f"{name} {it['id']}: {len(cands)} candidates, {sum(out[-1]['labels'])} right", file=sys.stderr)
     return out
 
 

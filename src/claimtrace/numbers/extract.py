@@ -11,6 +11,7 @@ guessed: a value that no rule reads stays "not reported".
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -72,7 +73,11 @@ class Ico:
     def of(cls, intervention: str, comparator: str, outcome: str, abbrevs: dict[str, str] | None = None) -> Ico:
         """Terms for an ICO."""
         i, c = Terms.of(intervention), Terms.of(comparator)
-        return cls(distinctive(i, c), distinctive(c, i), Terms.of(outcome), dict(abbrevs or {}))
+        o = Terms.of(outcome)
+        parts = outcome_parts(outcome)
+        if len(parts) > 1 and (first := words(parts[0])) and first not in o.aliases:
+            o.aliases.append(first)  # an outcome that lists several is named by its first too ("heart rate, ...")
+        return cls(distinctive(i, c), distinctive(c, i), o, dict(abbrevs or {}))
 
     def with_labels(self, text: str) -> Ico:
         """The same terms, with the group labels the paper's text gives the arms (:func:`group_labels`)."""
@@ -259,12 +264,16 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
     ccols = [c for c in heads if mc > 0 and sc[c] == mc and sc[c] > si[c]]
     # one arm named, the other only by its role ("Treatment group" for "sodium butyrate", "Control" for
     # "standard care"): the one column that names that role, if exactly one does
+    # the named arm's header is named well: by half the arm's words, or all its own words are the arm's ("Web 2.0"
+    # for "Web 2.0-based intervention")
     if ccols and not icols:
         icols = _role_column(heads, ccols, _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops) or (
-            _other_arm(t, ccols) if mc >= OUTCOME_MIN else [])
+            _other_arm(t, ccols) if mc >= OUTCOME_MIN or _covered(heads[ccols[0]], ico.comparator.phrase) == 1.0
+            else [])
     elif icols and not ccols:
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops) or (
-            _other_arm(t, icols) if mi >= OUTCOME_MIN else [])
+            _other_arm(t, icols) if mi >= OUTCOME_MIN or _covered(heads[icols[0]], ico.intervention.phrase) == 1.0
+            else [])
     elif not icols and not ccols:
         icols = _role_column(heads, [], _GENERIC_INTERVENTION, _GENERIC_COMPARATOR, tops)
         ccols = _role_column(heads, icols, _GENERIC_COMPARATOR, _GENERIC_INTERVENTION, tops)
@@ -289,12 +298,23 @@ def _other_arm(t: Table, taken: list[int]) -> list[int]:
     arm's group (named by at least half its words) and the stub, p, total, difference and CI columns are set
     aside."""
     groups: dict[str, list[int]] = {}
-    for c, path in column_paths(t).items():
+    for c, path in _arm_level_paths(t).items():
         if c > 1 and path and not _NOT_ARM.match(path[0]):
             groups.setdefault(path[0], []).append(c)
     mine = {path for path, cols in groups.items() if set(cols) & set(taken)}
     rest = [cols for path, cols in groups.items() if path not in mine]
     return rest[0] if len(mine) == 1 and len(rest) == 1 else []
+
+
+def _arm_level_paths(t: Table) -> dict[int, list[str]]:
+    """Column header paths from the first level at which the value columns differ: a header spanning every
+    value column ("Group › Web 2.0 | Group › Web 1.0") names no arm and is dropped."""
+    paths = column_paths(t)
+    cols = [c for c in paths if c > 1 and paths[c] and not _NOT_ARM.match(paths[c][0])
+            and not any(_EFFECT_COL.search(x) for x in paths[c])]
+    while cols and all(len(paths[c]) > 1 for c in cols) and len({paths[c][0] for c in cols}) == 1:
+        paths = {c: (p[1:] if c in cols else p) for c, p in paths.items()}
+    return paths
 
 
 def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str], other: re.Pattern[str],
@@ -345,17 +365,13 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
         results_caption = re.search(r"\b(results?|outcomes?|efficacy|follow[- ]?up|after|end of)\b", t.caption or "", re.I)
         baseline = bool(_BASELINE_CAPTION.search(t.caption or "")) and not results_caption
         demote = not baseline and bool(re.search(r"characteristics", t.caption or "", re.I)) and not results_caption
-        sub = ""
+        sub, last = "", None
         counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
-        for row in t.rows:
-            if row.header:
-                continue
-            cells = _row_cells(t, row)
-            label = cells[1].text.strip() if 1 in cells else ""
-            rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
-            if label and (not rest or all(x == label for x in rest)):
-                sub = label  # a sub-heading row
-                continue
+        stub_head = " ".join(paths.get(1, []))
+        timed: dict[str, list[Candidate]] = {}  # time-point rows' candidates by heading
+        for row, cells, label, heading in _body_rows(t):
+            if heading != last:
+                sub, last = heading, heading
             sub = row.group or sub
             base_sub = bool(re.search(r"\bbaseline\b", sub, re.I)) and not re.search(r"baseline", ico.outcome.phrase, re.I)
             if base_sub and not wide:
@@ -364,6 +380,12 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
             s2 = ico.outcome.score(expand(label, abbrevs))
             if counts:  # events listed by name: a "Headache" row for "adverse events - headache"
                 s2 = max(s2, 0.9 * _covered(label, ico.outcome.phrase))
+            # a row that is a time point ("Visit 5", "120 min", "12–18"): the outcome is named by its heading,
+            # else the stub's header ("AChR-ab titer | Vaccinated | Placebo"), else the caption
+            time_row = bool(_TIME_ROW.fullmatch(label))
+            if time_row and max(s, s2) < (WIDE_MIN if wide else OUTCOME_MIN):
+                heading = sub or (stub_head if ico.outcome.score(stub_head) > 0 else caption)
+                s = ico.outcome.score(expand(heading, abbrevs))
             if baseline and not wide and not re.search(r"baseline", ico.outcome.phrase, re.I):
                 continue  # a baseline characteristic is not the outcome (unless the outcome says baseline)
             score = max(s, s2) + 0.1 * ico.outcome.score(caption) + (0.15 if baseline else 0.0) - (
@@ -399,8 +421,58 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
                     "demote": float(demote), "positional": float(positional), "other_measure": float(other_measure),
                     "arm_i": max(ico.intervention.score(expand(" ".join(paths[c]), abbrevs)) for c in icols),
                     "arm_c": max(ico.comparator.score(expand(" ".join(paths[c]), abbrevs)) for c in ccols),
-                    "time": float(bool(_TIME.search(f"{sub} {label}"))), "table_index": float(t.index)}
+                    "time": float(bool(_TIME.search(f"{sub} {label}"))), "table_index": float(t.index),
+                    "time_row": float(time_row), "time_named": float(time_row and _names_row_time(ico.outcome, label))}
             out.append(Candidate(score + 0.05, kind, reads, values, flags, [row.id], meta=meta))
+            if time_row:
+                timed.setdefault(sub, []).append(out[-1])
+        for cs in timed.values():  # the last time point of a heading: the final one
+            cs[-1].meta["time_final"] = 1.0
+            if not wide:  # the time point the outcome names, else the final one
+                keep = [c for c in cs if c.meta["time_named"]] or [cs[-1]]
+                out = [c for c in out if any(c is k for k in keep) or not any(c is x for x in cs)]
+    return out
+
+
+#: a row label that is a time point alone: "Visit 5", "Week 12", "120 min", "Pre", "Baseline", "12–18", "Day 7"
+_TIME_ROW = re.compile(r"\s*(?:(?:at\s+)?(?:(?:pre|post)[- ]?(?:operative(?:ly)?|treatment|test|intervention|op)|week|wk|"
+                       r"month|day|year|visit|time|session|follow[- ]?up|post|pre|baseline|end(?: of \w+)?|final|t)\s*"
+                       r"[-–]?\s*\d*(?:\s*[-–]\s*\d+)?|\d+(?:\.\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?\s*(?:min(?:utes?)?|h|hrs?|"
+                       r"hours?|days?|d|weeks?|wks?|months?|mo|years?|yrs?)?(?:\s+(?:post\w*|after\s+\w+))?)\s*", re.I)
+
+
+def _names_row_time(outcome: Terms, label: str) -> bool:
+    """Whether the outcome names a time-point row's time ("at 0–3 months" for a row "0–3", "week 12" for "Week 12")."""
+    t = re.sub(r"\s+", " ", label.strip().lower()).replace("–", "-")
+    o = re.sub(r"\s+", " ", outcome.phrase.lower()).replace("–", "-")
+    return bool(t) and re.search(r"(?<![\w.-])" + re.escape(t) + r"(?![\w.])", o) is not None
+
+
+def _body_rows(t: Table) -> Iterator[tuple[TableRow, dict[int, TableCell], str, str]]:
+    """A table's body rows that are not sub-headings, each with its cells, its label (the stub cell) and the
+    heading it stands under (the last sub-heading row, one label across the row; at first a heading the header
+    took in)."""
+    sub = _spanning_heading(t)
+    for row in t.rows:
+        if row.header:
+            continue
+        cells = _row_cells(t, row)
+        label = cells[1].text.strip() if 1 in cells else ""
+        rest = [c.text for col, c in cells.items() if col > 1 and c.text.strip()]
+        if label and (not rest or all(x == label for x in rest)):
+            sub = label  # a sub-heading row
+            continue
+        yield row, cells, label, sub
+
+
+def _spanning_heading(t: Table) -> str:
+    """The text of the last header row that is one label across every column (a sub-heading the table's
+    header took in: "Average days with a step entry/week (months)"), or ""."""
+    out = ""
+    for r in range(1, t.header_rows + 1):
+        texts = {(cell.text.strip() if (cell := t.cell(r, c)) is not None else "") for c in range(1, t.n_cols + 1)}
+        if t.n_cols > 2 and len(texts) == 1 and "" not in texts:
+            out = texts.pop()
     return out
 
 
@@ -411,7 +483,7 @@ def _two_arm_columns(t: Table) -> tuple[list[int], list[int]]:
     """The two column groups (by top header) of a table with exactly two arm-like groups once the stub, p, total,
     difference and CI columns are set aside: (first, second)."""
     groups: dict[str, list[int]] = {}
-    for c, path in column_paths(t).items():
+    for c, path in _arm_level_paths(t).items():
         if c > 1 and path and not _NOT_ARM.match(path[0]) and not any(_EFFECT_COL.search(x) for x in path):
             groups.setdefault(path[0], []).append(c)
     if len(groups) != 2:
@@ -502,6 +574,94 @@ def _transposed_block(t: Table, paths: dict[int, list[str]], body: list[TableRow
     return out
 
 
+def _arm_of(ico: Ico, text: str) -> str | None:
+    """The arm a row label or heading names: by the group label the paper gave it ("Group I"), else by the
+    arm's words (the one that scores more), else None."""
+    if not text.strip():
+        return None
+    if len(ico.labels) == 2:
+        hit = [a for a, p in ico.labels.items() if p.search(text)]
+        if len(hit) == 1:
+            return hit[0]
+    t = expand(text, ico.abbrevs)
+    si, sc = ico.intervention.score(t), ico.comparator.score(t)
+    if _NEGATED.match(text):  # "No incentive offer" is not the "incentive offer" arm
+        si = 0.0
+    return "intervention" if si > sc else "comparator" if sc > si else None
+
+
+def _arm_row_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
+    """Arms as rows, the outcome named by a heading: (1) rows grouped by arm ("Group I" heading, then the
+    outcomes' rows; the same outcome row under "Group II"); (2) one row per arm under a heading that names the
+    outcome ("Number of responses › Positive", then "Incentive offer" and "No incentive offer" rows), or under
+    no heading in a table whose caption names it. The value columns are read as one arm's cells are (the time
+    point the outcome names, else the last; the whole sample over subgroups); between-group columns are left out."""
+    out: list[Candidate] = []
+    for t in tables:
+        if t.header_rows == 0:
+            continue
+        paths = column_paths(t)
+        vcols = [c for c, p in paths.items() if c > 1 and not any(_EFFECT_COL.search(x) for x in p)
+                 and not (p and _NOT_ARM.match(p[-1]) and not _OVERALL.search(p[-1]))]
+        if not vcols:
+            continue
+        caption = f"{t.label or ''} {t.caption or ''} {' '.join(t.footnotes)}"
+        abbrevs = {**ico.abbrevs, **abbreviations(t)}
+        counts = bool(BINARY_WORDS.search(ico.outcome.phrase))
+        by_arm: dict[str, dict[str, TableRow]] = {"intervention": {}, "comparator": {}}  # (1): arm -> label -> row
+        blocks: dict[str, list[TableRow]] = {}  # (2): heading -> its rows
+        for row, _cells, label, sub in _body_rows(t):
+            head = " ".join(x for x in (row.group, sub if sub != row.group else "") if x)
+            arm = _arm_of(ico, row.group or sub)
+            if arm is not None and label:
+                by_arm[arm].setdefault(label, row)
+            if label and all(r.label != label for r in blocks.get(head, [])):
+                blocks.setdefault(head, []).append(row)
+        pairs: list[tuple[TableRow, TableRow, float, float]] = []
+        for label, irow in by_arm["intervention"].items():
+            crow = by_arm["comparator"].get(label)
+            s = ico.outcome.score(expand(label, abbrevs))
+            if crow is not None and s >= WIDE_MIN:
+                pairs.append((irow, crow, s, 1.0))
+        for head, rows in blocks.items():
+            arms = {r.id: _arm_of(ico, r.label or "") for r in rows}
+            irows = [r for r in rows if arms[r.id] == "intervention"]
+            crows = [r for r in rows if arms[r.id] == "comparator"]
+            s = ico.outcome.score(expand(head or caption, abbrevs))
+            if len(irows) == 1 and not crows:  # "Incentive offer" / "No incentive offer": the negation is the other arm
+                neg = [r for r in rows if _NEGATED.match(r.label or "") and r is not irows[0]
+                       and ico.intervention.score(expand(_NEGATED.sub("", r.label or ""), abbrevs)) > 0]
+                crows = neg if len(neg) == 1 else []
+            if len(irows) == 1 and len(crows) == 1 and s >= WIDE_MIN:
+                pairs.append((irows[0], crows[0], s, 0.0))
+        for irow, crow, s, grouped in pairs:
+            reads: dict[str, GroupNumbers] = {}
+            values: dict[str, dict[str, Value]] = {}
+            for arm, row in (("intervention", irow), ("comparator", crow)):
+                cells = _row_cells(t, row)
+                arm_cells = [(paths[c][-1] if paths[c] else "", cells[c].text) for c in vcols if c in cells]
+                r = _read_arm(arm_cells, caption + " " + " ".join(" ".join(paths[c]) for c in vcols), row.label or "",
+                              counts=counts, outcome=ico.outcome,
+                              full_heads=[" ".join(paths[c]) for c in vcols if c in cells])
+                if r is None:
+                    break
+                n_row = _size_in(f"{row.group or ''} {row.label or ''}")
+                if r.total is None and n_row is not None:
+                    r.total = n_row
+                reads[arm] = r
+                used = [c for c in vcols if c in cells and r.text and r.text in cells[c].text] or vcols
+                values[arm] = _table_values(t, cells, used, r, None, row.label or "")
+            if len(reads) < 2:
+                continue
+            kinds = {r.kind for r in reads.values()} - {""}
+            flags = ["sd_may_be_se"] if any(r.se_labelled for r in reads.values()) else []
+            meta = {"label": s, "caption": ico.outcome.score(caption), "arm_rows": 1.0 + grouped,
+                    "baseline": float(bool(_BASELINE_CAPTION.search(t.caption or "")))}
+            out.append(Candidate(s, kinds.pop() if len(kinds) == 1 else "", reads, values, flags,
+                                 [irow.id, crow.id], meta=meta))
+    return out
+
+
 _N_HEAD = re.compile(r"\(\s*n\s*\)\s*$|^\s*(?:n|no\.?|number)\s*$", re.I)
 _N_CELL = re.compile(r"^(?:.*\(\s*(?:n\s*=\s*)?(?P<a>\d{1,5})\s*\)|\s*(?P<b>\d{1,5}))\s*$", re.I)
 
@@ -536,6 +696,8 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     events and a percentage under an "n (%)" header or for an outcome counted in patients. Lone numbers in
     separate columns are told apart by their sub-header (%, SD, SE, n). ``counts``: the outcome is a
     count of patients (plain integers are events, not means)."""
+    # "101.9 (±35.1)" is "mean (SD)"; "4.3 ± 1,4" a decimal comma
+    cells = [(h, re.sub(r"(?<=\d),(?=\d(?!\d{2}\b))", ".", re.sub(r"\(\s*[±+]/?-?\s*", "(", t))) for h, t in cells]
     nonempty = [(h, t) for h, t in cells if t.strip() and t.strip() not in ("-", "–", "—", "NA", "n.a.")]
     if not nonempty:
         return None
@@ -603,7 +765,8 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
 
 
 _OVERALL = re.compile(r"\b(overall|total|all (?:patients|participants|subjects)|whole sample|combined)\b", re.I)
-_TIME = re.compile(r"\b(?:week|wk|month|day|year|visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
+_TIME = re.compile(r"\b(?:(?:pre|post)[- ]?(?:operative(?:ly)?|treatment|test|intervention|op)|week|wk|month|day|year|"
+                   r"visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
 
 
 def _names_time(outcome: Terms, header: str) -> bool:
@@ -733,7 +896,7 @@ def _sentence_candidate(ico: Ico, uid: str, text: str, scope: str, start: int, s
     if not ipos or not cpos:
         return out
     resp = re.search(r"respectively", text, re.I)
-    found = _respectively(text, ico) if resp else {}
+    found = _respectively(text, ico, means=means) if resp else {}
     if not found and not (resp and len(_forms(text)[3]) > 2):
         # three or more means "..., respectively" that no list matched: nearest names would pair them wrongly
         found = _assign(text, ipos, cpos, means=means)
@@ -820,11 +983,14 @@ _LIST_SPLIT = re.compile(r",|;|\band\b|\bvs\.?|\bversus\b|\bor\b|\bthan\b")
 _LIST_START = re.compile(r"\b(?:in|for|of|among|between|from)\b", re.I)
 
 
-def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int]]:
+def _respectively(text: str, ico: Ico, *, means: bool = False) -> dict[str, tuple[GroupNumbers, int, int]]:
     """"3.94 ± 2.35, 3.59 ± 2.35 and 2.19 ± 1.63 in AJ, WGJ and WA, respectively": the values and the group
-    names are two lists of the same length, matched in order (names after the values, or before them)."""
+    names are two lists of the same length, matched in order (names after the values, or before them); a value
+    in brackets after another ("562.6 ± 33.7 μm (increased by 28.1 ± 23.6 μm)") qualifies it and is no item."""
     low = text.lower()
-    for reads in _forms(text, lists=True):
+    for reads in _forms(text, lists=True, means=means):
+        outside = [r for r in reads if not _in_brackets(text, r.start)]
+        reads = outside if len(outside) >= 2 else reads
         if len(reads) < 2:
             continue
         k = low.find("respectively", reads[-1].end)
@@ -846,6 +1012,14 @@ def _respectively(text: str, ico: Ico) -> dict[str, tuple[GroupNumbers, int, int
                 ri, rc = reads[ii[0]], reads[cc[0]]
                 return {"intervention": (ri, ri.start, ri.end), "comparator": (rc, rc.start, rc.end)}
     return {}
+
+
+def _in_brackets(text: str, pos: int) -> bool:
+    """Whether a position lies inside round or square brackets."""
+    depth = 0
+    for ch in text[:pos]:
+        depth += 1 if ch in "([" else -1 if ch in ")]" and depth > 0 else 0
+    return depth > 0
 
 
 def _nearest_arm(pos: int, ipos: list[int], cpos: list[int], direction: str) -> str | None:

@@ -28,7 +28,12 @@ def words(text: str) -> list[str]:
 
 
 def _stem(w: str) -> str:
-    return w if any(c.isdigit() for c in w) else w[:5]
+    """The first five letters; a short plural loses its "s" first ("dots" and "dot", "rats" and "rat")."""
+    if any(c.isdigit() for c in w):
+        return w
+    if 4 <= len(w) <= 5 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    return w[:5]
 
 
 @dataclass

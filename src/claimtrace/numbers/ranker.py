@@ -23,7 +23,7 @@ from claimtrace.numbers.forms import BINARY_CUES, CONTINUOUS_CUES
 from claimtrace.numbers.match import words
 
 WEIGHTS = Path(__file__).with_name("weights") / "ranker.json"
-ORIGINS = ("table", "wide", "transposed", "sentence", "clause", "zero", "caption")
+ORIGINS = ("table", "wide", "transposed", "rows", "sentence", "clause", "zero", "caption")
 _CHANGE = re.compile(r"\b(change|reduction|decrease|increase|improvement|difference|gain|loss|delta)\b", re.I)
 #: an outcome counted in people ("percentage of patients who ...")
 _PEOPLE = re.compile(r"\b(patients?|participants?|subjects?|people|persons?|children|women|men|infants|who|those|"
@@ -37,7 +37,8 @@ def candidates(doc: Document, ico: Any) -> list[Any]:
 
     tables = doc.tables
     groups = (("table", ex._table_candidates(tables, ico)), ("wide", ex._table_candidates(tables, ico, wide=True)),
-              ("transposed", ex._transposed_candidates(tables, ico)), ("sentence", ex._sentence_candidates(doc, ico)),
+              ("transposed", ex._transposed_candidates(tables, ico)), ("rows", ex._arm_row_candidates(tables, ico)),
+              ("sentence", ex._sentence_candidates(doc, ico)),
               ("clause", ex._clause_candidates(doc, ico)), ("zero", ex._zero_candidates(doc, ico)),
               ("caption", ex._caption_candidates(doc, ico)))
     out: list[Any] = []
@@ -123,7 +124,7 @@ def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]
         f.update({
             "rule_score": c.score,
             "outcome": o_score,
-            "precision": precision if c.origin in ("table", "wide", "transposed") else 0.0,
+            "precision": precision if c.origin in ("table", "wide", "transposed", "rows") else 0.0,
             "label": m.get("label", 0.0),
             "covered": m.get("covered", 0.0),
             "caption": m.get("caption", 0.0),
@@ -134,6 +135,10 @@ def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]
             "arm_i": m.get("arm_i", 0.0),
             "arm_c": m.get("arm_c", 0.0),
             "row_time": m.get("time", 0.0),
+            "time_row": m.get("time_row", 0.0),
+            "time_named": m.get("time_named", 0.0),
+            "time_final": m.get("time_final", 0.0),
+            "arm_rows": m.get("arm_rows", 0.0),
             "kind_binary_fit": float(c.kind == "binary" and binary_o),
             "kind_binary_misfit": float(c.kind == "binary" and cont_o and not binary_o),
             "kind_continuous_fit": float(c.kind == "continuous" and (cont_o or not binary_o)),
