@@ -610,6 +610,14 @@ def page_checks() -> Page:
     return page_from_script("checks", "docs/results/checks.md", checks_psychsci.lines)
 
 
+def page_traces_cross_encoder() -> Page:
+    """docs/results/traces-cross-encoder.md (bench/traces_cross_encoder.py report)."""
+    import traces_cross_encoder
+
+    return page_from_script("traces-cross-encoder", "docs/results/traces-cross-encoder.md",
+                            traces_cross_encoder.report_lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -624,6 +632,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "serve": page_serve,
     "numbers": page_numbers,
     "checks": page_checks,
+    "traces-cross-encoder": page_traces_cross_encoder,
 }
 
 
