@@ -670,6 +670,14 @@ def page_evidence_misses() -> Page:
     return p
 
 
+def page_traces_cross_encoder() -> Page:
+    """docs/results/traces-cross-encoder.md (bench/traces_cross_encoder.py report)."""
+    import traces_cross_encoder
+
+    return page_from_script("traces-cross-encoder", "docs/results/traces-cross-encoder.md",
+                            traces_cross_encoder.report_lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -687,6 +695,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "numbers": page_numbers,
     "checks": page_checks,
     "evidence-misses": page_evidence_misses,
+    "traces-cross-encoder": page_traces_cross_encoder,
 }
 
 
