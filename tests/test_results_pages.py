@@ -60,7 +60,7 @@ def test_result_files_carry_provenance_and_no_hand_edited_block() -> None:
         assert prov, f"{f.name}: no provenance block"
         assert prov.get("reconstructed") or {"command", "commit", "data", "machine"} <= set(prov), f.name
     rows = json.loads((REPO / "bench" / "results" / "retrieval_ei.json").read_text())["rows"]
-    assert not any("llm" in r for r in rows)  # the block bench/retrieval_ei.py never wrote
+    assert not any("llm" in r for r in rows)  # the block bench/retrieval_eval.py never wrote
 
 
 def test_volatile_fields_are_ignored_and_results_are_not(tmp_path: Path) -> None:
