@@ -367,13 +367,11 @@ def page_graph() -> Page:
 
 def page_retrieval() -> Page:
     """docs/results/retrieval.md."""
-    from retrieval_report import render
+    from retrieval_report import render, render_rerank
 
     p = Page("retrieval", "docs/results/retrieval.md")
     render(p)
-    from rerank_report import render_rerank  # the reranker table (bench/retrieval_rerank.py)
-
-    render_rerank(p)
+    render_rerank(p)  # the reranker table (bench/retrieval_rerank.py)
     return p
 
 
