@@ -92,7 +92,7 @@ STEPS: list[Step] = [
     Step("pdf-tables", ["bench/pdf_tables.py"], ["pdf_tables.json"],
          slow="typesets and reads 14 tables, and reads the 9 real tables (shared PDFs, bench/data/pdfs), with every reader",
          needs=["the pdf-tables extra (camelot)"]),
-    Step("pdf-tables-twin", ["bench/pdf_tables_twin.py", "--label", "stacked_rows and the running-head stop", "--out",
+    Step("pdf-tables-twin", ["bench/pdf_tables.py", "--twin", "--label", "stacked_rows and the running-head stop", "--out",
                              "bench/results/pdf_tables_twin_dev.json", "--development",
                              "auto's stacked_rows fallback and the region's running-head stop were written after seeing "
                              "the first run on these tables (pscl's Tables 1 and 3, vcd's Table 2, seriation's Table 2)"],
