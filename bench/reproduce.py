@@ -215,6 +215,18 @@ STEPS: list[Step] = [
 ]
 
 
+def dangling_steps() -> list[str]:
+    """Steps whose script is not in the repository, or whose named result file is not in bench/results/."""
+    out = []
+    for s in STEPS:
+        script = next((a for a in s.args if a.endswith(".py")), None)
+        if script is not None and not (REPO / script).is_file():
+            out.append(f"bench/reproduce.py step {s.name}: its script {script} does not exist")
+        out += [f"bench/reproduce.py step {s.name}: names bench/results/{o}, which does not exist"
+                for o in s.outputs if not (RES / o).is_file()]
+    return out
+
+
 def _strip(x: Any) -> Any:
     if isinstance(x, dict):
         return {k: _strip(v) for k, v in x.items() if k not in VOLATILE}
