@@ -144,7 +144,7 @@ STEPS: list[Step] = [
     Step("serve-speed", ["bench/serve.py"], ["serve.json"],
          slow="a timing run: builds a 1,000-paper store once, then times the review server",
          needs=["the serve extra", "Debian's chromium (for the first-paint figure)"]),
-    Step("serve-scale", ["bench/serve_scale.py"], ["serve_scale.json"],
+    Step("serve-scale", ["bench/serve.py", "--part", "scale"], ["serve_scale.json"],
          slow="builds a 10,000-paper store (about 5 minutes on 2 cores), then times the corpus page",
          needs=["the serve extra", "the 1,000-paper store of serve-speed"]),
     Step("numbers-rct-llm", ["bench/numbers_rct.py", "--extractor", "llm", "--limit", "20"],
