@@ -84,9 +84,6 @@ STEPS: list[Step] = [
     Step("numbers-agreement", ["bench/numbers_agreement.py"], ["numbers_agreement.json"]),
     Step("pdf-twins", ["bench/pdf_twins.py", "--label", "after"], ["pdf_twins_after.json"]),
     # slow steps: kept as committed unless --slow
-    Step("parse", ["bench/parse.py"], ["parse.json"], slow="a timing run (every JATS and PDF file of ../shared/data)"),
-    Step("pdf-vs-grobid", ["bench/pdf_vs_grobid.py"], ["pdf_vs_grobid.json"],
-         slow="reads every s2orc-doc2json PDF that has a GROBID TEI"),
     Step("tables-ei", ["bench/tables_ei.py"], ["tables_ei.json"],
          slow="two EI validation extract batches and repeated timed parses (several minutes on 2 cores)"),
     Step("pdf-tables", ["bench/pdf_tables.py"], ["pdf_tables.json"],
