@@ -26,14 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from provenance import VOLATILE_KEYS
+from provenance import VOLATILE_KEYS as VOLATILE
 
 REPO = Path(__file__).resolve().parents[1]
 RES = REPO / "bench" / "results"
 SHARED = REPO.parent / "shared"
-
-#: keys whose values name the run (timings, machine, where files were written), not the result
-VOLATILE = VOLATILE_KEYS
 
 
 @dataclass
