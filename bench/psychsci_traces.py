@@ -25,16 +25,14 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "documents" / "psychsci"
 
 
-def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact binomial confidence interval for k successes out of n."""
-    from scipy.stats import beta
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    """Exact binomial (Clopper-Pearson) 95% interval for k of n, rounded as the result files store it."""
+    from claimtrace.evaluate.uncertainty import proportion_ci
 
     if n == 0:
         return (0.0, 1.0)
-    a = (1 - level) / 2
-    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
-    return (round(lo, 4), round(hi, 4))
+    ci = proportion_ci(k, n)
+    return (round(ci.low, 4), round(ci.high, 4))
 
 
 def trace_reason(tr: dict[str, Any]) -> str:
