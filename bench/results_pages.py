@@ -8,7 +8,8 @@ page to equal what this module writes.
 
     python bench/results_pages.py            # rewrite every page
     python bench/results_pages.py --check    # exit 1 if a committed page differs (or has unsourced numbers),
-                                             # or a result file is named by no docs page and no reproduce step
+                                             # or a result file is named by no docs page and no reproduce step,
+                                             # or a reproduce step names a missing script or result file
 """
 
 from __future__ import annotations
@@ -367,13 +368,11 @@ def page_graph() -> Page:
 
 def page_retrieval() -> Page:
     """docs/results/retrieval.md."""
-    from retrieval_report import render
+    from retrieval_report import render, render_rerank
 
     p = Page("retrieval", "docs/results/retrieval.md")
     render(p)
-    from rerank_report import render_rerank  # the reranker table (bench/retrieval_rerank.py)
-
-    render_rerank(p)
+    render_rerank(p)  # the reranker table (bench/retrieval_rerank.py)
     return p
 
 
@@ -771,7 +770,10 @@ def check(names: Iterable[str] | None = None) -> list[str]:
     number without a source, or (checking every page) a result file nothing references."""
     problems = []
     if names is None:
-        problems += unreferenced_results()
+        problems += unreferenced_results()  # (puts bench/ on sys.path)
+        from reproduce import dangling_steps
+
+        problems += dangling_steps()
         for doc, regenerate, command in embedded_blocks():
             old = doc.read_text(encoding="utf-8")
             if regenerate(old) != old:
