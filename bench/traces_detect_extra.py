@@ -255,8 +255,8 @@ def detect_vs_given(out: Path) -> None:
                      "hit_rank": det.index(hits[0]) if hits else None, "n_hits": len(hits),
                      "detect_hypothesis_hit": dh[0], "detect_evidence_hit": dh[1],
                      "given_hypothesis_hit": given[0], "given_evidence_hit": given[1]})
-    result: dict[str, Any] = {"schema_version": "1", "what": detect_vs_given.__doc__.split("\n\n")[0] if
-                              detect_vs_given.__doc__ else "", "annotator": "LLM agent (Claude, 2026-12-01 dev; "
+    result: dict[str, Any] = {"schema_version": "1", "what": " ".join((detect_vs_given.__doc__ or "").split()),
+                              "annotator": "LLM agent (Claude, 2026-12-01 dev; "
                               "2026-12-02 extra), not checked by a person",
                               "cpu_s_per_paper_detected_traces": round(cpu / len(rows), 4),
                               "load_average": list(os.getloadavg())}
@@ -331,7 +331,7 @@ def pdf_twins(out: Path) -> None:
 def detect_vs_given_lines(t: dict[str, Any], share: Callable[[float, int, list[float] | None], str]) -> list[str]:
     """The page's section on the hypothesis and evidence that go with a detected finding, beside the given finding."""
     out = ["", "## Why the hypothesis and evidence hits fall with `--detect` (dev part and extra traces)", "",
-           t["what"] + " Written by `python bench/traces_detect_extra.py --traces` to "
+           " ".join(t["what"].split()) + " Written by `python bench/traces_detect_extra.py --traces` to "
            f"`bench/results/{TRACES_RESULT.name}` (load average {t['load_average'][0]:.1f}).", "",
            "| papers | finding hit | hypothesis: detect / given | evidence: detect / given | where the finding is hit, "
            "same hypothesis and evidence hit as given | detect minus given, hypothesis | detect minus given, evidence | "
@@ -347,6 +347,17 @@ def detect_vs_given_lines(t: dict[str, Any], share: Callable[[float, int, list[f
                    f"{hs['same']}/{hs['n']} and {es['same']}/{es['n']} | "
                    f"{dh['estimate']:+.3f} [{dh['low']:+.3f}, {dh['high']:+.3f}] | "
                    f"{de['estimate']:+.3f} [{de['low']:+.3f}, {de['high']:+.3f}] | {x['traces_per_paper']:.2f} |")
+    before = RESULTS / "traces_detect_vs_given_before.json"
+    if before.is_file():
+        m = json.loads(before.read_text())
+        x = m["all"]
+        out += ["", f"The same run on main (aac4b49, `bench/results/{before.name}`, load average "
+                f"{m['load_average'][0]:.1f}): finding hit {share(x['finding_hit']['hits'], x['n'], x['finding_hit']['ci95'])}, "
+                f"hypothesis {x['detect_hypothesis_hit']['hits']} / {x['given_hypothesis_hit']['hits']}, evidence "
+                f"{x['detect_evidence_hit']['hits']} / {x['given_evidence_hit']['hits']}, {x['traces_per_paper']:.2f} traces "
+                f"per paper (this branch {t['all']['traces_per_paper']:.2f}); CPU seconds of the detected traces per paper "
+                f"{m['cpu_s_per_paper_detected_traces']:.3f} (this branch {t['cpu_s_per_paper_detected_traces']:.3f}; both "
+                "loaded, one process, Document read)."]
     a = t["all"]
     out += ["", f"Where the finding is hit, the detected sentence is the gold sentence itself in {a['hit_is_gold_sentence']} "
             f"of {a['finding_hit']['hits']} papers, and its trace reaches the same hypothesis and evidence as the given "
@@ -382,8 +393,8 @@ def report_lines() -> list[str]:
            "these papers. Intervals: 95% Wilson (on the rounded count for cross-validated shares), paired bootstrap for "
            "differences.", "",
            "## Finding hit", "", "| code | dev part | extra traces | all | result file |", "|---|---|---|---|---|"]
-    for label, res in (("main (bf149ec), learned scorer refit and cross-validated", before),
-                       ("this branch, learned scorer cross-validated", cv)):
+    for label, res in (("main (aac4b49): 3 Discussion findings, no title or salience features", before),
+                       ("this branch: title and salience features, 3 best + more at p >= 0.5", cv)):
         out.append(f"| {label} | " + " | ".join(share(res[p]["learned_cv"]["hits"], res[p]["learned_cv"]["n"],
                                                        res[p]["learned_cv"]["ci95"]) for p in ("dev", "extra", "all"))
                    + f" | `bench/results/{'discussion_findings_cv_before.json' if res is before else 'discussion_findings_cv.json'}` |")
