@@ -21,7 +21,9 @@ records what was tried and what it gave.
   positive when a candidate in it is), then the sentence ranker inside the paragraph (``hard``) or its score added to
   every sentence's (``soft``, weight ``ALPHA``);
 - the labels: a candidate is a positive when its extended span would be a hit (the judge's definition) rather than
-  when it matches the gold itself.
+  when it matches the gold itself;
+- a diagnostic (not a ranker): the trainer unchanged, judged with the candidates limited to the gold's paragraphs,
+  which measures what the paragraph choice alone costs.
 
 The penalty of every variant is chosen as the trainer chooses it (best mean held-out span hit over ``REPEATS`` fold
 assignments, among ``LAMBDAS``), on the same folds: the comparison is fair between variants, and each figure is
@@ -215,6 +217,16 @@ def span_labels(r: dict[str, Any], ev: Any) -> np.ndarray:
     return y
 
 
+def gold_paragraph(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The traces with their candidates limited to the paragraphs that hold a correct candidate (unchanged where none
+    does): the oracle paragraph choice."""
+    out = []
+    for r in rows:
+        gp = {r["pid"][i] for i in np.flatnonzero(r["cand"] & r["y"])}
+        out.append({**r, "cand": r["cand"] & np.array([p in gp for p in r["pid"]])} if gp else r)
+    return out
+
+
 def query_variant(r: dict[str, Any], sim_finding: np.ndarray, hypothesis: str, sim_hypothesis: np.ndarray | None) -> dict[str, Any]:
     """A collected trace as stage 2 would see it with another hypothesis in the query (none: the finding alone): the
     similarity, and the hand-set score and relevance built on it, recomputed."""
@@ -282,6 +294,9 @@ def main() -> None:
     lam = res["shipped"]["lambda"]
     res["two-level: best paragraph, then sentence"] = evaluate_two_level(rows, full, ev, None, lam)
     res[f"two-level: paragraph score added (weight {ALPHA})"] = evaluate_two_level(rows, full, ev, ALPHA, lam)
+    # a diagnostic, not a variant that can ship: the candidates limited to the paragraphs holding a correct one (the
+    # trainer unchanged), i.e. how far the paragraph choice alone costs
+    res["diagnostic: the gold's paragraph given"] = evaluate(rows, full, ev, gold_paragraph(rows), full)
     base = res["shipped"]["per_trace"]
     for k, v in res.items():
         if k != "shipped":

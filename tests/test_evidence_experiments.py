@@ -80,3 +80,13 @@ def test_extra_features_mark_the_finding_acronym_paragraph() -> None:
     ex = extra_features(r)
     col = ex[:, 3]  # acronym_paragraph: the finding's "EF" is in p1 only
     assert col.tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_gold_paragraph_keeps_the_candidates_of_the_gold_paragraph() -> None:
+    from evidence_ranker_experiments import gold_paragraph
+
+    r = _trace()
+    (g,) = gold_paragraph([r])
+    assert g["cand"].tolist() == [True, True, False, False]
+    none = {**r, "y": np.zeros(4, dtype=bool)}
+    assert gold_paragraph([none])[0]["cand"].tolist() == [True] * 4  # no correct candidate: unchanged
