@@ -1108,12 +1108,14 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             continue
         for uid, text, scope, start, is_text in units:
             mine, theirs = _arm_mentions(ico, name, text)
-            sizes = sample_sizes(text)
+            sizes = [(n, a, b, 20) for n, a, b in sample_sizes(text)]
+            if is_text:  # "a group of 19 firefighters exposed to noise and a control group of 10 adults"
+                sizes += [(int(m.group(1)), m.start(1), m.end(1), 40) for m in _GROUP_OF.finditer(text)]
             # the arm named before its size ("placebo (n = 14)") first, then after it ("N = 357 for placebo")
-            hits = [(n, a, b) for n, a, b in sizes
+            hits = [(n, a, b) for n, a, b, _ in sizes
                     if (near := [p for p in mine if 0 <= a - p <= 60]) and not [p for p in theirs if max(near) < p < a]]
-            hits += [(n, a, b) for n, a, b in sizes
-                     if (after := [p for p in mine if 0 < p - b <= 20]) and not [p for p in theirs if b < p < min(after)]]
+            hits += [(n, a, b) for n, a, b, w in sizes
+                     if (after := [p for p in mine if 0 < p - b <= w]) and not [p for p in theirs if b < p < min(after)]]
             if not hits:
                 continue
             n, a, b = hits[0]
@@ -1129,6 +1131,11 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
         _equal_sizes(doc.sentences("all"), arms, context)
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
         _parallel_sizes(doc.sentences("all"), ico, arms, context)
+
+
+#: one arm's size as "a group of 19 (patients)" / "group comprising 40": the arm named before or after it
+_GROUP_OF = re.compile(r"\b(?:group|arm|cohort) (?:of|comprising|consisting of|including) (\d{1,5})\b(?![.,]\d| ?%| ?(?:years?|"
+                       r"months?|weeks?|days?|hours?|mg|kg|g|ml|mm|cm)\b)", re.I)
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
@@ -1299,6 +1306,14 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
         pct = best.values.get(name, {}).get("_percent")
         read = best.reads.get(name)
         n = arm.group_size.value if arm.group_size else None
+        if arm.events is not None and pct is not None and not n:
+            # no size found: the percentage's own denominator when only one size fits it (a size found that the
+            # percentage does not fit is kept and flagged below: the annotators keep the arm's size)
+            size = derive.size_from_percent(int(arm.events.value), _pct_text(pct))
+            if size is not None:
+                arm.group_size = Value(value=float(size[0]), text=pct.text, source="derived", derived=size[1],
+                                       unit_id=pct.unit_id, table=pct.table, row=pct.row, col=pct.col)
+                n = float(size[0])
         if arm.events is None and pct is not None and n:
             got = derive.events_from_percent(_pct_text(pct), int(n))
             if got:
