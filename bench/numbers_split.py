@@ -155,8 +155,9 @@ def lines() -> list[str]:
     out += _dev_lines(res)
     out += _ranker_lines(res)
     from numbers_candidates import lines as candidate_lines
+    from numbers_ranker_misses import lines as miss_lines
 
-    return out + candidate_lines()
+    return out + candidate_lines() + miss_lines()
 
 
 def _dev_lines(res: Path) -> list[str]:
