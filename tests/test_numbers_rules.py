@@ -156,3 +156,22 @@ def test_three_values_with_respectively_are_not_paired_by_nearest_names() -> Non
     # give drug Q the placebo's value; no list matches both arms, so nothing is read
     res = numbers("trial_wrong_pairing.xml", "drug Q 600 mg/day", "placebo", "MADRS total score")
     assert values(res, "mean") in ((None, None), (-14.88, -11.61))
+
+
+def test_the_statistics_name_does_not_name_the_outcome(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"Mean ± SD of heart rate" is named by "heart rate": a sentence that gives the mean ± SD of another
+    measure (fentanyl) is no candidate for it, one that names heart rate is."""
+    from claimtrace.numbers.extract import Ico
+    from claimtrace.numbers.match import Terms
+
+    assert Ico.of("clonidine", "midazolam", "Mean ± SD of heart rate").outcome.aliases == Terms.of("heart rate").aliases
+    doc = tmp_path / "trial.xml"
+    doc.write_text("<sec><title>Results</title><p>The mean ± SD of intraoperatively administered fentanyl in the "
+                   "clonidine group (105 ± 30.8) was lower than in the midazolam group (165 ± 34.5).</p></sec>",
+                   encoding="utf-8")
+    res = extract_numbers(load_document(doc), "clonidine", "midazolam", "Mean ± SD of heart rate")
+    assert values(res, "mean") == (None, None)
+    doc.write_text("<sec><title>Results</title><p>The heart rate in the clonidine group (72 ± 8) was lower than in "
+                   "the midazolam group (81 ± 9).</p></sec>", encoding="utf-8")
+    res = extract_numbers(load_document(doc), "clonidine", "midazolam", "Mean ± SD of heart rate")
+    assert values(res, "mean") == (72, 81)

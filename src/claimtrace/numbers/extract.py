@@ -43,6 +43,8 @@ from claimtrace.stats.groups import (
 )
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
+#: words that name the statistic, not the outcome ("mean ± SD of heart rate")
+_STAT_WORDS = frozenset({"mean", "average", "median", "sd", "se", "sem", "iqr"})
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Ico:
         """Terms for an ICO."""
         i, c = Terms.of(intervention), Terms.of(comparator)
         o = Terms.of(outcome)
+        # the statistic's name is not the outcome ("mean ± SD of heart rate" is named by "heart rate")
+        o.aliases = [[w for w in a if w not in _STAT_WORDS] or a for a in o.aliases]
         parts = outcome_parts(outcome)
         if len(parts) > 1 and (first := words(parts[0])) and first not in o.aliases:
             o.aliases.append(first)  # an outcome that lists several is named by its first too ("heart rate, ...")
