@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
@@ -963,7 +963,7 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     a mean with its dispersion (of "from X to Y", Y), and bare percentages (events then come from the
     percentage and the group size; outside a "respectively" list, only two: more list other outcomes or time
     points too); with ``means``, last, two bare values as the arms' means."""
-    found_all = find_group_numbers(text)
+    found_all = [_of_total(text, g) for g in find_group_numbers(text)]
     out = [[g for g in found_all if g.kind == "binary" and g.total is not None],
            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
            percent_counts(text),
@@ -972,6 +972,21 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     if means and not any(len(f) >= 2 for f in out):
         out.append(bare_means(text))
     return out
+
+
+#: the total after events and their percentage: "265 [25%] of 1054 participants", "12 (40%) out of 30"
+_OF_TOTAL = re.compile(r"\s*(?:of|out of)\s+(?:the\s+)?(\d{1,3}(?:,\d{3})+|\d+)\b(?![.,]\d|\s*%)")
+
+
+def _of_total(text: str, g: GroupNumbers) -> GroupNumbers:
+    """Events with a percentage and no total, followed by "of N": N is the total when the percentage is
+    events / N at its precision (the reader stops at the percentage)."""
+    if g.kind != "binary" or g.total is not None or g.percent is None or g.events is None:
+        return g
+    m = _OF_TOTAL.match(text, g.end)
+    if m is None or not derive.percent_matches(int(g.events), int(m.group(1).replace(",", "")), g.percent):
+        return g  # "7 (12%) of 30 mg": 7 of 30 is not 12%, no total
+    return replace(g, total=float(m.group(1).replace(",", "")), end=m.end(), text=text[g.start:m.end()])
 
 
 def _bare_percentages(text: str, *, lists: bool = False) -> list[GroupNumbers]:
