@@ -14,7 +14,7 @@ from claimtrace.stats import analyze, parse
     ("Table 3, column 2, log income 0.214***", 0.214),
     ("Table 2, model 1, female: -0.087**", -0.087),
     ("union member 0.031* in the pooled model", 0.031),
-    ("-0.214*** (-3.41)", -0.214),  # stars, a t in parentheses (signed: never an SE)
+    ("Table 5, tenure -0.214*** (-3.41)", -0.214),  # stars, a t in parentheses (signed: never an SE)
     ("Table 2, model 1, female -0.087 (0.032)***", -0.087),  # stars after the parentheses
 ])
 def test_starred_estimate_without_a_name_is_a_result(text: str, value: float) -> None:
@@ -34,6 +34,8 @@ def test_starred_estimate_with_an_se_after_a_colon_keeps_its_se() -> None:
     "p = .04*",  # a p with a footnote star: the p, not a coefficient
     "in 2004* and 2005",  # an integer: a year or a count
     "x2.5* faster",
+    "0.99***",  # a table cell alone: the table reader reads its stars by the legend
+    "-0.052 (0.019)***",
 ])
 def test_starred_numbers_that_are_no_estimates(text: str) -> None:
     assert not [r for r in parse(text) if r.test == "b"]

@@ -475,7 +475,7 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
 
 
 # what may stand just before a starred estimate (whitespace aside): a row label's last letter or parenthesis,
-# ":", "=", ",", ";", or nothing (the text's start); not a comparator, a digit or a sign of a descriptive
+# ":", "=", ",", ";"; not a comparator, a digit or a sign of a descriptive
 _STAR_LABEL_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ):=,;([")
 
 
@@ -484,8 +484,9 @@ def _scan_starred(t: str, digits: list[int]) -> list[_Tok]:
     "log income 0.214***", "female: -0.087**", "-0.214*** (-3.41)". ``digits``: where a digit is followed by "*".
 
     A decimal number (an integer with stars is a count or a year), one to three stars, nothing after the stars
-    that continues the number, and before it (whitespace aside) a row label's end (``_STAR_LABEL_END``) or the
-    text's start, not a descriptive label ("M = 3.2*"). Read as a coefficient whose stars make it a result (p
+    that continues the number, and before it (whitespace aside) a row label's end (``_STAR_LABEL_END``), not a
+    descriptive label ("M = 3.2*"). A starred number with no label (a table cell read alone) is left to the table
+    reader, which reads its stars by the table's legend. Read as a coefficient whose stars make it a result (p
     not read: the stars' levels are the table's legend); the caller drops those that another token holds.
     """
     toks: list[_Tok] = []
@@ -508,9 +509,9 @@ def _scan_starred(t: str, digits: list[int]) -> list[_Tok]:
         b = s - 1
         while b >= 0 and t[b].isspace():
             b -= 1
-        if b >= 0 and (t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha())):
-            continue  # after a comparator, a digit or a unit, or glued to a word ("x2.5*")
-        if b >= 0 and _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
+        if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
+            continue  # no label (a table cell alone: the table reader reads its stars), a comparator, a digit
+        if _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
             continue
         try:
             value = _num(t[s : i + 1])
@@ -540,9 +541,9 @@ def _scan_starred_paren(t: str, closes: list[int]) -> list[_Tok]:
         b = s - 1
         while b >= 0 and t[b].isspace():
             b -= 1
-        if b >= 0 and (t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha())):
+        if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
             continue
-        if b >= 0 and _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
+        if _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
             continue
         toks.append(_Tok("test", s, m.end(), {"test": "b", "test_text": None, "test_detail": "coefficient",
                                               "value": _num(m.group("v")), "has_df": False, "comparison": "=",
