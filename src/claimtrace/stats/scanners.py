@@ -479,6 +479,18 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
 _STAR_LABEL_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ):=,;([")
 
 
+def _after_row_label(t: str, s: int) -> bool:
+    """Whether the estimate at ``s`` follows a row label's end (``_STAR_LABEL_END``, whitespace aside; a letter
+    not glued to it) that is no descriptive label ("M = 3.2*"). No label (a table cell alone: the table reader
+    reads its stars), a comparator or a digit before it: no."""
+    b = s - 1
+    while b >= 0 and t[b].isspace():
+        b -= 1
+    if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
+        return False
+    return not _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b)
+
+
 def _scan_starred(t: str, digits: list[int]) -> list[_Tok]:
     """Estimates printed with significance stars and no name, as regression tables flattened to text print them:
     "log income 0.214***", "female: -0.087**", "-0.214*** (-3.41)". ``digits``: where a digit is followed by "*".
@@ -506,12 +518,7 @@ def _scan_starred(t: str, digits: list[int]) -> list[_Tok]:
         s = j
         if s > 0 and t[s - 1] in "-+":
             s -= 1
-        b = s - 1
-        while b >= 0 and t[b].isspace():
-            b -= 1
-        if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
-            continue  # no label (a table cell alone: the table reader reads its stars), a comparator, a digit
-        if _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
+        if not _after_row_label(t, s):
             continue
         try:
             value = _num(t[s : i + 1])
@@ -538,12 +545,7 @@ def _scan_starred_paren(t: str, closes: list[int]) -> list[_Tok]:
         if m is None:
             continue
         s = m.start("v")
-        b = s - 1
-        while b >= 0 and t[b].isspace():
-            b -= 1
-        if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
-            continue
-        if _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b):
+        if not _after_row_label(t, s):
             continue
         toks.append(_Tok("test", s, m.end(), {"test": "b", "test_text": None, "test_detail": "coefficient",
                                               "value": _num(m.group("v")), "has_df": False, "comparison": "=",
