@@ -69,3 +69,28 @@ def test_real_trial_table_rows_carry_their_heading_and_label() -> None:
     d2 = load_document(shared_path("evidence-inference", "train", "articles", "PMC56204.nxml"))
     texts = [r.text for t2 in d2.tables for r in t2.rows]
     assert any(x.startswith("Table 2 › STD duration (min): Visit: 1 month;") for x in texts)
+
+
+UNMARKED = """<?xml version="1.0"?>
+<article><front><article-meta><title-group><article-title>Sleep</article-title></title-group>
+<abstract><p>Naps help.</p></abstract></article-meta></front>
+<body><sec><title>Results</title><p>Table 1 gives the outcomes.</p>
+<table-wrap id="T1"><label>Table 1</label><caption><p>Outcomes</p></caption>
+<table><tbody>
+<tr><td/><td colspan="2">Arm</td><td/></tr>
+<tr><td>Outcome</td><td>Nap</td><td>Control</td><td>p</td></tr>
+<tr><td colspan="4">Women</td></tr>
+<tr><td>Sleep (h)</td><td>7.1</td><td>6.4</td><td>0.01</td></tr>
+<tr><td>Naps per week</td><td>4.2</td><td>0.8</td><td>0.001</td></tr>
+</tbody></table></table-wrap></sec></body></article>
+"""
+
+
+def test_unmarked_header_stops_at_a_spanning_heading(tmp_path: Path) -> None:
+    p = tmp_path / "u.nxml"
+    p.write_text(UNMARKED, encoding="utf-8")
+    (t,) = load_document(p).tables
+    assert t.header_rows == 2  # "Arm" over its arms spans above the labels: a header; "Women" heads the body
+    sleep = next(r for r in t.rows if r.label == "Sleep (h)")
+    assert sleep.group == "Women"
+    assert sleep.text == "Table 1 › Women › Sleep (h): Arm › Nap: 7.1; Arm › Control: 6.4; p: 0.01"

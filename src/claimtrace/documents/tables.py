@@ -118,12 +118,15 @@ def _header_rows(grid: list[list[str]], marked: int | None, th_rows: list[bool],
     """How many leading rows are column headers: the markup's count (thead), then any rows of labels only
     that follow before the data (a second header row the markup left in the body). ``spanning``: rows that one
     cell fills whole; after a marked header such a row heads the body rows under it ("Kellgren and Lawrence
-    grade" over its grades), not the columns."""
+    grade" over its grades), not the columns; so it does after an unmarked header row that does not span."""
     n = marked or 0
     for r, row in enumerate(grid):
         if r < n:
             continue
-        if marked and spanning is not None and spanning[r] and not th_rows[r]:
+        # (unmarked: a spanning row after a header row that does not span heads the body too; a spanning row
+        # above the column labels, "Treatment groups" over its groups, stays a header)
+        if (spanning is not None and spanning[r] and not th_rows[r]
+                and (marked or (n > 0 and not spanning[n - 1]))):
             break
         body = row[1:] if len(row) > 1 else row
         filled = [t for t in body if t.strip() not in _EMPTYISH]
