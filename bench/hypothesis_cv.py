@@ -3,8 +3,8 @@ part of ``psychsci-dev.jsonl`` and ``bench/data/traces-extra``; the untouched pa
 paper with what the ranker picked, the gold, whether the gold is among the candidates and one reason per miss.
 
     .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --label L --out bench/results/hypothesis_cv.json
-    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --no-box-tail --label L0 \
-        --out bench/results/hypothesis_cv_before.json
+    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --label L0 \
+        --out bench/results/hypothesis_cv_before.json    # with the code of the commit before the change
     .venv/bin/python bench/hypothesis_cv.py --compare bench/results/hypothesis_cv_before.json \
         bench/results/hypothesis_cv.json --out bench/results/hypothesis_cv_diff.json
     .venv/bin/python bench/results_pages.py hypothesis-cv
@@ -44,8 +44,8 @@ DIFF = REPO / "bench" / "results" / "hypothesis_cv_diff.json"
 #: ``bench/traces_ei_guard.py --compare`` of main and this change (Evidence Inference must not get worse)
 EI_GUARD = REPO / "bench" / "results" / "hypothesis_cv_ei_guard.json"
 #: ``bench/traces_psychsci.py --dev-only`` with this change, and the committed run it is paired with
-DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp4.json"
-DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci.json"
+DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5.json"
+DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5_before.json"
 MIN_CHARS = 40
 SNIPPET = 120
 

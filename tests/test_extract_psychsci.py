@@ -368,7 +368,7 @@ def test_the_hypothesis_span_takes_close_neighbours_of_the_same_paragraph() -> N
     assert hypothesis_span(scores, pid, 2, 10.0, 5) == (1, 4)  # another paragraph and a non-candidate stay out
 
 
-def test_the_direction_of_the_finding_and_its_paragraph_tie_are_features() -> None:
+def test_the_paragraph_tie_to_the_finding_is_a_feature() -> None:
     import numpy as np
 
     from claimtrace.extract.trace_ranker import HYP_FEATURES, hypothesis_matrix, paragraph_tie
@@ -379,11 +379,10 @@ def test_the_direction_of_the_finding_and_its_paragraph_tie_are_features() -> No
     parts["sim"] = np.array([0.2, 0.9, 0.8, 0.1])
     x = hypothesis_matrix(texts, parts, ["introduction"] * 3 + ["methods"], [None] * 4, None, [],
                           "Warmth increased cooperation with strangers.", pid=["p1", "p1", "p2", "p3"])
-    col = {n: x[:, HYP_FEATURES.index(n)] for n in ("same_direction", "direction", "para_tie", "para_tie_rank")}
-    assert list(col["same_direction"]) == [0.0, 1.0, 0.0, 0.0]  # "increase" shares the finding's "increased"
-    assert list(col["direction"]) == [0.0, 1.0, 1.0, 0.0]
-    assert col["para_tie"][0] == col["para_tie"][1] == 1.0 > col["para_tie"][2] > col["para_tie"][3]
-    assert list(col["para_tie_rank"]) == [1.0, 1.0, 0.5, 1 / 3]
+    tie, rank = x[:, HYP_FEATURES.index("para_tie")], x[:, HYP_FEATURES.index("para_tie_rank")]
+    # the first sentence shares the paragraph of the best-tied prediction: its paragraph's tie, not its own
+    assert tie[0] == tie[1] == 1.0 > tie[2] > tie[3]
+    assert list(rank) == [1.0, 1.0, 0.5, 1 / 3]
     # the rank is over the selected sentences only, and equal paragraph values share a rank
-    rel, rank = paragraph_tie(np.array([0.5, 0.5, 0.9]), ["a", "b", "c"], np.array([True, True, False]))
-    assert list(rel) == [1.0, 1.0, 0.0] and list(rank) == [1.0, 1.0, 0.0]
+    rel, rk = paragraph_tie(np.array([0.5, 0.5, 0.9]), ["a", "b", "c"], np.array([True, True, False]))
+    assert list(rel) == [1.0, 1.0, 0.0] and list(rk) == [1.0, 1.0, 0.0]

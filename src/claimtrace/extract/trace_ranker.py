@@ -16,9 +16,8 @@ social-science paper that the biomedical training data of the classifiers lack:
   it is the most similar one, its similarity over the best one's, and the rank of a prediction (and of an explicit
   one) among the paper's predictions by what it shares with the finding (similarity plus stemmed word overlap), so
   the prediction tied to the finding wins over an aim and over the paper's other predictions; whether the sentence's
-  paragraph states an explicit prediction, and whether the next sentence of the paragraph does; the direction the
-  finding states ("more", "lower", "reduced") stated by the sentence too, and whether the sentence states any; the tie
-  of the sentence's paragraph to the finding (its best candidate's similarity plus word overlap, over the best
+  paragraph states an explicit prediction, and whether the next sentence of the paragraph does; the tie of the
+  sentence's paragraph to the finding (its best candidate's similarity plus word overlap, over the best
   paragraph's, and the paragraph's rank by it: a hypothesis paragraph restates the finding's variables in a sentence
   other than the prediction itself);
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
@@ -97,12 +96,6 @@ LOOKBACK_KINDS = frozenset({"discussion", "conclusion"})
 BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
                      r"randomi[sz]ation|demographic)\b", re.I)
 
-#: the direction a finding or a prediction states (up: more, higher, increased ...; down: less, lower, reduced ...)
-DIRECTION_UP = re.compile(r"\b(more|higher|greater|increas\w*|larger|better|stronger|enhanc\w*|improv\w*|faster|"
-                          r"positive\w*)\b", re.I)
-DIRECTION_DOWN = re.compile(r"\b(less|lower|fewer|decreas\w*|smaller|worse|weaker|reduc\w*|impair\w*|slower|"
-                            r"negative\w*)\b", re.I)
-
 NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|unaffected|comparable|similar|"
                      r"abolished|absence)\b", re.I)
 
@@ -112,8 +105,8 @@ HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", 
                 # relative to the other candidates of the same paper (not absolute values): the rank of the
                 # similarity to the finding, and the rank of a prediction among the paper's predictions
                 "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank",
-                # what the sentence shares with the finding beyond words: the direction, and its paragraph's tie
-                "same_direction", "direction", "para_tie", "para_tie_rank")
+                # the tie of the sentence's paragraph to the finding
+                "para_tie", "para_tie_rank")
 
 #: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
 BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
@@ -272,8 +265,6 @@ class SentenceCues(NamedTuple):
     citations: float
     question: bool
     words: frozenset[str]
-    up: bool
-    down: bool
 
 
 @lru_cache(maxsize=8192)
@@ -285,8 +276,7 @@ def sentence_cues(text: str) -> SentenceCues:
                         study_named(text) is not None, bool(STRONG_PREDICTION.search(text)),
                         bool(MODAL_PREDICTION.search(text)), bool(METHOD_WORDS.search(text)),
                         min(len(CITATION.findall(text)), 3) / 3.0, text.rstrip().endswith("?"),
-                        frozenset(content_words(text)), bool(DIRECTION_UP.search(text)),
-                        bool(DIRECTION_DOWN.search(text)))
+                        frozenset(content_words(text)))
 
 
 def paragraph_tie(values: np.ndarray, pid: Sequence[object], among: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -341,13 +331,10 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
     tie = sim + stem_overlap(finding, texts) if n else sim  # what the finding and the sentence share
     sim_rank, pred_rank = rank_within(sim, cand), rank_within(tie, cand & is_pred)
     top = float(sim[cand].max()) if cand.any() else 0.0
-    fc = sentence_cues(finding)
-    same_dir = np.array([(fc.up and c.up) or (fc.down and c.down) for c in cues], dtype=float)
-    any_dir = np.array([c.up or c.down for c in cues], dtype=float)
     para_rel, para_rank = paragraph_tie(tie, pids, cand)
     rel = np.column_stack([sim_rank, (sim_rank == 1.0).astype(float), sim / top if top > 0 else np.zeros(n),
                            pred_rank, (pred_rank == 1.0).astype(float), rank_within(tie, cand & is_strong),
-                           same_dir, any_dir, para_rel, para_rank])
+                           para_rel, para_rank])
     x = np.asarray(rows, dtype=np.float64).reshape(n, len(HYP_FEATURES) - rel.shape[1])
     return np.hstack([x, rel.reshape(n, -1)])
 
