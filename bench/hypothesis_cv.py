@@ -46,6 +46,10 @@ EI_GUARD = REPO / "bench" / "results" / "hypothesis_cv_ei_guard.json"
 #: ``bench/traces_psychsci.py --dev-only`` with this change, and the committed run it is paired with
 DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5.json"
 DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5_before.json"
+#: a variant tried and dropped (its grouped CV and its Evidence-Inference guard against main), shown on the page
+DROPPED = REPO / "bench" / "results" / "hypothesis_cv_direction.json"
+DROPPED_EI = REPO / "bench" / "results" / "hypothesis_cv_direction_ei_guard.json"
+BEFORE = REPO / "bench" / "results" / "hypothesis_cv_before.json"
 MIN_CHARS = 40
 SNIPPET = 120
 
@@ -301,6 +305,21 @@ def lines() -> list[str]:
                        f"(paired bootstrap 95% {ci['low']:+.3f} to {ci['high']:+.3f}; McNemar p = "
                        f"{m['mcnemar']['p_value']:.2f}), n = {m['n']}")
         out.append("")
+    if DROPPED.is_file() and DROPPED_EI.is_file() and BEFORE.is_file():
+        x, g = json.loads(DROPPED.read_text()), json.loads(DROPPED_EI.read_text())
+        c = compare(json.loads(BEFORE.read_text()), x)
+        h = g["hypothesis"]
+        out += [f"Tried and dropped: {x.get('label', '')} (`bench/results/{DROPPED.name}`, "
+                f"`bench/results/{DROPPED_EI.name}`). Grouped CV against the before run, n = {c['hit']['n']}:", ""]
+        for key, name in (("hit", "top-1 sentence"), ("span_hit", "span")):
+            ci = c[key]["diff_ci95"]
+            out.append(f"- {name}: {c[key]['before']:.3f} -> {c[key]['after']:.3f}, difference {ci['estimate']:+.3f} "
+                       f"(paired bootstrap 95% {ci['low']:+.3f} to {ci['high']:+.3f})")
+        ci = h["diff_ci95"]
+        out += [f"- Evidence Inference hypothesis hit@1 ({g['before']} -> {g['after']}): {h['before_hit1']:.3f} -> "
+                f"{h['after_hit1']:.3f}, difference {ci['estimate']:+.3f} (paired bootstrap 95% {ci['low']:+.3f} to "
+                f"{ci['high']:+.3f}; McNemar p = {h['mcnemar']['p_value']:.2f}), n = {h['n']}: Evidence Inference "
+                "must not get worse, so the variant is not shipped", ""]
     miss = [r for r in d["rows"] if min(r["hit"], r["span_hit"]) < 1]
     counts: dict[str, int] = {}
     for r in miss:
