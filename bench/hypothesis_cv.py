@@ -296,8 +296,9 @@ def lines() -> list[str]:
         out.append("")
     if EI_GUARD.is_file():
         g = json.loads(EI_GUARD.read_text())
+        runs = ", ".join(f"`{f}`" for f in g.get("files", []))
         out += ["Evidence Inference (`bench/traces_ei_guard.py --compare`, `bench/results/hypothesis_cv_ei_guard.json`"
-                f"; before {g['before']}, after {g['after']}):", ""]
+                f" of the runs {runs}; before {g['before']}, after {g['after']}):", ""]
         for key, name in (("hypothesis", "hypothesis hit@1 (EI hypothesis gold)"),
                           ("evidence", "evidence hit@1 (EI validation)")):
             m, ci = g[key], g[key]["diff_ci95"]
@@ -310,7 +311,8 @@ def lines() -> list[str]:
         c = compare(json.loads(BEFORE.read_text()), x)
         h = g["hypothesis"]
         out += [f"Tried and dropped: {x.get('label', '')} (`bench/results/{DROPPED.name}`, "
-                f"`bench/results/{DROPPED_EI.name}`). Grouped CV against the before run, n = {c['hit']['n']}:", ""]
+                f"`bench/results/{DROPPED_EI.name}` of the runs {', '.join(f'`{f}`' for f in g.get('files', []))}). "
+                f"Grouped CV against the before run, n = {c['hit']['n']}:", ""]
         for key, name in (("hit", "top-1 sentence"), ("span_hit", "span")):
             ci = c[key]["diff_ci95"]
             out.append(f"- {name}: {c[key]['before']:.3f} -> {c[key]['after']:.3f}, difference {ci['estimate']:+.3f} "
