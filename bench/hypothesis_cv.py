@@ -8,6 +8,7 @@ paper with what the ranker picked, the gold, whether the gold is among the candi
     .venv/bin/python bench/hypothesis_cv.py --compare bench/results/hypothesis_cv_before.json \
         bench/results/hypothesis_cv.json --out bench/results/hypothesis_cv_diff.json
     .venv/bin/python bench/results_pages.py hypothesis-cv
+    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --time --out /dev/null   # feature time per paper
 
 The candidates and the inputs of the features are collected once per paper (``--cache`` keeps them; the features
 are recomputed from them on every run, so a new feature needs no new collection). The folds are those of
@@ -345,6 +346,32 @@ def lines() -> list[str]:
     return out
 
 
+def time_features(cache: str | None) -> None:
+    """The stage-1 features' time per paper (``features``: candidates and feature matrix), best of 5 with the
+    per-sentence cue caches cleared, and the load average: run it on a quiet machine for a headline figure."""
+    import os
+    import time
+
+    from train_trace_ranker import EXTRA_LOADER, training_gold
+
+    from claimtrace.extract import trace_ranker
+
+    if cache and Path(cache).is_file():
+        recs = pickle.loads(Path(cache).read_bytes())
+    else:
+        recs = collect(training_gold(EXTRA_LOADER))
+    best = float("inf")
+    for _ in range(5):
+        trace_ranker.sentence_cues.cache_clear()
+        trace_ranker._stem_sets.cache_clear()
+        t = time.perf_counter()
+        for r in recs:
+            features(r)
+        best = min(best, time.perf_counter() - t)
+    print(json.dumps({"papers": len(recs), "features_ms_per_paper": round(1000 * best / len(recs), 2),
+                      "load_average": os.getloadavg()}))
+
+
 def main() -> None:
     """Collect (or load) the candidates, cross-validate, write the per-paper table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -353,10 +380,15 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--repeats", type=int, default=4)
+    ap.add_argument("--time", action="store_true",
+                    help="print the stage-1 feature time per paper (best of 5, cold cue caches) and the load; no output")
     ap.add_argument("--no-box-tail", action="store_true", help="leave a journal box's merged body tail out (before)")
     args = ap.parse_args()
     global BOX_TAIL
     BOX_TAIL = not args.no_box_tail
+    if args.time:
+        time_features(args.cache)
+        return
     run = Run(data=[GOLD])
     if args.compare:
         a, b = (json.loads(Path(p).read_text()) for p in args.compare)
