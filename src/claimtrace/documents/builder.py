@@ -36,16 +36,24 @@ def content_hash(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_NEWLINE = re.compile(r"[ ]*\n[ ]*")
+_SPACES = re.compile(r" {2,}")
+
+
 def clean_text(text: str, *, dashes: bool = False) -> str:
     """Normalise whitespace and invisible characters; optionally map unicode minus/dashes to '-'."""
-    text = text.translate(_ZERO_WIDTH).translate(_SPACE_CHARS)
-    text = unicodedata.normalize("NFC", text)
-    text = text.replace("\ufb00", "ff").replace("\ufb01", "fi").replace("\ufb02", "fl")
-    text = text.replace("\ufb03", "ffi").replace("\ufb04", "ffl").replace("\ufb05", "st").replace("\ufb06", "st")
-    if dashes:
-        text = text.translate(_DASHES)
-    text = re.sub(r"[ ]*\n[ ]*", " ", text)
-    return re.sub(r" {2,}", " ", text).strip()
+    if text.isascii():  # no invisible character, ligature or unicode dash; ASCII is NFC already
+        text = text.translate(_SPACE_CHARS)
+    else:
+        text = text.translate(_ZERO_WIDTH).translate(_SPACE_CHARS)
+        text = unicodedata.normalize("NFC", text)
+        text = text.replace("\ufb00", "ff").replace("\ufb01", "fi").replace("\ufb02", "fl")
+        text = text.replace("\ufb03", "ffi").replace("\ufb04", "ffl").replace("\ufb05", "st").replace("\ufb06", "st")
+        if dashes:
+            text = text.translate(_DASHES)
+    if "\n" in text:
+        text = _NEWLINE.sub(" ", text)
+    return (_SPACES.sub(" ", text) if "  " in text else text).strip()
 
 
 @dataclass

@@ -37,10 +37,9 @@ from claimtrace.extract.evidence_ranker import (
 )
 from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
-    cue_bonus,
-    hypothesis_score,
     last_intro_paragraph,
     position_prior,
+    score_and_cue_bonus,
 )
 from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
@@ -154,15 +153,23 @@ class DocIndex:
     def hyp(self) -> np.ndarray:
         """Hypothesis-classifier probability of every sentence."""
         if self._hyp is None:
-            self._hyp = np.array([hypothesis_score(s.text, priors=False) for s in self.sents])
+            self._score_sentences()
+        assert self._hyp is not None
         return self._hyp
 
     @property
     def cue(self) -> np.ndarray:
         """Explicit hypothesis/aim cue bonus of every sentence."""
         if self._cue is None:
-            self._cue = np.array([cue_bonus(s.text) for s in self.sents])
+            self._score_sentences()
+        assert self._cue is not None
         return self._cue
+
+    def _score_sentences(self) -> None:
+        """The classifier probability and the cue bonus of every sentence, in one pass (they share their searches)."""
+        both = [score_and_cue_bonus(s.text) for s in self.sents]
+        self._hyp = np.array([b[0] for b in both])
+        self._cue = np.array([b[1] for b in both])
 
     @property
     def stat(self) -> np.ndarray:

@@ -28,17 +28,22 @@ _P_PLURAL = re.compile(r"\bps\s*[<=>≤≥]\s*0?\.\d")
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def stat_strength(text: str, *, p_mention: bool = True) -> float:
     """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words);
     ``p_mention=False`` leaves out the p-value cue (for a sentence whose "p < .05" is a threshold, not a result)."""
+    # _P_PLURAL, _CI and _DESC match only where the text holds a digit, _TEST too unless it names a chi-square
+    digit = _DIGIT.search(text) is not None
     s = 0.0
-    if p_mention and (P_MENTION.search(text) or _P_PLURAL.search(text)):
+    if p_mention and (P_MENTION.search(text) or (digit and _P_PLURAL.search(text))):
         s += 0.5
-    if _CI.search(text):
+    if digit and _CI.search(text):
         s += 0.3
-    if _TEST.search(text):
+    if (digit or "χ²" in text or "chi-square" in text) and _TEST.search(text):
         s += 0.3
-    if _DESC.search(text):
+    if digit and _DESC.search(text):
         s += 0.25
     if RESULT_WORDS.search(text):
         s += 0.15
