@@ -16,9 +16,10 @@ Unless ``--no-stages``, the same file gets ``stages``: where one worker's time g
 ``bench/traces_speed_stages.py`` (the worker path in this process, each stage timed exclusive of the stages it
 calls, and a cProfile of the same papers for the top functions).
 
-``--ab SRC`` compares this tree with another checkout's ``src`` (e.g. main) on a loaded machine: the two run the
-same command in turn (A B B A A B ...: ``--rounds`` pairs), each timed for wall seconds and the CPU seconds of the
-whole process tree; the result is the ratio of this tree's median over the other's (below 1: this tree is faster).
+``--ab SRC`` compares this tree (or ``--this SRC``) with another checkout's ``src`` (e.g. main) on a loaded machine:
+the two run the same command in turn (A B B A A B ...: ``--rounds`` pairs), each timed for wall seconds and the CPU
+seconds of the whole process tree; the result is the ratio of this tree's median over the other's (below 1: this
+tree is faster), and the geometric mean of the pairs' ratios with its 95% t interval (n = rounds).
 CPU seconds are far less disturbed by other processes than wall seconds; the absolute figure is for a quiet re-run.
 """
 
@@ -58,14 +59,30 @@ def _timed(cmd: list[str], src: Path) -> tuple[float, float, dict[str, Any]]:
     return wall, cpu, json.loads(res.stdout)
 
 
+def _ratio_ci(ratios: list[float]) -> list[float]:
+    """The geometric mean of paired ratios and its 95% t interval (over the log ratios); n = len(ratios)."""
+    import math
+    from statistics import mean, stdev
+
+    from scipy.stats import t as student_t
+
+    logs = [math.log(r) for r in ratios]
+    m = mean(logs)
+    if len(logs) < 2:
+        return [round(math.exp(m), 4)] * 3
+    h = float(student_t.ppf(0.975, len(logs) - 1)) * stdev(logs) / math.sqrt(len(logs))
+    return [round(math.exp(m), 4), round(math.exp(m - h), 4), round(math.exp(m + h), 4)]
+
+
 def ab(args: argparse.Namespace, files: list[Path], run: Run) -> None:
     """This tree against ``args.ab`` (another checkout's src), interleaved; writes the ratio of medians."""
     from statistics import median
 
-    trees = {"this": REPO / "src", "other": Path(args.ab).resolve()}
+    trees = {"this": Path(args.this).resolve(), "other": Path(args.ab).resolve()}
     per: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": []} for k in trees}
     order = [("this", "other") if i % 2 == 0 else ("other", "this") for i in range(args.rounds)]
     load0 = os.getloadavg()
+    loads: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         lst = Path(tmp) / "papers.txt"
         lst.write_text("\n".join(str(f) for f in files) + "\n")
@@ -75,6 +92,7 @@ def ab(args: argparse.Namespace, files: list[Path], run: Run) -> None:
                 shutil.rmtree(out, ignore_errors=True)
                 cmd = [sys.executable, "-m", "claimtrace", "run", str(lst), "--out", str(out), "--json",
                        "--steps", "parse,traces", "--workers", str(args.workers)]
+                loads.append(round(os.getloadavg()[0], 2))
                 wall, cpu, s = _timed(cmd, trees[name])
                 if s["computed"] != len(files):
                     raise SystemExit(f"{name}: {s['computed']} of {len(files)} papers computed")
@@ -83,10 +101,15 @@ def ab(args: argparse.Namespace, files: list[Path], run: Run) -> None:
                 print(name, f"wall {wall:.1f} s, cpu {cpu:.1f} s", file=sys.stderr, flush=True)
     load1 = os.getloadavg()
     med = {k: {m: median(v[m]) for m in ("wall", "cpu")} for k, v in per.items()}
+    # each round's pair ran back to back: the ratio of a pair, and a 95% t interval of the pairs' log ratios
+    pairs = {m: [t / o for t, o in zip(per["this"][m], per["other"][m], strict=True)] for m in ("wall", "cpu")}
     result = {"schema_version": "1", "papers": len(files), "workers": args.workers, "rounds": args.rounds,
               "this": str(trees["this"]), "other": str(trees["other"]), "runs": per,
               "seconds_per_paper": {k: {m: round(v[m] / len(files), 4) for m in v} for k, v in med.items()},
               "ratio_this_over_other": {m: round(med["this"][m] / med["other"][m], 3) for m in ("wall", "cpu")},
+              "pair_ratios": {m: [round(x, 4) for x in v] for m, v in pairs.items()},
+              "pair_ratio_mean_ci95": {m: _ratio_ci(v) for m, v in pairs.items()},
+              "loadavg_per_run": loads,
               "loadavg_before": [round(x, 2) for x in load0], "loadavg_after": [round(x, 2) for x in load1],
               "loaded": True, "command": "claimtrace run PAPERS --steps parse,traces --workers " + str(args.workers)}
     result["provenance"] = run.finish(own_processes=args.workers + 1)
@@ -139,6 +162,9 @@ def main() -> None:
     ap.add_argument("--no-stages", action="store_true", help="leave out the per-stage profile of one worker")
     ap.add_argument("--ab", metavar="SRC", help="compare with another checkout's src (e.g. /work/main/src), interleaved")
     ap.add_argument("--rounds", type=int, default=3, help="--ab: pairs of runs")
+    ap.add_argument("--this", default=str(REPO / "src"), metavar="SRC",
+                    help="--ab: the tree measured as this one (default: this checkout's src; give a snapshot, e.g. "
+                         "git archive HEAD, to keep editing while it runs)")
     ap.add_argument("--papers", type=int, default=0, help="the first N papers only (default: all)")
     args = ap.parse_args()
     files = sorted(DOCS.glob("*.xml"))
