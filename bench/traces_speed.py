@@ -92,9 +92,14 @@ def ab(args: argparse.Namespace, files: list[Path], run: Run) -> None:
                 shutil.rmtree(out, ignore_errors=True)
                 cmd = [sys.executable, "-m", "claimtrace", "run", str(lst), "--out", str(out), "--json",
                        "--steps", "parse,traces", "--workers", str(args.workers)]
+                if args.worker_only:
+                    cmd = [sys.executable, str(REPO / "bench" / "traces_speed_stages.py"), "--cpu-only",
+                           "--papers", str(len(files))]
                 loads.append(round(os.getloadavg()[0], 2))
                 wall, cpu, s = _timed(cmd, trees[name])
-                if s["computed"] != len(files):
+                if args.worker_only:  # the warm pass only: no start-up, no pool
+                    wall, cpu = s["wall_seconds"], s["cpu_seconds"]
+                elif s["computed"] != len(files):
                     raise SystemExit(f"{name}: {s['computed']} of {len(files)} papers computed")
                 per[name]["wall"].append(round(wall, 2))
                 per[name]["cpu"].append(round(cpu, 2))
@@ -111,7 +116,9 @@ def ab(args: argparse.Namespace, files: list[Path], run: Run) -> None:
               "pair_ratio_mean_ci95": {m: _ratio_ci(v) for m, v in pairs.items()},
               "loadavg_per_run": loads,
               "loadavg_before": [round(x, 2) for x in load0], "loadavg_after": [round(x, 2) for x in load1],
-              "loaded": True, "command": "claimtrace run PAPERS --steps parse,traces --workers " + str(args.workers)}
+              "loaded": True, "worker_only": bool(args.worker_only),
+              "command": ("bench/traces_speed_stages.py --cpu-only (one warm worker in one process)" if args.worker_only
+                          else "claimtrace run PAPERS --steps parse,traces --workers " + str(args.workers))}
     result["provenance"] = run.finish(own_processes=args.workers + 1)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps({k: v for k, v in result.items() if k not in ("provenance", "runs")}), file=sys.stderr)
@@ -162,6 +169,9 @@ def main() -> None:
     ap.add_argument("--no-stages", action="store_true", help="leave out the per-stage profile of one worker")
     ap.add_argument("--ab", metavar="SRC", help="compare with another checkout's src (e.g. /work/main/src), interleaved")
     ap.add_argument("--rounds", type=int, default=3, help="--ab: pairs of runs")
+    ap.add_argument("--worker-only", action="store_true",
+                    help="--ab: time a warm worker pass in one process (traces_speed_stages.py --cpu-only) instead of "
+                         "a corpus run: the papers' compute without start-up, the steadier figure on a loaded machine")
     ap.add_argument("--this", default=str(REPO / "src"), metavar="SRC",
                     help="--ab: the tree measured as this one (default: this checkout's src; give a snapshot, e.g. "
                          "git archive HEAD, to keep editing while it runs)")
@@ -234,6 +244,22 @@ def report_lines(sp: dict[str, Any]) -> list[str]:
                   "are shares of a profiled run): " + ", ".join(f"`{f['function']}` {f['share']:.1%}"
                                                                for f in st["top_functions"][:8]) + "."]
     return lines
+
+
+def ab_lines(ab: dict[str, Any]) -> list[str]:
+    """The A/B paragraph of the traces page from ``traces_speed_ab.json``."""
+    r = ab["ratio_this_over_other"]
+    what = ("CPU seconds of a warm worker over the papers (no start-up)" if ab.get("worker_only")
+            else "CPU seconds of the whole run")
+    line = (f"A/B on a loaded machine (`bench/traces_speed.py --ab {ab['other']} --rounds {ab['rounds']} --papers "
+            f"{ab['papers']}" + (" --worker-only" if ab.get("worker_only") else "") + f"`, interleaved, load average "
+            f"{ab['loadavg_before'][0]:.1f}): this tree over the other, {what} {r['cpu']:.3f} (ratio of medians), "
+            f"wall {r['wall']:.3f}")
+    ci = ab.get("pair_ratio_mean_ci95")
+    if ci:
+        c = ci["cpu"]
+        line += f"; CPU ratio of the paired runs {c[0]:.3f} (geometric mean, 95% interval {c[1]:.3f} to {c[2]:.3f}, n = {ab['rounds']} pairs)"
+    return [line + ". Result file: `bench/results/traces_speed_ab.json`."]
 
 
 if __name__ == "__main__":

@@ -150,11 +150,22 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--papers", type=int, default=100)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--cpu-only", action="store_true", help="only the CPU and wall seconds of a warm worker pass "
+                    "(what traces_speed.py --ab --worker-only compares)")
     args = ap.parse_args()
     files = sorted(DOCS.glob("*.xml"))[: args.papers]
     if not files:
         print(f"error: no papers in {DOCS}", file=sys.stderr)
         raise SystemExit(2)
+    if args.cpu_only:
+        _worker_pass(files[:1], Path(tempfile.mkdtemp(prefix="ct-warm-")))
+        with tempfile.TemporaryDirectory() as tmp:
+            c0 = time.process_time()
+            wall = _worker_pass(files, Path(tmp))
+            cpu = time.process_time() - c0
+        sys.stdout.write(json.dumps({"papers": len(files), "cpu_seconds": round(cpu, 3), "wall_seconds": round(wall, 3)})
+                         + "\n")
+        return
     res = profile(files)
     text = json.dumps(res, indent=1) + "\n"
     if args.out:
