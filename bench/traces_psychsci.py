@@ -487,19 +487,13 @@ def report_lines() -> list[str]:
                       ""]
         lines += ["Result file: `bench/results/evidence_ranker_cv.json`."]
     if (RESULTS / "traces_speed.json").is_file():
-        sp = load("traces_speed.json")
-        lines += ["", "## Speed", "",
-                  f"`{sp['command']}` over {sp['computed']} papers: {sp['seconds_per_paper']:.3f} s per paper (wall, "
-                  f"start-up included), load average before {sp['loadavg_before'][0]:.2f}, other processes "
-                  f"{sp['others_cores']:.2f} cores" + (" (LOADED: an upper bound, to be re-run quietly)" if sp["loaded"]
-                                                       else "") + ". Result file: `bench/results/traces_speed.json`."]
+        import traces_speed
+
+        lines += ["", "## Speed", "", *traces_speed.report_lines(load("traces_speed.json"))]
     if (RESULTS / "traces_speed_ab.json").is_file():
-        ab = load("traces_speed_ab.json")
-        r = ab["ratio_this_over_other"]
-        lines += ["", f"A/B on a loaded machine (`bench/traces_speed.py --ab {ab['other']} --rounds {ab['rounds']} "
-                  f"--papers {ab['papers']}`, interleaved, load average {ab['loadavg_before'][0]:.1f}): this tree over "
-                  f"the other, CPU seconds of the whole run {r['cpu']:.3f}, wall {r['wall']:.3f}. Result file: "
-                  "`bench/results/traces_speed_ab.json`."]
+        import traces_speed
+
+        lines += ["", *traces_speed.ab_lines(load("traces_speed_ab.json"))]
     if (RESULTS / "traces_evidence_speed.json").is_file():
         es = load("traces_evidence_speed.json")
         m = es["provenance"]["machine"]

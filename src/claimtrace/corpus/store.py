@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from claimtrace.corpus.schema import STEP_TABLE, TABLE_NAMES, schema
@@ -144,6 +143,8 @@ class Store:
             self._drop_older(ids, batch_id, "papers")
             self._drop_older(ids, batch_id, "errors")  # errors describe the last attempt only
             return
+        import pyarrow.compute as pc  # here: a corpus worker writes parts and never drops rows (faster start)
+
         by_batch: dict[str, set[str]] = {}
         for pid in ids:
             old = superseded.get(pid)
@@ -170,6 +171,8 @@ class Store:
             write_atomic(kept, part)
 
     def _drop_older(self, paper_ids: set[str], batch_id: str, table: str) -> None:
+        import pyarrow.compute as pc
+
         ids = pa.array(sorted(paper_ids), pa.string())
         for part in self.parts(table):
             if part.name == f"part-{batch_id}.parquet":

@@ -218,7 +218,7 @@ def tei_bibliography(root: etree._Element, doc: Document,
 
 
 def _tei_entry(bs: etree._Element, i: int) -> Reference:
-    from claimtrace.documents.readers._xml import children, first, local
+    from claimtrace.documents.readers._xml import children, first
 
     rid = bs.get(_XML_NS) or f"b{i}"
     analytic = first(bs, "analytic")
@@ -227,7 +227,7 @@ def _tei_entry(bs: etree._Element, i: int) -> Reference:
     authors: list[str] = []
     if holder is not None:
         for a in children(holder, "author"):
-            sur = next((e for e in a.iter() if local(e.tag) == "surname"), None)
+            sur = next(a.iter("{*}surname"), None)  # "{*}": any namespace or none, as local() compares
             name = _txt(sur)
             if name:
                 authors.append(name)
@@ -238,14 +238,13 @@ def _tei_entry(bs: etree._Element, i: int) -> Reference:
             title = _txt(t)
             break
     venue = _txt(first(monogr, "title")) if analytic is not None and first(analytic, "title") is not None else None
-    date = next((e for e in bs.iter() if local(e.tag) == "date"), None)
+    date = next(bs.iter("{*}date"), None)
     year = None
     if date is not None:
         m = re.match(r"\d{4}", date.get("when") or _txt(date) or "")
         year = m.group(0) if m else None
-    doi = next((e.text.strip() for e in bs.iter() if local(e.tag) == "idno" and (e.get("type") or "").upper() == "DOI"
-                and e.text), None)
-    raw_el = next((n for n in bs.iter() if local(n.tag) == "note" and n.get("type") == "raw_reference"), None)
+    doi = next((e.text.strip() for e in bs.iter("{*}idno") if (e.get("type") or "").upper() == "DOI" and e.text), None)
+    raw_el = next((n for n in bs.iter("{*}note") if n.get("type") == "raw_reference"), None)
     raw = _txt(raw_el) or _txt(bs) or ""
     if year and raw:
         m = re.search(rf"\b{year}([a-z])\b", raw)

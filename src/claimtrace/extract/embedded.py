@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -37,10 +38,9 @@ from claimtrace.extract.evidence_ranker import (
 )
 from claimtrace.extract.hypothesis_classifier import (
     W_CLS,
-    cue_bonus,
-    hypothesis_score,
     last_intro_paragraph,
     position_prior,
+    score_and_cue_bonus,
 )
 from claimtrace.extract.locate import normalise, span_from_offsets, span_from_table_row
 from claimtrace.extract.model import Flag, TraceSpan
@@ -154,15 +154,47 @@ class DocIndex:
     def hyp(self) -> np.ndarray:
         """Hypothesis-classifier probability of every sentence."""
         if self._hyp is None:
-            self._hyp = np.array([hypothesis_score(s.text, priors=False) for s in self.sents])
+            self._score_sentences()
+        assert self._hyp is not None
         return self._hyp
 
     @property
     def cue(self) -> np.ndarray:
         """Explicit hypothesis/aim cue bonus of every sentence."""
         if self._cue is None:
-            self._cue = np.array([cue_bonus(s.text) for s in self.sents])
+            self._score_sentences()
+        assert self._cue is not None
         return self._cue
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """The text of every unit."""
+        return [s.text for s in self.sents]
+
+    @cached_property
+    def hyp_prior(self) -> np.ndarray:
+        """Stage 1's position prior of every unit (its section, heading, the introduction's last paragraph)."""
+        return np.array([position_prior(k, sec, bool(last))
+                         for k, sec, last in zip(self.kind, self.section, self.intro_last, strict=True)])
+
+    @cached_property
+    def hyp_kinds(self) -> list[str]:
+        """The section kind stage 1's position features see: a Method subsection under an introduction-level
+        heading ("Background / ... / Statistical analysis") is method text, by its innermost heading."""
+        return ["methods" if _METHOD_HEADING.search(sec.rsplit("/", 1)[-1]) else k
+                for k, sec in zip(self.kind, self.section, strict=True)]
+
+    @cached_property
+    def ev_prior(self) -> np.ndarray:
+        """Stage 2's section prior of every unit (results up; methods and introduction down; a result heading)."""
+        return np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
+                         for k, sec in zip(self.kind, self.section, strict=True)])
+
+    def _score_sentences(self) -> None:
+        """The classifier probability and the cue bonus of every sentence, in one pass (they share their searches)."""
+        both = [score_and_cue_bonus(s.text) for s in self.sents]
+        self._hyp = np.array([b[0] for b in both])
+        self._cue = np.array([b[1] for b in both])
 
     @property
     def stat(self) -> np.ndarray:
@@ -268,11 +300,10 @@ class EmbeddedExtractor:
         if not ix.sents:
             return StageOutput(None, [Flag(code="no_hypothesis", stage="hypothesis", message="the document has no body sentences")])
         sim = ix.sim(finding)
-        prior = np.array([position_prior(k, sec, bool(last))
-                          for k, sec, last in zip(ix.kind, ix.section, ix.intro_last, strict=True)])
+        prior = ix.hyp_prior
         base = W_SIM_HYP * sim + W_CLS * ix.hyp + ix.cue + prior
         allowed = hypothesis_candidates(self._allowed(ix, finding, config, gold, "hypothesis"), ix.is_table, ix.box,
-                                        ix.lookback, ix.not_statement, [s.text for s in ix.sents], ix.pid)
+                                        ix.lookback, ix.not_statement, ix.texts, ix.pid)
         score = np.where(allowed, base, -np.inf)
         best = int(np.argmax(score))
         if not np.isfinite(score[best]) or score[best] < _HYP_MIN_SCORE:
@@ -317,9 +348,7 @@ class EmbeddedExtractor:
                  "stat": (ix.engine >= 1).astype(float)}
         # a Method subsection under an introduction-level heading ("Background / ... / Statistical analysis") is
         # method text: its innermost heading decides the kind the position features see
-        kinds = ["methods" if _METHOD_HEADING.search(sec.rsplit("/", 1)[-1]) else k
-                 for k, sec in zip(ix.kind, ix.section, strict=True)]
-        return hypothesis_matrix([s.text for s in ix.sents], parts, kinds, ix.study,
+        return hypothesis_matrix(ix.texts, parts, ix.hyp_kinds, ix.study,
                                  finding_study(finding, ix.studies), ix.studies, finding, allowed, pid=ix.pid)
 
     def evidence_features(self, ix: DocIndex, finding: str, sim: np.ndarray, stat: np.ndarray, prior: np.ndarray,
@@ -327,7 +356,7 @@ class EmbeddedExtractor:
         """Stage 2's feature matrix over the index's units (``evidence_ranker.EV_FEATURES``; rows outside ``only``
         stay 0)."""
         parts = {"base": base, "sim": sim, "stat": stat, "prior": prior, "engine": ix.engine}
-        return evidence_matrix([s.text for s in ix.sents], parts, ix.kind, ix.study, ix.pid, ix.is_table,
+        return evidence_matrix(ix.texts, parts, ix.kind, ix.study, ix.pid, ix.is_table,
                                evidence_study(finding, ix.studies), ix.studies, finding, sections=ix.section,
                                hypothesis=hypothesis, only=only)
 
@@ -345,8 +374,7 @@ class EmbeddedExtractor:
             # the composite query: the finding names the compared variables, the hypothesis adds context
             sim = W_QUERY_FINDING * sim + (1.0 - W_QUERY_FINDING) * ix.sim(hyp)
         stat = ix.stat
-        prior = np.array([EV_SECTION_PRIOR.get(k, 0.0) + (0.1 if _RESULT_HEADING.search(sec) else 0.0)
-                          for k, sec in zip(ix.kind, ix.section, strict=True)])
+        prior = ix.ev_prior
         eng = ix.engine
         parsed = int((eng >= 1).sum())
         share = float((eng >= 2).sum()) / parsed if parsed else 0.0  # how often this paper reports checkable tests
@@ -355,7 +383,7 @@ class EmbeddedExtractor:
         allowed = self._allowed(ix, query, config, gold) & ~ix.box
         how = "hand-set score (similarity, statistic strength, section, checkable test)"
         w = evidence_weights() if ix.social else None
-        word = word_results([s.text for s in ix.sents], ix.pid, ix.kind, ix.is_table, eng, stat,
+        word = word_results(ix.texts, ix.pid, ix.kind, ix.is_table, eng, stat,
                             MIN_EVIDENCE_STRENGTH) if ix.social else None
         cand, what = evidence_candidates(allowed, stat, ix.is_table, eng, ix.study, ix.kind,
                                          evidence_study(finding, ix.studies), ix.social, word=word)

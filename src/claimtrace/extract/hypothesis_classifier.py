@@ -61,6 +61,25 @@ HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|sug
                    r"presumably|putative|whether|appears? to|seems? to|is thought|are thought)\b", re.I)
 RESULT_STAT = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b[tFr]\s*\(\s*\d|\bχ2|\bchi2|95%\s*CI)", re.I)
 
+#: every match of EXPLICIT holds one of these (lower-cased): an ASCII sentence without any cannot match it
+_EXPLICIT_WORDS = ("we", "hypothes", "predict", "expect", "test")
+_DIGIT = re.compile(r"\d")  # LABEL and RESULT_STAT match only where the text holds a digit
+
+
+def explicit_cue(text: str) -> re.Match[str] | None:
+    """``EXPLICIT.search(text)``, skipped for an ASCII sentence that holds none of its words."""
+    if text.isascii():
+        low = text.lower()
+        if not any(w in low for w in _EXPLICIT_WORDS):
+            return None
+    return EXPLICIT.search(text)
+
+
+def label_cue(text: str) -> re.Match[str] | None:
+    """``LABEL.search(text)`` ("H1", "Hypothesis 2"), skipped for a text without a digit."""
+    return LABEL.search(text) if _DIGIT.search(text) else None
+
+
 EXPLICIT_PRIOR = 4.0  # added to the logit when an explicit hypothesis cue is present
 AIM_PRIOR = 3.5  # a statement of the study's aim ("we set out to compare ...")
 LABEL_PRIOR = 2.0  # "H1", "Hypothesis 2"
@@ -69,12 +88,17 @@ STAT_PRIOR = -1.5  # a sentence reporting a test statistic is a result, not a hy
 
 def hypothesis_features(text: str, ctx: dict[str, Any] | None = None) -> dict[str, float]:
     """Dense cue features of one sentence."""
+    return _features(text, bool(explicit_cue(text)), bool(label_cue(text)), bool(AIM.search(text)))
+
+
+def _features(text: str, explicit: bool, label: bool, aim: bool) -> dict[str, float]:
+    """:func:`hypothesis_features` with the three cue searches done by the caller."""
     return {
-        "explicit_cue": float(bool(EXPLICIT.search(text))),
-        "hypothesis_label": float(bool(LABEL.search(text))),
-        "aim_cue": float(bool(AIM.search(text))),
+        "explicit_cue": float(explicit),
+        "hypothesis_label": float(label),
+        "aim_cue": float(aim),
         "hedges": math.log1p(len(HEDGE.findall(text))),
-        "has_test_statistic": float(bool(RESULT_STAT.search(text))),
+        "has_test_statistic": float(bool(_DIGIT.search(text) and RESULT_STAT.search(text))),
         "log_words": math.log1p(len(text.split())) / 4.0,
     }
 
@@ -91,7 +115,7 @@ def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str
     z, contrib = hypothesis_model().decision(text, feats)
     cues = [t for t, c in contrib if c > 0][:3]
     if priors:
-        m = EXPLICIT.search(text)
+        m = explicit_cue(text)
         if m:
             z += EXPLICIT_PRIOR
             cues.insert(0, repr(m.group(0)))
@@ -99,7 +123,7 @@ def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str
         if a:
             z += AIM_PRIOR
             cues.insert(0, repr(a.group(0)))
-        lab = LABEL.search(text)
+        lab = label_cue(text)
         if lab:
             z += LABEL_PRIOR
             cues.insert(0, repr(lab.group(0)))
@@ -111,9 +135,10 @@ def hypothesis_logit(text: str, *, priors: bool = True) -> tuple[float, list[str
 def hypothesis_cues(text: str) -> dict[str, str]:
     """The explicit hypothesis cues in a sentence: {"explicit"|"aim"|"label": matched text}."""
     out: dict[str, str] = {}
-    for name, rxs in (("explicit", (EXPLICIT,)), ("aim", (AIM, AIM_WIDE)), ("label", (LABEL,))):
-        for rx in rxs:
-            m = rx.search(text)
+    for name, searches in (("explicit", (explicit_cue,)), ("aim", (AIM.search, AIM_WIDE.search)),
+                           ("label", (label_cue,))):
+        for search in searches:
+            m = search(text)
             if m:
                 out[name] = m.group(0)
                 break
@@ -122,8 +147,22 @@ def hypothesis_cues(text: str) -> dict[str, str]:
 
 def hypothesis_score(text: str, *, priors: bool = True) -> float:
     """Probability that a sentence states a hypothesis."""
+    if not priors:
+        return _probability(hypothesis_model().logit(text, hypothesis_features(text)))
     z, _ = hypothesis_logit(text, priors=priors)
+    return _probability(z)
+
+
+def _probability(z: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
+
+
+def score_and_cue_bonus(text: str) -> tuple[float, float]:
+    """``hypothesis_score(text, priors=False)`` and ``cue_bonus(text)`` at once (their cue searches done once)."""
+    explicit, aim, label = explicit_cue(text), AIM.search(text), label_cue(text)
+    p = _probability(hypothesis_model().logit(text, _features(text, bool(explicit), bool(label), bool(aim))))
+    cues = [k for k, m in (("explicit", explicit), ("aim", aim or AIM_WIDE.search(text)), ("label", label)) if m]
+    return p, max((CUE_BONUS[k] for k in cues), default=0.0)
 
 
 # ---- where a sentence sits: stage 1's hypothesis-likeness (the embedded extractor's score without the finding) ----

@@ -28,17 +28,25 @@ _P_PLURAL = re.compile(r"\bps\s*[<=>≤≥]\s*0?\.\d")
 _DESC = re.compile(r"(\d\s*(±|\+/-|\+-)\s*\d|\d+(\.\d+)?\s*%|\(\s*\d+(\.\d+)?\s*%?\s*(vs\.?|versus)\s)")
 
 
+_DIGIT = re.compile(r"\d")
+_DESC_WORDS = ("±", "+", "%", "vs", "versus")
+
+
 def stat_strength(text: str, *, p_mention: bool = True) -> float:
     """0..1: how much a sentence looks like it reports a statistical result (p, CI, test > numbers > words);
     ``p_mention=False`` leaves out the p-value cue (for a sentence whose "p < .05" is a threshold, not a result)."""
+    # each search is skipped where the text lacks what every match of it holds: _P_PLURAL "ps" and a digit; _CI a
+    # digit and "%" or "ci" (any case: an ASCII text's lower case; a non-ASCII one is searched); _TEST a digit unless
+    # it names a chi-square; _DESC a digit and one of "±", "+", "%", "vs", "versus"
+    digit = _DIGIT.search(text) is not None
     s = 0.0
-    if p_mention and (P_MENTION.search(text) or _P_PLURAL.search(text)):
+    if p_mention and (P_MENTION.search(text) or (digit and "ps" in text and _P_PLURAL.search(text))):
         s += 0.5
-    if _CI.search(text):
+    if digit and ("%" in text or not text.isascii() or "ci" in text.lower()) and _CI.search(text):
         s += 0.3
-    if _TEST.search(text):
+    if (digit or "χ²" in text or "chi-square" in text) and _TEST.search(text):
         s += 0.3
-    if _DESC.search(text):
+    if digit and any(w in text for w in _DESC_WORDS) and _DESC.search(text):
         s += 0.25
     if RESULT_WORDS.search(text):
         s += 0.15

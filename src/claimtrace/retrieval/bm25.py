@@ -19,8 +19,27 @@ def _stemmer() -> Any:
     return Stemmer.Stemmer("english")
 
 
+#: tokens of the texts seen lately (a paper's sentences are tokenised for its index and again by the rankers, and
+#: each finding's text once per query); a text's tokens do not depend on the other texts of the call
+_TOKENS: dict[str, tuple[str, ...]] = {}
+_TOKENS_MAX = 50_000
+
+
 def tokenize(texts: Sequence[str]) -> list[list[str]]:
     """Lower-cased, stop-word-filtered, stemmed tokens of each text."""
+    new = list(dict.fromkeys(t for t in texts if t not in _TOKENS))
+    if len(new) > _TOKENS_MAX:  # a call larger than the cache (a large corpus index): tokenise it directly
+        return tokenize_uncached(texts)
+    fresh = dict(zip(new, map(tuple, tokenize_uncached(new)), strict=True)) if new else {}
+    if len(_TOKENS) + len(fresh) > _TOKENS_MAX:
+        _TOKENS.clear()
+    _TOKENS.update(fresh)
+    # ``fresh`` first: another thread may clear the cache meanwhile
+    return [list(fresh[t] if t in fresh else _TOKENS.get(t) or tokenize_uncached([t])[0]) for t in texts]
+
+
+def tokenize_uncached(texts: Sequence[str]) -> list[list[str]]:
+    """:func:`tokenize` without the cache."""
     import bm25s
 
     tok = bm25s.tokenize(list(texts), stopwords="en", stemmer=_stemmer(), return_ids=False, show_progress=False)
