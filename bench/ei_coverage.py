@@ -155,8 +155,11 @@ def measure(split: str = "validation") -> dict[str, object]:
 
 def main() -> None:
     """Run the measurement and write bench/results/ei_coverage.json."""
+    from provenance import Run  # bench/ is on sys.path when the script runs (tests load measure() alone)
+
     split = sys.argv[1] if len(sys.argv) > 1 else "validation"
-    result = measure(split)
+    run = Run(data=[DATA / split])
+    result = {**measure(split), "provenance": run.finish()}
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / ("ei_coverage.json" if split == "validation" else f"ei_coverage_{split}.json")
     out.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from claimtrace.evaluate.components import DeterministicParser
 from claimtrace.evaluate.parsers import agreement, get_parser
+from provenance import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 EI = ROOT.parent / "shared" / "data" / "evidence-inference" / "validation" / "prompts.jsonl"
@@ -40,6 +41,7 @@ def main() -> None:
             if t and t not in spans:
                 spans.append(t)
     sample = spans[:: max(1, len(spans) // a.n)][: a.n]
+    run = Run(data=[EI])
     t0 = time.perf_counter()
     det, llm = DeterministicParser(), get_parser("llm")
     rep = agreement(sample, det, llm)
@@ -50,7 +52,7 @@ def main() -> None:
         pd, pl = det.parse(t), llm.parse(t)
         details.append({"text": t, **{k: {"deterministic": _plain(getattr(pd, k)), "llm": _plain(getattr(pl, k))}
                                       for k in ("intervals", "test_family", "sample_size")}})
-    out = {**rep.model_dump(), "seconds": seconds, "details": details}
+    out = {**rep.model_dump(), "seconds": seconds, "details": details, "provenance": run.finish()}
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
     (ROOT / "bench" / "results" / "evidence_parser_agreement.json").write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps({k: v for k, v in out.items() if k != "details"}, indent=1))

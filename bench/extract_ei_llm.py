@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from provenance import Run
+
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
 WORK = REPO / "bench" / "results" / "ei_runs"
@@ -55,6 +57,7 @@ def main() -> None:
                     help="give the finding as the hypothesis too (skips stage 1: one LLM call per prompt)")
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
+    run = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / args.split])
     lines = subprocess.run([sys.executable, str(TOOLS / "ei_eval.py"), "inputs", args.split, "extract"], check=True,
                            capture_output=True, text=True).stdout.splitlines()[: args.n]
     if args.stage2_only:
@@ -75,7 +78,9 @@ def main() -> None:
     for name, path in (("embedded (bm25, fulltext-zeroshot)", WORK / f"embedded_bm25_fulltext-zeroshot_{args.split}.jsonl"),
                        ("BM25 top-1 sentence (baseline)", WORK / f"bm25_top1_{args.split}.jsonl")):
         rows.append({"system": name, **subset_score(path, ids, args.split)})
-    (REPO / "bench" / "results" / "extract_ei_llm.json").write_text(json.dumps({"split": args.split, "rows": rows}, indent=1) + "\n")
+    result = {"split": args.split, "subset": f"first {len(ids)} EI {args.split} prompts with a body gold span",
+              "ids": ids, "rows": rows, "provenance": run.finish()}
+    (REPO / "bench" / "results" / "extract_ei_llm.json").write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(rows, indent=1))
 
 

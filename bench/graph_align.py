@@ -21,6 +21,7 @@ from pathlib import Path
 
 from claimtrace.graph import EmpiricalGraph, align_graphs
 from claimtrace.graph.model import RELATION_TYPES, STATUSES
+from provenance import Run
 
 OUT = Path(__file__).resolve().parent / "results" / "graph_align.json"
 WORDS = ["anxiety", "stress", "sleep", "mood", "memory", "support", "burnout", "income", "age", "performance"]
@@ -122,6 +123,7 @@ def main() -> None:
     ap.add_argument("--time-limit", type=float, default=10.0)
     args = ap.parse_args()
     seeds = 3 if args.quick else 5
+    run = Run()
     result = {
         "bench": "graph_align",
         "machine": {"python": platform.python_version(), "cpu": platform.processor() or platform.machine()},
@@ -129,6 +131,7 @@ def main() -> None:
         "speed": speed("realistic", [6, 10, 15, 20, 30, 40], seeds, args.time_limit)
         + speed("random", [6, 8, 10, 12, 16], seeds, args.time_limit),
     }
+    result["provenance"] = run.finish()
     print(json.dumps(result["exactness"]))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(result, indent=2) + "\n")

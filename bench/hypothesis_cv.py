@@ -3,11 +3,12 @@ part of ``psychsci-dev.jsonl`` and ``bench/data/traces-extra``; the untouched pa
 paper with what the ranker picked, the gold, whether the gold is among the candidates and one reason per miss.
 
     .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --label L --out bench/results/hypothesis_cv.json
-    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --no-box-tail --label L0 \
-        --out bench/results/hypothesis_cv_before.json
+    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --label L0 \
+        --out bench/results/hypothesis_cv_before.json    # with the code of the commit before the change
     .venv/bin/python bench/hypothesis_cv.py --compare bench/results/hypothesis_cv_before.json \
         bench/results/hypothesis_cv.json --out bench/results/hypothesis_cv_diff.json
     .venv/bin/python bench/results_pages.py hypothesis-cv
+    .venv/bin/python bench/hypothesis_cv.py --cache /tmp/hyp_cv.pkl --time --out /dev/null   # feature time per paper
 
 The candidates and the inputs of the features are collected once per paper (``--cache`` keeps them; the features
 are recomputed from them on every run, so a new feature needs no new collection). The folds are those of
@@ -44,8 +45,12 @@ DIFF = REPO / "bench" / "results" / "hypothesis_cv_diff.json"
 #: ``bench/traces_ei_guard.py --compare`` of main and this change (Evidence Inference must not get worse)
 EI_GUARD = REPO / "bench" / "results" / "hypothesis_cv_ei_guard.json"
 #: ``bench/traces_psychsci.py --dev-only`` with this change, and the committed run it is paired with
-DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp4.json"
-DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci.json"
+DEV_BENCH = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5.json"
+DEV_BENCH_BEFORE = REPO / "bench" / "results" / "traces_psychsci_dev_hyp5_before.json"
+#: a variant tried and dropped (its grouped CV and its Evidence-Inference guard against main), shown on the page
+DROPPED = REPO / "bench" / "results" / "hypothesis_cv_direction.json"
+DROPPED_EI = REPO / "bench" / "results" / "hypothesis_cv_direction_ei_guard.json"
+BEFORE = REPO / "bench" / "results" / "hypothesis_cv_before.json"
 MIN_CHARS = 40
 SNIPPET = 120
 
@@ -292,8 +297,9 @@ def lines() -> list[str]:
         out.append("")
     if EI_GUARD.is_file():
         g = json.loads(EI_GUARD.read_text())
+        runs = ", ".join(f"`{f}`" for f in g.get("files", []))
         out += ["Evidence Inference (`bench/traces_ei_guard.py --compare`, `bench/results/hypothesis_cv_ei_guard.json`"
-                f"; before {g['before']}, after {g['after']}):", ""]
+                f" of the runs {runs}; before {g['before']}, after {g['after']}):", ""]
         for key, name in (("hypothesis", "hypothesis hit@1 (EI hypothesis gold)"),
                           ("evidence", "evidence hit@1 (EI validation)")):
             m, ci = g[key], g[key]["diff_ci95"]
@@ -301,6 +307,22 @@ def lines() -> list[str]:
                        f"(paired bootstrap 95% {ci['low']:+.3f} to {ci['high']:+.3f}; McNemar p = "
                        f"{m['mcnemar']['p_value']:.2f}), n = {m['n']}")
         out.append("")
+    if DROPPED.is_file() and DROPPED_EI.is_file() and BEFORE.is_file():
+        x, g = json.loads(DROPPED.read_text()), json.loads(DROPPED_EI.read_text())
+        c = compare(json.loads(BEFORE.read_text()), x)
+        h = g["hypothesis"]
+        out += [f"Tried and dropped: {x.get('label', '')} (`bench/results/{DROPPED.name}`, "
+                f"`bench/results/{DROPPED_EI.name}` of the runs {', '.join(f'`{f}`' for f in g.get('files', []))}). "
+                f"Grouped CV against the before run, n = {c['hit']['n']}:", ""]
+        for key, name in (("hit", "top-1 sentence"), ("span_hit", "span")):
+            ci = c[key]["diff_ci95"]
+            out.append(f"- {name}: {c[key]['before']:.3f} -> {c[key]['after']:.3f}, difference {ci['estimate']:+.3f} "
+                       f"(paired bootstrap 95% {ci['low']:+.3f} to {ci['high']:+.3f})")
+        ci = h["diff_ci95"]
+        out += [f"- Evidence Inference hypothesis hit@1 ({g['before']} -> {g['after']}): {h['before_hit1']:.3f} -> "
+                f"{h['after_hit1']:.3f}, difference {ci['estimate']:+.3f} (paired bootstrap 95% {ci['low']:+.3f} to "
+                f"{ci['high']:+.3f}; McNemar p = {h['mcnemar']['p_value']:.2f}), n = {h['n']}: Evidence Inference "
+                "must not get worse, so the variant is not shipped", ""]
     miss = [r for r in d["rows"] if min(r["hit"], r["span_hit"]) < 1]
     counts: dict[str, int] = {}
     for r in miss:
@@ -324,6 +346,32 @@ def lines() -> list[str]:
     return out
 
 
+def time_features(cache: str | None) -> None:
+    """The stage-1 features' time per paper (``features``: candidates and feature matrix), best of 5 with the
+    per-sentence cue caches cleared, and the load average: run it on a quiet machine for a headline figure."""
+    import os
+    import time
+
+    from train_trace_ranker import EXTRA_LOADER, training_gold
+
+    from claimtrace.extract import trace_ranker
+
+    if cache and Path(cache).is_file():
+        recs = pickle.loads(Path(cache).read_bytes())
+    else:
+        recs = collect(training_gold(EXTRA_LOADER))
+    best = float("inf")
+    for _ in range(5):
+        trace_ranker.sentence_cues.cache_clear()
+        trace_ranker._stem_sets.cache_clear()
+        t = time.perf_counter()
+        for r in recs:
+            features(r)
+        best = min(best, time.perf_counter() - t)
+    print(json.dumps({"papers": len(recs), "features_ms_per_paper": round(1000 * best / len(recs), 2),
+                      "load_average": os.getloadavg()}))
+
+
 def main() -> None:
     """Collect (or load) the candidates, cross-validate, write the per-paper table."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -332,10 +380,15 @@ def main() -> None:
     ap.add_argument("--out", required=True)
     ap.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"))
     ap.add_argument("--repeats", type=int, default=4)
+    ap.add_argument("--time", action="store_true",
+                    help="print the stage-1 feature time per paper (best of 5, cold cue caches) and the load; no output")
     ap.add_argument("--no-box-tail", action="store_true", help="leave a journal box's merged body tail out (before)")
     args = ap.parse_args()
     global BOX_TAIL
     BOX_TAIL = not args.no_box_tail
+    if args.time:
+        time_features(args.cache)
+        return
     run = Run(data=[GOLD])
     if args.compare:
         a, b = (json.loads(Path(p).read_text()) for p in args.compare)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from claimtrace import load_document
 from claimtrace.evaluate.datasets import read_dataset, same_statement
+from provenance import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "bench" / "data" / "ei-hypotheses.jsonl"
@@ -26,6 +27,10 @@ def main() -> None:
     """Print and write strict/lenient hit@1 per (configuration, extractor)."""
     folder = (Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "results" / "ei-hypotheses").resolve()
     gold = Path(sys.argv[2]) if len(sys.argv) > 2 else GOLD
+    if not any((folder / "items").glob("*__*.jsonl")):  # an empty table would replace the folder's committed run
+        print(f"error: no per-item rows in {folder / 'items'} (the experiment runner writes them)", file=sys.stderr)
+        raise SystemExit(2)
+    run = Run(data=[gold, folder / "items"])
     alts: dict[str, list[str]] = {}
     for item in read_dataset(gold):
         units = getattr(item, "alt_units", None) or []
@@ -47,11 +52,12 @@ def main() -> None:
         table.append({"config": preset, "extractor": ex, "n": len(rows), "strict_hit_at_1": strict / len(rows),
                       "lenient_hit_at_1": lenient / len(rows)})
     name = str(folder.relative_to(ROOT)) if folder.is_relative_to(ROOT) else str(folder)
-    out = {"folder": name, "papers_with_alternatives": len(alts), "table": table}
+    out = {"folder": name, "papers_with_alternatives": len(alts), "table": table, "provenance": run.finish()}
     res = ROOT / "bench" / "results" / "hypothesis_lenient.json"
     allres = json.loads(res.read_text()) if res.exists() else {}
     allres = allres if "runs" in allres else {"runs": {}}
     allres["runs"][name] = out
+    allres["provenance"] = out["provenance"]  # the latest run's; each run keeps its own
     res.write_text(json.dumps(allres, indent=1) + "\n")
     print("| config | extractor | n | strict hit@1 | lenient hit@1 |\n|---|---|---|---|---|")
     for t in table:

@@ -28,12 +28,19 @@ untouched part scores higher.
 
     python bench/i29_remeasure.py            # -> bench/results/i29_remeasure.json
     python bench/i29_remeasure.py --only ei_table_rows,psychsci_checked
+    python bench/i29_remeasure.py --dev-only --only score_found_with_cue   # development part only
+
+``--dev-only``: the components asked for are measured on their development part only, their untouched part
+left unscored (``untouched`` says so, with no counts): what an engineer runs while writing rules. The
+untouched figures come from a run without it (``ei_table_rows`` reads ``bench/results/tables_ei_rows.json``, so
+run ``bench/tables_ei_rows.py`` first, with ``--dev-only`` likewise).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -100,11 +107,21 @@ def numbers() -> dict[str, Any]:
     return out
 
 
-def score() -> dict[str, Any]:
+#: the untouched part of a component in a ``--dev-only`` run: not scored
+NOT_SCORED = {"hits": None, "n": None, "share": None, "ci95_exact": None,
+              "note": "not scored in this run (--dev-only): the untouched figure comes from a run without it"}
+
+
+def parts_wanted(dev_only: bool) -> tuple[str, ...]:
+    """The parts a run scores."""
+    return ("dev",) if dev_only else ("dev", "untouched")
+
+
+def score(dev_only: bool = False) -> dict[str, Any]:
     """SCORE coefficient+SE and found-with-cue, both parts (bench/stats_score.py's evaluate)."""
     import stats_score
 
-    parts = {name: stats_score.evaluate(name) for name in ("dev", "untouched")}
+    parts = {name: stats_score.evaluate(name) for name in parts_wanted(dev_only)}
     coef: dict[str, Any] = {"source": "bench/stats_score.py (coef_se)"}
     cue: dict[str, Any] = {"source": "bench/stats_score.py (found, found_misses_cue)"}
     for name, ev in parts.items():
@@ -114,6 +131,8 @@ def score() -> dict[str, Any]:
         with_cue = sum(ev["found_misses_cue"]["with_cue"].values())
         cue[name] = part(hits, hits + with_cue, papers=ev["found"].get("papers"),
                          misses_with_cue_by_flag=ev["found_misses_cue"]["with_cue"])
+    if dev_only:
+        coef["untouched"] = cue["untouched"] = dict(NOT_SCORED)
     cue["dev_miss_reasons"] = parts["dev"].get("found_misses", {}).get("by_category")
     coef["dev_miss_reasons"] = _coef_misses()
     return {"score_coef_se": coef, "score_found_with_cue": cue}
@@ -149,7 +168,7 @@ def _coef_misses() -> dict[str, int]:
     return dict(why.most_common())
 
 
-def table_rows(limit: int = 0) -> dict[str, Any]:
+def table_rows(limit: int = 0, dev_only: bool = False) -> dict[str, Any]:
     """EI table rows, read from ``bench/tables_ei_rows.py``'s result file (one script per measurement)."""
     del limit  # the measurement itself is bench/tables_ei_rows.py's
     src = REPO / "bench" / "results" / "tables_ei_rows.json"
@@ -157,7 +176,9 @@ def table_rows(limit: int = 0) -> dict[str, Any]:
     comp: dict[str, Any] = {"source": "bench/tables_ei_rows.py (EI validation + train articles; "
                             "bench/results/tables_ei_rows.json)", "split_rule": d["split_rule"]}
     reasons: Counter[str] = Counter()
-    for name in ("dev", "untouched"):
+    if dev_only or d.get("untouched") is None:
+        comp["untouched"] = dict(NOT_SCORED)
+    for name in parts_wanted(dev_only or d.get("untouched") is None):
         k = sum(d[name][s]["k"] for s in ("validation", "train"))
         n = sum(d[name][s]["n"] for s in ("validation", "train"))
         arts = sum(d[name][s]["papers"] for s in ("validation", "train"))
@@ -171,7 +192,7 @@ def table_rows(limit: int = 0) -> dict[str, Any]:
     return {"ei_table_rows": comp}
 
 
-def psychsci() -> dict[str, Any]:
+def psychsci(dev_only: bool = False) -> dict[str, Any]:
     """Papers with a trace whose evidence carries a checked statistic, by part (i25's split of the papers)."""
     from claimtrace.documents import load_document
     from claimtrace.extract.embedded import EmbeddedExtractor
@@ -182,11 +203,16 @@ def psychsci() -> dict[str, Any]:
 
     units = _default_units()
     ex = EmbeddedExtractor(table_rows="table-row" in units) if "table" in units else EmbeddedExtractor()
-    got: dict[str, list[str]] = {"dev": [], "untouched": []}
+    got: dict[str, list[str]] = {name: [] for name in parts_wanted(dev_only)}
     for f in sorted((SHARED / "data" / "documents" / "psychsci").glob("*.xml")):
+        if psy_split(f.stem) not in got:
+            continue  # (--dev-only: an untouched paper is not read)
         try:
             traces = [t.model_dump(mode="json") for t in extract_traces(load_document(f), extractor=ex)]
             reason = paper_reason([trace_reason(t) for t in traces] or ["no_traces"])
+            if reason == "evidence_without_statistic" and any(
+                    _POINTS_TO_TABLE.search((t.get("evidence") or {}).get("text") or "") for t in traces):
+                reason += ":the evidence sentence points to a table or figure"
         except Exception as exc:  # recorded, the run goes on
             reason = f"error:{type(exc).__name__}"
         got[psy_split(f.stem)].append(reason)
@@ -195,8 +221,16 @@ def psychsci() -> dict[str, Any]:
                             "caveat": "the rules were written looking at all 100 papers before this split existed"}
     for name, rs in got.items():
         comp[name] = part(rs.count("checked"), len(rs))
-    comp["dev_miss_reasons"] = dict(Counter(r.split(":")[0] for r in got["dev"] if r != "checked").most_common())
+    if dev_only:
+        comp["untouched"] = dict(NOT_SCORED)
+    # the reason of a paper without a checked trace: its first part, with the part after it where it says where the
+    # statistic is ("the evidence sentence points to a table or figure") or which form was parsed ("parsed_not_checked:p")
+    comp["dev_miss_reasons"] = dict(Counter(r for r in got["dev"] if r != "checked").most_common())
     return {"psychsci_checked": comp}
+
+
+#: an evidence sentence that sends the reader to a table or figure for its numbers ("see Table 1", "Fig. 2b")
+_POINTS_TO_TABLE = re.compile(r"\b(?:Tables?|Fig(?:ure)?s?\.?)\s*S?\d")
 
 
 def gaps(comps: dict[str, Any]) -> None:
@@ -259,6 +293,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated components to re-measure (others kept)")
     ap.add_argument("--limit", type=int, default=0, help="EI prompts to read for the table rows (0: all)")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--dev-only", action="store_true", help="score the development parts only (module docstring)")
     args = ap.parse_args()
     run = Run(data=[SHARED / "data" / "evidence-inference", SHARED / "data" / "documents" / "psychsci",
                     REPO / "bench" / "results" / "numbers_split.json"])
@@ -268,9 +303,9 @@ def main() -> None:
     seconds: dict[str, float] = {}
     steps: list[tuple[str, Any, tuple[str, ...]]] = [
         ("numbers", numbers, ("numbers_binary", "numbers_continuous")),
-        ("score", score, ("score_coef_se", "score_found_with_cue")),
-        ("table_rows", lambda: table_rows(args.limit), ("ei_table_rows",)),
-        ("psychsci", psychsci, ("psychsci_checked",))]
+        ("score", lambda: score(args.dev_only), ("score_coef_se", "score_found_with_cue")),
+        ("table_rows", lambda: table_rows(args.limit, args.dev_only), ("ei_table_rows",)),
+        ("psychsci", lambda: psychsci(args.dev_only), ("psychsci_checked",))]
     for group, fn, names in steps:
         if want & set(names):
             t0 = time.perf_counter()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -28,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
+from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "bench" / "results" / "llm.json"
@@ -185,11 +186,8 @@ def main() -> None:
     ap.add_argument("--skip-model", action="store_true", help="only the cache lookup benchmark")
     ap.add_argument("--out", type=Path, default=OUT, help="result file (default bench/results/llm.json)")
     args = ap.parse_args()
-    result: dict[str, Any] = {
-        "schema_version": "1",
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
-                    "load_average_at_start": [round(x, 2) for x in os.getloadavg()]},
-    }
+    run = Run()
+    result: dict[str, Any] = {"schema_version": "1"}
     try:
         result["llama_cpp_python"] = version("llama-cpp-python")
     except PackageNotFoundError:
@@ -209,7 +207,7 @@ def main() -> None:
         finally:
             if started:
                 subprocess.run([str(SCRIPT), "stop"], env={**os.environ, "CLAIMTRACE_LLM_PORT": args.port})
-    result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    result["provenance"] = run.finish()  # command, commit, date, machine and its load at start and end
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))

@@ -22,7 +22,9 @@ resamples whole trials.
     python bench/numbers_split.py --show dev # also print the development misses (never the untouched ones)
     python bench/numbers_split.py --dev-only --show dev  # while tuning: the development part alone
     # (--dev-only writes bench/results/numbers_split_dev.json: development items only, Wilson intervals, and
-    # the paired difference to the development rows of the committed numbers_split.json, trials resampled)
+    # the paired difference to the development rows of the committed numbers_split.json, trials resampled;
+    # --baseline bench/results/numbers_split_dev_main.json: to main aac4b49's development rows instead, the
+    # file written by this script's --dev-only on main before numbers6's changes)
     # the hand-set rules of issue 29 before the ranker (bench/results/numbers_split_rules.json) are main's
     # numbers_split.json at bcf44a5 (extractor cfacb34), kept as written;
     # the extractor before issue 29, on the same gold (its source exported from a commit):
@@ -155,8 +157,10 @@ def lines() -> list[str]:
     out += _dev_lines(res)
     out += _ranker_lines(res)
     from numbers_candidates import lines as candidate_lines
+    from numbers_ranker_misses import lines as miss_lines
+    from numbers_ranker_variants import lines as variant_lines
 
-    return out + candidate_lines()
+    return out + candidate_lines() + miss_lines() + variant_lines()
 
 
 def _dev_lines(res: Path) -> list[str]:
@@ -243,16 +247,17 @@ def paired(now: list[dict[str, Any]], before: list[dict[str, Any]], reps: int = 
             "gained": sum(1 for _, d in pairs if d > 0), "lost": sum(1 for _, d in pairs if d < 0)}
 
 
-def dev_result(sets: dict[str, Any], label: str) -> dict[str, Any]:
+def dev_result(sets: dict[str, Any], label: str, baseline: Path = OUT) -> dict[str, Any]:
     """The development part alone: all fields exact with Wilson intervals, and the paired difference to the
-    development rows of the committed result file (the extractor it names)."""
-    before = json.loads(OUT.read_text()) if OUT.exists() else {"sets": {}}
+    development rows of a committed result file (``numbers_split.json`` or a ``--dev-only`` one)."""
+    before = json.loads(baseline.read_text()) if baseline.exists() else {"sets": {}}
     out: dict[str, Any] = {"schema_version": "1", "extractor": f"offline ({label})",
                            "baseline": f"{before.get('extractor', '')}: development rows of "
-                                       "bench/results/numbers_split.json", "sets": {}}
+                                       f"bench/results/{baseline.name}", "sets": {}}
     for name, parts in sets.items():
         rows = parts["dev"]["rows_full"]
-        base_rows = before["sets"].get(name, {}).get("dev", {}).get("rows", [])
+        got = before["sets"].get(name, {})
+        base_rows = got.get("dev", {}).get("rows") or got.get("rows", [])
         for kind in ("binary", "continuous"):
             rs = [r for r in rows if r["outcome_type"] == kind]
             if not rs:
@@ -276,6 +281,9 @@ def main() -> None:
                     help="score the development part only (for tuning: no untouched item is read; writes nothing)")
     ap.add_argument("--out", type=Path, default=OUT, help="the result file (default bench/results/numbers_split.json)")
     ap.add_argument("--label", default="this tree", help="what extractor this run measures (written in the file)")
+    ap.add_argument("--baseline", type=Path, default=OUT,
+                    help="--dev-only: the result file whose development rows the paired difference is taken to")
+    ap.add_argument("--dev-out", type=Path, default=DEV_OUT, help="--dev-only: the result file to write")
     args = ap.parse_args()
     sets = gold_sets()
     if args.dev_only:
@@ -298,9 +306,9 @@ def main() -> None:
             parts["dev"]["rows_full_kept"] = rows_full
     if args.dev_only:
         dev = dev_result({n: {"dev": {"rows_full": p["dev"].pop("rows_full_kept")}} for n, p in result["sets"].items()},
-                         args.label)
+                         args.label, args.baseline)
         dev["provenance"] = result["provenance"]
-        DEV_OUT.write_text(json.dumps(dev, indent=1) + "\n", encoding="utf-8")
+        args.dev_out.write_text(json.dumps(dev, indent=1) + "\n", encoding="utf-8")
         print(json.dumps({n: {k: v for k, v in s.items() if k != "rows"} for n, s in dev["sets"].items()}, indent=1))
         return
     for parts in result["sets"].values():

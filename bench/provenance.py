@@ -44,13 +44,10 @@ VOLATILE_KEYS = frozenset({
 })
 
 
-def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+def sha256_file(path: str | Path) -> str:
     """The sha256 of a file's bytes."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def sha256_files(paths: Iterable[str | Path]) -> str:

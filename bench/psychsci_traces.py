@@ -25,16 +25,14 @@ REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "documents" / "psychsci"
 
 
-def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Exact binomial confidence interval for k successes out of n."""
-    from scipy.stats import beta
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    """Exact binomial (Clopper-Pearson) 95% interval for k of n, rounded as the result files store it."""
+    from claimtrace.evaluate.uncertainty import proportion_ci
 
     if n == 0:
         return (0.0, 1.0)
-    a = (1 - level) / 2
-    lo = 0.0 if k == 0 else float(beta.ppf(a, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - a, k + 1, n - k))
-    return (round(lo, 4), round(hi, 4))
+    ci = proportion_ci(k, n)
+    return (round(ci.low, 4), round(ci.high, 4))
 
 
 def trace_reason(tr: dict[str, Any]) -> str:
@@ -77,10 +75,15 @@ def _default_units() -> str:
 
 
 RESULTS = REPO / "bench" / "results"
-TRACE_FILES = ("psychsci_traces_main.json", "psychsci_traces_evidence_fixes_only.json",
-               "psychsci_traces_sentences_only.json", "psychsci_traces_stats_tables_merged.json",
-               "psychsci_traces_before_results_block.json", "psychsci_traces.json")
-FINDING_FILES = ("findings_psychsci_before.json", "findings_psychsci_before_results_block.json", "findings_psychsci.json")
+#: the current runs; the earlier ones the page shows are summaries in HISTORY (without their per-paper rows)
+TRACES, FINDINGS, HISTORY = "psychsci_traces.json", "findings_psychsci.json", "psychsci_history.json"
+
+
+def _runs(kind: str, current: str) -> list[tuple[str, dict[str, Any]]]:
+    """(where the page says it is, the result) for each run of a kind, the earlier ones first."""
+    hist = json.loads((RESULTS / HISTORY).read_text())
+    return [*((f"bench/results/{HISTORY}` › `{h['file']}", h) for h in hist[kind]),
+            (f"bench/results/{current}", json.loads((RESULTS / current).read_text()))]
 
 
 def report_lines() -> list[str]:
@@ -91,13 +94,14 @@ def report_lines() -> list[str]:
              "fixes were made while looking at them. Held-out papers judge.", "",
              "## Papers whose claim trace carries a checked statistic", "",
              "| code | units | papers checked | share | 95% CI (exact) | result file |", "|---|---|---|---|---|---|"]
-    for name in TRACE_FILES:
-        d = json.loads((RESULTS / name).read_text())
+    for where, d in _runs("traces", TRACES):
         lo, hi = d["share_checked_ci95"]
         lines.append(f"| {d['label']} | {d.get('units', 'sentences')} | {d['papers_checked']}/{d['n_papers']} | "
-                     f"{d['share_checked']:.2f} | {lo:.2f}-{hi:.2f} | `bench/results/{name}` |")
-    last = json.loads((RESULTS / TRACE_FILES[-1]).read_text())
-    lines += ["", f"Failures of the last row by reason ({last['n_papers'] - last['papers_checked']} papers): "
+                     f"{d['share_checked']:.2f} | {lo:.2f}-{hi:.2f} | `{where}` |")
+    last = json.loads((RESULTS / TRACES).read_text())
+    lines += ["", f"The earlier runs are kept as summaries in `bench/results/{HISTORY}`, each with its provenance; "
+              "their full files, with one row per paper, are in git:",
+              f"`{json.loads((RESULTS / HISTORY).read_text())['full_files']}` (FILE: the name after ›).", "", f"Failures of the last row by reason ({last['n_papers'] - last['papers_checked']} papers): "
               + ", ".join(f"{k} {v}" for k, v in last["failures_by_detail"].items()) + ".",
               "`parsed_not_checked:X`: the evidence holds a result of kind X that the engine parses but cannot check",
               "(a bare p, r without df, a d or β without its test); `evidence_without_statistic`: the engine parses no",
@@ -111,14 +115,13 @@ def report_lines() -> list[str]:
              "made on a dev miss.)", "",
               "| code | split | papers | precision (95% CI) | recall (95% CI) | tp/fp/fn | result file |",
               "|---|---|---|---|---|---|---|"]
-    for name in FINDING_FILES:
-        d = json.loads((RESULTS / name).read_text())
+    for where, d in _runs("findings", FINDINGS):
         for split in ("dev", "test"):
             m = d["splits"][split]
             pc, rc = m["precision_ci95"], m["recall_ci95"]
             lines.append(f"| {d['label']} | {split} | {m['papers']} | {m['precision']} ({pc[0]}-{pc[1]}) | "
-                         f"{m['recall']} ({rc[0]}-{rc[1]}) | {m['tp']}/{m['fp']}/{m['fn']} | `bench/results/{name}` |")
-    bio = json.loads((RESULTS / FINDING_FILES[-1]).read_text()).get("biomedical_claim_set")
+                         f"{m['recall']} ({rc[0]}-{rc[1]}) | {m['tp']}/{m['fp']}/{m['fn']} | `{where}` |")
+    bio = json.loads((RESULTS / FINDINGS).read_text()).get("biomedical_claim_set")
     if bio:
         lines += ["", "Side check on another labelling: the biomedical claim set the model was trained on "
                   f"(`{bio['data']}`, {bio['abstracts']} abstracts) labels only claims (mostly the closing conclusion),",

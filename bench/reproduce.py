@@ -26,14 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from provenance import VOLATILE_KEYS
+from provenance import VOLATILE_KEYS as VOLATILE
 
 REPO = Path(__file__).resolve().parents[1]
 RES = REPO / "bench" / "results"
 SHARED = REPO.parent / "shared"
-
-#: keys whose values name the run (timings, machine, where files were written), not the result
-VOLATILE = VOLATILE_KEYS
 
 
 @dataclass
@@ -76,7 +73,6 @@ STEPS: list[Step] = [
     Step("findings-psychsci", ["bench/findings_psychsci.py", "--label", "main with i13-traces2 (threshold p cue, findings results block)"], ["findings_psychsci.json"]),
     Step("numbers-rct", ["bench/numbers_rct.py", "--baseline", "bench/results/numbers_rct_offline_baseline.json"],
          ["numbers_rct_offline.json"]),
-    Step("pdf-layout", ["bench/pdf_layout.py"], ["pdf_layout.json"]),
     Step("numbers-rct-20", ["bench/numbers_rct.py", "--limit", "20"], ["numbers_rct_offline_20.json"]),
     Step("ei-coverage", ["bench/ei_coverage.py"], ["ei_coverage.json"]),
     Step("references-xml", ["bench/references_xml.py"], ["references_xml.json"]),
@@ -85,15 +81,12 @@ STEPS: list[Step] = [
     Step("numbers-agreement", ["bench/numbers_agreement.py"], ["numbers_agreement.json"]),
     Step("pdf-twins", ["bench/pdf_twins.py", "--label", "after"], ["pdf_twins_after.json"]),
     # slow steps: kept as committed unless --slow
-    Step("parse", ["bench/parse.py"], ["parse.json"], slow="a timing run (every JATS and PDF file of ../shared/data)"),
-    Step("pdf-vs-grobid", ["bench/pdf_vs_grobid.py"], ["pdf_vs_grobid.json"],
-         slow="reads every s2orc-doc2json PDF that has a GROBID TEI"),
     Step("tables-ei", ["bench/tables_ei.py"], ["tables_ei.json"],
          slow="two EI validation extract batches and repeated timed parses (several minutes on 2 cores)"),
     Step("pdf-tables", ["bench/pdf_tables.py"], ["pdf_tables.json"],
          slow="typesets and reads 14 tables, and reads the 9 real tables (shared PDFs, bench/data/pdfs), with every reader",
          needs=["the pdf-tables extra (camelot)"]),
-    Step("pdf-tables-twin", ["bench/pdf_tables_twin.py", "--label", "stacked_rows and the running-head stop", "--out",
+    Step("pdf-tables-twin", ["bench/pdf_tables.py", "--twin", "--label", "stacked_rows and the running-head stop", "--out",
                              "bench/results/pdf_tables_twin_dev.json", "--development",
                              "auto's stacked_rows fallback and the region's running-head stop were written after seeing "
                              "the first run on these tables (pscl's Tables 1 and 3, vcd's Table 2, seriation's Table 2)"],
@@ -117,11 +110,6 @@ STEPS: list[Step] = [
                                          "7", "--out", "bench/results/stats_speed_ab_cohens_f.json"],
          ["stats_speed_ab_cohens_f.json"],
          slow="a timing run (the engine before and after Cohen's f, alternating): only meaningful on an idle machine"),
-    Step("stats-speed-ab-heldout-forms", ["bench/stats_speed_ab.py", "--base", "d356168", "--rounds", "5", "--passes",
-                                          "5", "--out", "bench/results/stats_speed_ab_heldout_forms.json"],
-         ["stats_speed_ab_heldout_forms.json"],
-         slow="a timing run (the engine before and after the i29 coefficient and result forms, alternating): only "
-              "meaningful on an idle machine"),
     Step("tables-ei-rows", ["bench/tables_ei_rows.py"], ["tables_ei_rows.json"], slow="reads every EI article (minutes)"),
     Step("discussion-findings-cv", ["training/train_discussion_findings.py", "--before",
                                     "bench/results/discussion_findings_cv_before.json"], ["discussion_findings_cv.json"],
@@ -150,17 +138,17 @@ STEPS: list[Step] = [
     Step("serve-speed", ["bench/serve.py"], ["serve.json"],
          slow="a timing run: builds a 1,000-paper store once, then times the review server",
          needs=["the serve extra", "Debian's chromium (for the first-paint figure)"]),
-    Step("serve-scale", ["bench/serve_scale.py"], ["serve_scale.json"],
+    Step("serve-scale", ["bench/serve.py", "--part", "scale"], ["serve_scale.json"],
          slow="builds a 10,000-paper store (about 5 minutes on 2 cores), then times the corpus page",
          needs=["the serve extra", "the 1,000-paper store of serve-speed"]),
     Step("numbers-rct-llm", ["bench/numbers_rct.py", "--extractor", "llm", "--limit", "20"],
          ["numbers_rct_llm_20.json"], slow="local LLM", needs=[LLM]),
     Step("numbers-rct-llm-alone", ["bench/numbers_rct.py", "--extractor", "llm", "--limit", "20", "--llm-policy",
                                    "alone"], ["numbers_rct_llm-alone_20.json"], slow="local LLM", needs=[LLM]),
-    Step("retrieval-ei", ["bench/retrieval_ei.py"], ["retrieval_ei.json"],
+    Step("retrieval-ei", ["bench/retrieval_eval.py", "ei"], ["retrieval_ei.json"],
          slow="embeds every EI validation article (over 10 min cold on 2 cores)",
          needs=["the fine-tuned retriever folder for the `finetuned` rows (not in the repository)"]),
-    Step("retrieval-evidencebench", ["bench/retrieval_evidencebench.py"], ["retrieval_evidencebench.json"],
+    Step("retrieval-evidencebench", ["bench/retrieval_eval.py", "evidencebench"], ["retrieval_evidencebench.json"],
          slow="embeds every EvidenceBench paper", needs=["the fine-tuned retriever folder for the `finetuned` row"]),
     Step("retrieval-speed", ["bench/retrieval_speed.py"], ["retrieval_speed.json"],
          slow="a timing run: only meaningful on an idle machine"),
@@ -177,9 +165,9 @@ STEPS: list[Step] = [
          slow="cross-encoder scores of 100 EI train development prompts (the dev split: bench/retrieval_dev_split.py)"),
     Step("rerank-speed", ["bench/rerank_speed.py", "--wheel"], ["rerank_speed.json"],
          slow="a timing run: only meaningful on an idle machine"),
-    Step("retrieval-ei-default", ["bench/retrieval_ei.py", "--retrievers", "bm25,hybrid-trained,default", "--variants", "body"],
+    Step("retrieval-ei-default", ["bench/retrieval_eval.py", "ei", "--retrievers", "bm25,hybrid-trained,default", "--variants", "body"],
          ["retrieval_ei.json"], slow="embeds every EI validation article with the shipped model"),
-    Step("retrieval-evidencebench-default", ["bench/retrieval_evidencebench.py", "--retrievers",
+    Step("retrieval-evidencebench-default", ["bench/retrieval_eval.py", "evidencebench", "--retrievers",
                                              "bm25,hybrid-trained,default"],
          ["retrieval_evidencebench.json"], slow="embeds every EvidenceBench paper with the shipped model"),
     Step("retrieval-fusion", ["bench/retrieval_fusion.py"], ["retrieval_fusion.json"],
@@ -219,6 +207,18 @@ STEPS: list[Step] = [
       for name in ("ei-validation", "ei-validation-rerankers", "ei-hypotheses", "ei-hypotheses-heldout",
                    "ei-hypotheses-test")],
 ]
+
+
+def dangling_steps() -> list[str]:
+    """Steps whose script is not in the repository, or whose named result file is not in bench/results/."""
+    out = []
+    for s in STEPS:
+        script = next((a for a in s.args if a.endswith(".py")), None)
+        if script is not None and not (REPO / script).is_file():
+            out.append(f"bench/reproduce.py step {s.name}: its script {script} does not exist")
+        out += [f"bench/reproduce.py step {s.name}: names bench/results/{o}, which does not exist"
+                for o in s.outputs if not (RES / o).is_file()]
+    return out
 
 
 def _strip(x: Any) -> Any:

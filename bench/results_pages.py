@@ -8,7 +8,8 @@ page to equal what this module writes.
 
     python bench/results_pages.py            # rewrite every page
     python bench/results_pages.py --check    # exit 1 if a committed page differs (or has unsourced numbers),
-                                             # or a result file is named by no docs page and no reproduce step
+                                             # or a result file is named by no docs page and no reproduce step,
+                                             # or a reproduce step names a missing script or result file
 """
 
 from __future__ import annotations
@@ -367,13 +368,11 @@ def page_graph() -> Page:
 
 def page_retrieval() -> Page:
     """docs/results/retrieval.md."""
-    from retrieval_report import render
+    from retrieval_report import render, render_rerank
 
     p = Page("retrieval", "docs/results/retrieval.md")
     render(p)
-    from rerank_report import render_rerank  # the reranker table (bench/retrieval_rerank.py)
-
-    render_rerank(p)
+    render_rerank(p)  # the reranker table (bench/retrieval_rerank.py)
     return p
 
 
@@ -624,6 +623,26 @@ def page_checks() -> Page:
     return page_from_script("checks", "docs/results/checks.md", checks_psychsci.lines)
 
 
+def _evidence_experiments(p: Page, d: dict[str, Any]) -> None:
+    """The variants of the evidence ranker tried against these misses (scripts/evidence_ranker_experiments.py)."""
+    ship = d["variants"]["shipped"]
+    p.add("## Variants tried against these misses", "",
+          f"`scripts/evidence_ranker_experiments.py`: the same {p.v(d['traces'], 'd')} traces, the trainer's "
+          f"{p.v(d['repeats'], 'd')} fold assignments and judge; each variant's penalty chosen as the trainer chooses "
+          f"it (on the same folds: every figure is optimistic alike). Difference: the variant minus the trainer as it "
+          f"ships, "
+          f"{p.level} paired bootstrap over traces. The query: {p.s(d['query_note'])}.", "",
+          "| variant | penalty | hits per fold assignment | span hit | difference |", "|---|---|---|---|---|",
+          f"| the trainer as it ships (refit on today's collected inputs) | {p.v(ship['lambda'], 'g')} | {', '.join(p.v(h, 'd') for h in ship['hits_per_repeat'])} | "
+          f"{p.v(ship['span_hit_repeated'])} | — |")
+    for name, v in d["variants"].items():
+        if name == "shipped":
+            continue
+        p.add(f"| {p.s(name)} | {p.v(v['lambda'], 'g')} | {', '.join(p.v(h, 'd') for h in v['hits_per_repeat'])} | "
+              f"{p.v(v['span_hit_repeated'])} | {p.diff(v['diff_minus_shipped_ci95'])} |")
+    p.add("", "Result file: `bench/results/evidence_ranker_experiments.json`.", "")
+
+
 def page_evidence_misses() -> Page:
     """docs/results/evidence-misses.md: the evidence ranker's held-out misses, one reason each."""
     d = load("evidence_ranker_misses.json")
@@ -651,6 +670,8 @@ def page_evidence_misses() -> Page:
               f"{', '.join(p.v(h, 'd') for h in cv['chosen_repeated']['hits_per_repeat'])}). Paired difference "
               f"{p.diff(dd)} ({p.level} bootstrap over traces; the penalty was chosen on the same folds). Result file: "
               "`bench/results/evidence_ranker_cv.json`.", "")
+    if (RES / "evidence_ranker_experiments.json").is_file():
+        _evidence_experiments(p, load("evidence_ranker_experiments.json"))
     p.add("## Where the gold lies, against the pick", "", "| location | misses |", "|---|---|")
     for loc, c in sorted(d["by_location"].items(), key=lambda x: -x[1]):
         p.add(f"| {p.s(loc)} | {p.v(c, 'd')} |")
@@ -771,7 +792,10 @@ def check(names: Iterable[str] | None = None) -> list[str]:
     number without a source, or (checking every page) a result file nothing references."""
     problems = []
     if names is None:
-        problems += unreferenced_results()
+        problems += unreferenced_results()  # (puts bench/ on sys.path)
+        from reproduce import dangling_steps
+
+        problems += dangling_steps()
         for doc, regenerate, command in embedded_blocks():
             old = doc.read_text(encoding="utf-8")
             if regenerate(old) != old:

@@ -11,7 +11,7 @@ span (ei_eval.py's overlap rule), the cross-encoder's score of each candidate an
 cross-encoder score of the paragraph's own sentences. Step 2: every setting of the grid below ranked offline;
 the chosen settings maximise sentence hit@1 (sentences) and paragraph hit@5, then hit@1 (paragraphs).
 Writes bench/results/retrieval_two_stage_dev.json (per-prompt hits, paired bootstrap intervals against the
-first stage). These are development figures: the held-out judgement is `bench/retrieval_ei.py` on validation.
+first stage). These are development figures: the held-out judgement is `bench/retrieval_eval.py ei` on validation.
 """
 
 from __future__ import annotations

@@ -21,6 +21,15 @@ The stores are built once under ``--work`` by the real runner (``claimtrace run`
 
     python bench/serve.py                       # store (if missing), measure, write the result and the page
     python bench/serve.py --part report         # only the results page from bench/results/serve.json
+    python bench/serve.py --part scale [--scale-papers 10000]   # the corpus page at 10,000 papers
+
+``--part scale``: the corpus page of ``claimtrace serve`` at 10,000 papers: does paging stay fast as the store
+grows? shared/ holds about 1,000 JATS papers, so the 10,000-paper store is made of copies: each copy of a real JATS
+paper gets a trailing XML comment (``<!-- copy K -->``), which changes its content hash (so the runner stores it
+as a paper of its own) and nothing else the documents layer reads. The store is built by the real runner
+(``claimtrace run --steps parse,stats,traces --workers 2``) under ``--scale-work``; the requests are timed against
+the real server process, and the 1,000-paper store's figures are repeated in the same run for the ratio. Writes
+bench/results/serve_scale.json.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from provenance import REPO, SHARED, Run
 
 DATA = SHARED / "data"
 RESULT = REPO / "bench" / "results" / "serve.json"
+SCALE_RESULT = REPO / "bench" / "results" / "serve_scale.json"
 PDF_PARTS = [DATA / "documents" / "s2orc-doc2json" / "2020.acl-main.207.pdf",
              DATA / "documents" / "s2orc-doc2json" / "N18-3011.pdf",
              DATA / "documents" / "grobid" / "core-sample1.pdf",
@@ -353,7 +363,7 @@ def report_lines() -> list[str]:
 
 
 def _scale_lines(s: dict[str, Any]) -> list[str]:
-    """The 10,000-paper section of the page, from bench/results/serve_scale.json (bench/serve_scale.py)."""
+    """The 10,000-paper section of the page, from bench/results/serve_scale.json (``--part scale``)."""
     prov, big, small = s["provenance"], s["large"], s["small"]
     m = prov["machine"]
     la = max(m["load_average_at_start"][0], m["load_average_at_end"][0])
@@ -374,15 +384,90 @@ def _scale_lines(s: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
+# ----------------------------------------------------------------- the corpus page at 10,000 papers (--part scale)
+
+
+def build_scale_store(work: Path, n: int) -> Path:
+    """``n`` papers: copies of the shared JATS papers, each with its own trailing comment; built or resumed."""
+    src = [p for p in jats_papers(1000) if p.suffix in (".nxml", ".xml")]
+    copies = work / "copies"
+    paths: list[Path] = []
+    k = 0
+    while len(paths) < n:
+        for p in src:
+            if len(paths) >= n:
+                break
+            out = copies / f"c{k:02d}" / p.name
+            if not out.is_file():
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_bytes(p.read_bytes() + f"\n<!-- copy {k} -->\n".encode())
+            paths.append(out)
+        k += 1
+    lst = work / "papers.txt"
+    lst.write_text("".join(f"{p}\n" for p in paths), encoding="utf-8")
+    store = work / f"store{n}"
+    cmd = [sys.executable, "-m", "claimtrace", "run", str(lst), "--out", str(store), "--steps", "parse,stats,traces",
+           "--workers", "2"]
+    print("+", " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, env=ENV, cwd=REPO)
+    return store
+
+
+def corpus_times(store: Path, cache: Path, runs: int) -> dict[str, Any]:
+    """Page 1, the last page, a flag filter and a search of the corpus page, each ``runs`` times."""
+    from claimtrace.corpus.store import Store
+
+    n_papers = len(Store(store, create=False).papers())
+    srv = Server(store, cache)
+    try:
+        c, _ = _session(srv.base)
+        t0 = time.perf_counter()
+        c.get("/corpus").read()
+        first = round(1000 * (time.perf_counter() - t0), 2)
+        pages = -(-n_papers // 50)
+        variants = {"page 1": "/corpus", "last page": f"/corpus?page={pages}",
+                    "flag filter (inconsistent p)": "/corpus?flag=inconsistent",
+                    "full-text search ('randomised trial')": "/corpus?q=randomised+trial"}
+        out = {label: {"url": url, **summary([_timed(c, "GET", url) for _ in range(runs)])}
+               for label, url in variants.items()}
+    finally:
+        srv.stop()
+    return {"papers_in_store": n_papers, "first_request_ms": first, "pages": out}
+
+
+def scale(work: Path, n: int, runs: int, small: Path) -> dict[str, Any]:
+    """The corpus page at ``n`` papers against the 1,000-paper store ``small``, in one run (``--part scale``)."""
+    if not small.is_dir():
+        sys.exit(f"error: {small} is missing: run `python bench/serve.py --part store` first")
+    run = Run(data=[DATA / "evidence-inference" / "train" / "articles",
+                    DATA / "evidence-inference" / "validation" / "articles", DATA / "documents"])
+    store = build_scale_store(work, n)
+    big = corpus_times(store, work / "cache-big", runs)
+    small_times = corpus_times(small, work / "cache-small", runs)
+    ratio = {label: round(big["pages"][label]["median_ms"] / small_times["pages"][label]["median_ms"], 2)
+             for label in big["pages"]}
+    return {"schema_version": "1", "runs": runs, "copies_note": "copies of real JATS papers, each with a trailing "
+            "XML comment (a distinct content hash); see bench/serve.py", "large": big, "small": small_times,
+            "median_ratio_large_over_small": ratio, "provenance": run.finish()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["all", "store", "measure", "report"], default="all")
+    ap.add_argument("--part", choices=["all", "store", "measure", "report", "scale"], default="all")
     ap.add_argument("--work", type=Path, default=Path("/tmp/claimtrace-serve-bench"),
                     help="folder for the stores and caches (reused: the stores are built once)")
     ap.add_argument("--papers", type=int, default=1000)
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--cold-runs", type=int, default=5)
+    ap.add_argument("--scale-papers", type=int, default=10000, help="--part scale: papers in the large store")
+    ap.add_argument("--scale-work", type=Path, default=Path("/tmp/claimtrace-serve-scale"),
+                    help="--part scale: folder for the large store and its caches")
     args = ap.parse_args()
+    if args.part == "scale":
+        res = scale(args.scale_work, args.scale_papers, args.runs, args.work / "store1000")
+        SCALE_RESULT.write_text(json.dumps(res, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {SCALE_RESULT.relative_to(REPO)}", file=sys.stderr)
+        return
     if args.part == "store":
         build_stores(args.work, args.papers)
         return

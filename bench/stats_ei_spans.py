@@ -60,6 +60,9 @@ def _fmt(r: StatResult) -> str:
 
 def main() -> None:
     """Measure the share and dump the sample."""
+    from provenance import Run
+
+    run = Run(data=[PROMPTS])
     spans = _spans()
     parsed = [analyze(s) for s in spans]
     with_any = sum(bool(p) for p in parsed)
@@ -82,6 +85,7 @@ def main() -> None:
         "results": sum(len(p) for p in parsed),
         "results_by_kind": dict(kinds),
         "spans_with_component": dict(comp),
+        "provenance": run.finish(),
     }
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "stats_ei_spans.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -40,6 +40,12 @@ Wilson interval, strings taken as independent):
   equal to the coded ones (to 1e-6).
 
     PYTHONPATH=src .venv/bin/python bench/stats_score.py [--show-misses dev]
+    PYTHONPATH=src .venv/bin/python bench/stats_score.py --made bench/data/score_made_styles_heldout.txt
+
+``--made FILE``: only the share of made strings (the project's own, one a line) in which a result is found,
+printed (styles the development strings hold few of: stars, df after the statistic, ratios named in words...;
+``score_made_styles_dev.txt`` the rules were written against, ``score_made_styles_heldout.txt`` written after
+them and not used to change them). No SCORE split is scored.
 
 Writes bench/results/stats_score.json.
 """
@@ -245,12 +251,28 @@ def evaluate(split: str, show: bool = False) -> dict[str, Any]:
             "coef_se": _bootstrap(coef)}
 
 
+def made_styles(path: Path) -> dict[str, Any]:
+    """The share of made strings (one a line, ``#`` lines aside) in which ``parse`` finds a result (not planned):
+    styles the development strings hold few of (``bench/data/score_made_styles_*.txt``), no SCORE string read."""
+    lines = [x.strip() for x in path.read_text(encoding="utf-8").splitlines() if x.strip() and not x.startswith("#")]
+    hit = [bool([r for r in parse(x) if not r.planned]) for x in lines]
+    k = sum(hit)
+    return {"file": str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path), "n": len(lines),
+            "found": k, "share": round(k / len(lines), 4) if lines else None,
+            "wilson95": _wilson(k, len(lines)) if lines else None,
+            "missed": [x for x, h in zip(lines, hit, strict=True) if not h]}
+
+
 def main() -> None:
     """Compute the figures on both splits and write the JSON report."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--show-misses", choices=["dev"], help="print the development misses to stderr")
     ap.add_argument("--no-write", action="store_true", help="print only, do not write the result file")
+    ap.add_argument("--made", type=Path, help="only print made_styles of this file (no SCORE split is scored)")
     args = ap.parse_args()
+    if args.made:
+        print(json.dumps(made_styles(args.made.resolve()), indent=1, ensure_ascii=False))
+        return
     run = Run(data=[CLAIMS, OUTCOMES])
     result = {
         "schema_version": "1",

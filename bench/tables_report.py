@@ -106,12 +106,17 @@ def rows_lines(r: dict[str, Any]) -> list[str]:
            "| split | EI split | table spans | found in one table unit | articles | figure legends found | "
            "issue's definition | any unit outside the text |", "|---|---|---|---|---|---|---|---|"]
     for split in ("dev", "untouched"):
+        if r.get(split) is None:  # (bench/tables_ei_rows.py --dev-only: the untouched part not scored)
+            out.append(f"| {split} | not scored in this run (`--dev-only`) | | | | | | |")
+            continue
         for part in ("validation", "train", "all"):
             x = r[split][part]
             out.append(f"| {split} | {part} | {x['n']} | {fig(x)} | {x['papers']} | "
                        f"{x['figure_legends']['found_in_one_figure_legend_unit']} | {fig(x['issue_definition'])} | "
                        f"{fig(x['any_unit'])} |")
     for split in ("dev", "untouched"):
+        if r.get(split) is None:
+            continue
         why: dict[str, int] = {}
         for part in ("validation", "train"):
             for k, v in r[split][part]["misses_by_reason"].items():

@@ -28,6 +28,7 @@ from claimtrace.evaluate.datasets import _abstract_end, same_statement
 from claimtrace.evaluate.hypothesis import Rating, calibrate
 from claimtrace.evaluate.plots import plot_tau_curve
 from claimtrace.retrieval.embeddings import default_embedder
+from provenance import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 EI = ROOT.parent / "shared" / "data" / "evidence-inference" / "train"
@@ -40,6 +41,7 @@ def main() -> None:
     a = ap.parse_args()
     if not EI.exists():
         sys.exit(f"no data at {EI}")
+    run = Run(data=[EI])
     rng = random.Random(a.seed)
     by_article: dict[str, list[list[str]]] = defaultdict(list)
     pos: list[Rating] = []
@@ -82,7 +84,7 @@ def main() -> None:
                         "rating_0": min(len(diff), a.max_pairs)},
               "best_tau": res.best_tau, "precision": res.precision, "recall": res.recall, "f1": res.f1,
               "best_tau_2_vs_1": res_hard.best_tau, "f1_2_vs_1": res_hard.f1,
-              "grid": [c.model_dump() for c in res.grid]}
+              "grid": [c.model_dump() for c in res.grid], "provenance": run.finish()}
     (ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
     (ROOT / "bench" / "results" / "tau_construct.json").write_text(json.dumps(result, indent=1) + "\n")
     plot_tau_curve(res.grid, ROOT / "docs" / "results" / "tau_construct.png", best_tau=res.best_tau,

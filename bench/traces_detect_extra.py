@@ -35,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results"
 EXTRA_LOADER = REPO / "bench" / "data" / "traces-extra" / "load.py"
 CV_RESULT = RESULTS / "discussion_findings_cv.json"
+TRACES_RESULT = RESULTS / "traces_detect_vs_given.json"
 
 
 def extra_gold(seen: set[str]) -> list[dict[str, Any]]:
@@ -92,7 +93,7 @@ def miss_reason(row: dict[str, Any], pool_paragraphs: int) -> str:
         return (f"Discussion paragraph choice: the gold is in {g['where']} paragraph {(rank or 0) + 1}, outside the "
                 f"pool of {pool_paragraphs} paragraphs")
     return (f"Discussion sentence ranking: the gold is in the pool (paragraph {(row.get('gold_pool_rank') or 0) + 1},"
-            f" sentence {(g.get('sentence_index') or 0) + 1}) but not among the top 3")
+            f" sentence {(g.get('sentence_index') or 0) + 1}) but not among the chosen sentences")
 
 
 def _failed(check: str, row: dict[str, Any]) -> bool:
@@ -118,11 +119,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(RESULTS / "traces_detect_extra.json"))
     ap.add_argument("--report", action="store_true", help="print the page docs/results/detect-findings.md")
+    ap.add_argument("--traces", action="store_true", help="the whole traces, detected beside given findings, per paper "
+                    "(-> bench/results/traces_detect_vs_given.json unless --out is given)")
     ap.add_argument("--pdf-twins", action="store_true", help="the Psychological Science PDFs of pdf-twins instead "
                     "(-> bench/results/detect_pdf_twins.json unless --out is given)")
     args = ap.parse_args()
     if args.report:
         print("\n".join(report_lines()))
+        return
+    if args.traces:
+        detect_vs_given(Path(args.out) if args.out != str(RESULTS / "traces_detect_extra.json") else TRACES_RESULT)
         return
     if args.pdf_twins:
         pdf_twins(Path(args.out) if args.out != str(RESULTS / "traces_detect_extra.json") else RESULTS / "detect_pdf_twins.json")
@@ -204,6 +210,85 @@ def main() -> None:
     print(f"-> {args.out}", file=sys.stderr)
 
 
+def trace_hits(ev: Any, g: dict[str, Any], t: Any) -> tuple[bool, bool]:
+    """Hypothesis and evidence hit of one ClaimTrace against a gold trace (the scorer's definitions)."""
+    h = t.hypothesis.text if t.hypothesis else ""
+    e = t.evidence
+    gk = set().union(set(), *[ev.stat_keys(s) for s in g["statistics"]])
+    ek = set().union(set(), *[ev.stat_keys(s.get("text", "")) for s in (e.statistics if e else [])])
+    return (any(ev.same_statement(x, h) for x in g["hypothesis"]),
+            bool(e and any(ev.same_statement(x, e.text or "") for x in g["evidence"])) or bool(gk & ek))
+
+
+def detect_vs_given(out: Path) -> None:
+    """Per paper (dev part and extra traces): the traces of the detected findings (``extract_traces``, offline) beside
+    the trace of the gold finding given, scored like ``traces_eval.py score --detect`` (the first trace whose finding
+    states the gold one) and without --detect. Where the finding is hit, does the detected finding's trace reach the
+    same hypothesis and evidence as the given finding's? The hit is in-sample for the Discussion scorer (fit on these
+    papers); the cross-validated estimate weighs each paper's given-finding hit by its cross-validated finding hit."""
+    import os
+    import time
+
+    from claimtrace.documents import load_document
+    from claimtrace.evaluate.uncertainty import paired_bootstrap_diff
+    from claimtrace.extract.pipeline import extract_traces
+
+    ev = scorer()
+    gold = ev.load_gold(str(GOLD))
+    papers = [("dev", g) for g in gold if split_of(g["paper"]) == "dev"] + \
+        [("extra", g) for g in extra_gold({g["paper"] for g in gold})]
+    cv = {r["paper"]: r["cv_hit"] for r in json.loads(CV_RESULT.read_text())["rows"]}
+    run = Run(data=[GOLD, DOCS, CV_RESULT])
+    rows: list[dict[str, Any]] = []
+    cpu = 0.0
+    for part, g in papers:
+        doc = load_document(DOCS / g["paper"])
+        t0 = time.process_time()
+        det = extract_traces(doc)
+        cpu += time.process_time() - t0
+        given = trace_hits(ev, g, extract_traces(doc, [g["finding"]])[0])
+        hits = [t for t in det if ev.same_statement(g["finding"], t.finding.text)]
+        dh = trace_hits(ev, g, hits[0]) if hits else (False, False)
+        rows.append({"paper": g["paper"], "part": part, "source": det[0].finding.source if det else None,
+                     "traces": len(det), "finding_hit": bool(hits), "cv_finding_hit": cv.get(g["paper"], float(bool(hits))),
+                     "hit_is_gold_sentence": bool(hits) and " ".join(hits[0].finding.text.split()) == " ".join(g["finding"].split()),
+                     "hit_rank": det.index(hits[0]) if hits else None, "n_hits": len(hits),
+                     "detect_hypothesis_hit": dh[0], "detect_evidence_hit": dh[1],
+                     "given_hypothesis_hit": given[0], "given_evidence_hit": given[1]})
+    result: dict[str, Any] = {"schema_version": "1", "what": " ".join((detect_vs_given.__doc__ or "").split()),
+                              "annotator": "LLM agent (Claude, 2026-12-01 dev; "
+                              "2026-12-02 extra), not checked by a person",
+                              "cpu_s_per_paper_detected_traces": round(cpu / len(rows), 4),
+                              "load_average": list(os.getloadavg())}
+    for part in ("dev", "extra", "all"):
+        rs = [r for r in rows if part in ("all", r["part"])]
+        n = len(rs)
+        hit = [r for r in rs if r["finding_hit"]]
+        res: dict[str, Any] = {"n": n, "traces_per_paper": round(sum(r["traces"] for r in rs) / n, 2)}
+        for key in ("finding_hit", "detect_hypothesis_hit", "detect_evidence_hit", "given_hypothesis_hit",
+                    "given_evidence_hit"):
+            k = sum(r[key] for r in rs)
+            res[key] = {"hits": k, "share": round(k / n, 3), "ci95": wilson(k, n)}
+        for stage in ("hypothesis", "evidence"):
+            # where the finding is hit: the detected finding's trace against the given finding's
+            same = sum(r[f"detect_{stage}_hit"] == r[f"given_{stage}_hit"] for r in hit)
+            res[f"{stage}_same_as_given_where_found"] = {"n": len(hit), "same": same, "ci95": wilson(same, len(hit))}
+            d = paired_bootstrap_diff([float(r[f"detect_{stage}_hit"]) for r in rs],
+                                      [float(r[f"given_{stage}_hit"]) for r in rs])
+            res[f"{stage}_detect_minus_given"] = d.model_dump()
+            lost = sum(r[f"given_{stage}_hit"] for r in rs if not r["finding_hit"])
+            res[f"{stage}_lost_to_finding_misses"] = lost
+            est = sum(r["cv_finding_hit"] * r[f"given_{stage}_hit"] for r in rs)
+            res[f"{stage}_cv_estimate"] = {"hits": round(est, 1), "share": round(est / n, 3), "ci95": wilson(round(est), n)}
+        res["hit_is_gold_sentence"] = sum(r["hit_is_gold_sentence"] for r in hit)
+        result[part] = res
+        print(part, {k: v for k, v in res.items() if not k.endswith("given")}, file=sys.stderr)
+    result["rows"] = rows
+    result["provenance"] = run.finish()
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"-> {out}", file=sys.stderr)
+
+
 def pdf_twins(out: Path) -> None:
     """The Psychological Science articles of ``documents/pdf-twins`` read from the PDF by claimtrace's reader and from
     GROBID's TEI: the abstract checks each fails, where the findings come from, and (a dev-part gold paper only) the
@@ -243,6 +328,48 @@ def pdf_twins(out: Path) -> None:
     print(f"-> {out}", file=sys.stderr)
 
 
+def detect_vs_given_lines(t: dict[str, Any], share: Callable[[float, int, list[float] | None], str]) -> list[str]:
+    """The page's section on the hypothesis and evidence that go with a detected finding, beside the given finding."""
+    out = ["", "## Why the hypothesis and evidence hits fall with `--detect` (dev part and extra traces)", "",
+           " ".join(t["what"].split()) + " Written by `python bench/traces_detect_extra.py --traces` to "
+           f"`bench/results/{TRACES_RESULT.name}` (load average {t['load_average'][0]:.1f}).", "",
+           "| papers | finding hit | hypothesis: detect / given | evidence: detect / given | where the finding is hit, "
+           "same hypothesis and evidence hit as given | detect minus given, hypothesis | detect minus given, evidence | "
+           "traces per paper |", "|---|---|---|---|---|---|---|---|"]
+    for part, name in (("dev", "dev part"), ("extra", "extra traces"), ("all", "all")):
+        x = t[part]
+        n = x["n"]
+        hs, es = x["hypothesis_same_as_given_where_found"], x["evidence_same_as_given_where_found"]
+        dh, de = x["hypothesis_detect_minus_given"], x["evidence_detect_minus_given"]
+        out.append(f"| {name} ({n}) | {share(x['finding_hit']['hits'], n, x['finding_hit']['ci95'])} | "
+                   f"{x['detect_hypothesis_hit']['hits']} / {x['given_hypothesis_hit']['hits']} | "
+                   f"{x['detect_evidence_hit']['hits']} / {x['given_evidence_hit']['hits']} | "
+                   f"{hs['same']}/{hs['n']} and {es['same']}/{es['n']} | "
+                   f"{dh['estimate']:+.3f} [{dh['low']:+.3f}, {dh['high']:+.3f}] | "
+                   f"{de['estimate']:+.3f} [{de['low']:+.3f}, {de['high']:+.3f}] | {x['traces_per_paper']:.2f} |")
+    before = RESULTS / "traces_detect_vs_given_before.json"
+    if before.is_file():
+        m = json.loads(before.read_text())
+        x = m["all"]
+        out += ["", f"The same run on main (aac4b49, `bench/results/{before.name}`, load average "
+                f"{m['load_average'][0]:.1f}): finding hit {share(x['finding_hit']['hits'], x['n'], x['finding_hit']['ci95'])}, "
+                f"hypothesis {x['detect_hypothesis_hit']['hits']} / {x['given_hypothesis_hit']['hits']}, evidence "
+                f"{x['detect_evidence_hit']['hits']} / {x['given_evidence_hit']['hits']}, {x['traces_per_paper']:.2f} traces "
+                f"per paper (this branch {t['all']['traces_per_paper']:.2f}); CPU seconds of the detected traces per paper "
+                f"{m['cpu_s_per_paper_detected_traces']:.3f} (this branch {t['cpu_s_per_paper_detected_traces']:.3f}; both "
+                "loaded, one process, Document read)."]
+    a = t["all"]
+    out += ["", f"Where the finding is hit, the detected sentence is the gold sentence itself in {a['hit_is_gold_sentence']} "
+            f"of {a['finding_hit']['hits']} papers, and its trace reaches the same hypothesis and evidence as the given "
+            "finding's: the hypothesis and evidence hits lost with `--detect` are the finding misses "
+            f"(hypothesis {a['hypothesis_lost_to_finding_misses']}, evidence {a['evidence_lost_to_finding_misses']} of the "
+            "given finding's hits fall on papers whose finding is missed), not the wording of the detected finding or the "
+            "trace chosen. Cross-validated estimate (each paper's given-finding hit weighed by its cross-validated finding "
+            f"hit): hypothesis {share(a['hypothesis_cv_estimate']['hits'], a['n'], a['hypothesis_cv_estimate']['ci95'])}, "
+            f"evidence {share(a['evidence_cv_estimate']['hits'], a['n'], a['evidence_cv_estimate']['ci95'])}."]
+    return out
+
+
 def report_lines() -> list[str]:
     """The page docs/results/detect-findings.md, from the committed result files."""
     def load(name: str) -> dict[str, Any]:
@@ -266,8 +393,8 @@ def report_lines() -> list[str]:
            "these papers. Intervals: 95% Wilson (on the rounded count for cross-validated shares), paired bootstrap for "
            "differences.", "",
            "## Finding hit", "", "| code | dev part | extra traces | all | result file |", "|---|---|---|---|---|"]
-    for label, res in (("main (bf149ec), learned scorer refit and cross-validated", before),
-                       ("this branch, learned scorer cross-validated", cv)):
+    for label, res in (("main (aac4b49): 3 Discussion findings, no title or salience features", before),
+                       ("this branch: title and salience features, 3 best + more at p >= 0.5", cv)):
         out.append(f"| {label} | " + " | ".join(share(res[p]["learned_cv"]["hits"], res[p]["learned_cv"]["n"],
                                                        res[p]["learned_cv"]["ci95"]) for p in ("dev", "extra", "all"))
                    + f" | `bench/results/{'discussion_findings_cv_before.json' if res is before else 'discussion_findings_cv.json'}` |")
@@ -291,7 +418,7 @@ def report_lines() -> list[str]:
                 f"{cv['all']['learned_cv']['discussion_n']} papers read from "
                 "the Discussion, and the finding hit over all papers; the difference is paired per paper against the "
                 "shipped pool.", "",
-                "| paragraphs read | Discussion hit@1 | hit@3 (kept) | hit@5 | finding hit, all | difference vs shipped |",
+                "| paragraphs read | Discussion hit@1 | hit@3 | hit@5 | finding hit, all | difference vs shipped |",
                 "|---|---|---|---|---|---|"]
         for n, f in [(cv["discussion_paragraphs"], None), *ablations]:
             res = cv if f is None else load(f.name)
@@ -303,6 +430,20 @@ def report_lines() -> list[str]:
             out.append(f"| {n} | {k['1'] / nd:.3f} ({k['1']:g}/{nd}) | {k['3'] / nd:.3f} ({k['3']:g}/{nd}) | "
                        f"{k['5'] / nd:.3f} ({k['5']:g}/{nd}) | "
                        f"{share(a['learned_cv']['hits'], a['learned_cv']['n'], a['learned_cv']['ci95'])} | {diff} |")
+    if "discussion_kept" in cv["all"]:
+        a = cv["all"]
+        nd = a["learned_cv"]["discussion_n"]
+        k = a["discussion_hit_at_k"]
+        kept = a["discussion_kept"]
+        out += ["", "## How many Discussion findings are kept (cross-validated)", "",
+                f"Each kept sentence is one more trace (the cost of `--detect`). Shipped: the {cv['top']} best, and more up "
+                f"to {cv['max_findings']} whose scorer probability reaches {cv['keep_p']} (the scorer's own decision "
+                f"threshold, not tuned). Over the {nd} papers read from the Discussion:", "",
+                "| findings kept | Discussion hit | findings per paper |", "|---|---|---|",
+                f"| the 3 best | {k['3'] / nd:.3f} ({k['3']:g}/{nd}) | 3 |",
+                f"| shipped: 3 best + more at p >= {cv['keep_p']} | {kept['hits'] / nd:.3f} ({kept['hits']:g}/{nd}) | "
+                f"{kept['mean_findings']:.2f} |",
+                f"| the 5 best | {k['5'] / nd:.3f} ({k['5']:g}/{nd}) | 5 (fewer where the pool is smaller) |"]
     out += ["", "## Where the gold finding is, and the cross-validated hit there", "",
             "| gold finding in | papers | cross-validated hit |", "|---|---|---|"]
     for k, v in d["by_gold_place"].items():
@@ -340,6 +481,8 @@ def report_lines() -> list[str]:
                 "| " + " | ".join(share(x[k]["hits"], x["n"], x[k]["ci95"]) for k in
                                   ("finding_hit", "hypothesis_hit", "evidence_hit", "evidence_checked"))
                 + " | `bench/results/traces_psychsci_detect_dev.json` |"]
+    if TRACES_RESULT.is_file():
+        out += detect_vs_given_lines(load(TRACES_RESULT.name), share)
     twins = RESULTS / "detect_pdf_twins.json"
     if twins.is_file():
         t = load(twins.name)

@@ -16,7 +16,8 @@ elsewhere), fitted on features scaled to unit standard deviation (``fit_scaled``
 alike; the weights are stored for the raw features). The penalty is chosen by grouped 5-fold cross-validation over
 papers under ``REPEATS`` fold assignments (the evidence span, extended as the extractor extends it, is an evidence hit
 by the scorer's definitions; a paper's traces stay in one fold). The result file also holds the previous fit (raw
-features, lambda 0.03) under the same folds and the paired difference.
+features, lambda 0.03) under the same folds and the paired difference. Variants of this trainer (the query, paragraph
+features, a two-level ranker, the labels) are compared under the same folds by ``scripts/evidence_ranker_experiments.py``.
 """
 
 from __future__ import annotations

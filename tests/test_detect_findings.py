@@ -8,11 +8,17 @@ from pathlib import Path
 from claimtrace.documents import load_document
 from claimtrace.extract.findings import (
     ABSTRACT_CHECKS,
+    DISCUSSION_KEEP_P,
+    DISCUSSION_TOP,
     abstract_checks,
     abstract_problem,
+    caption_text,
     detect_findings,
+    discussion_choice,
     discussion_pool,
+    discussion_scores,
     figure_text,
+    title_overlap,
 )
 from conftest import shared_path
 
@@ -77,7 +83,7 @@ def test_a_general_discussion_of_two_paragraphs_is_read_alone(tmp_path: Path) ->
     path = tmp_path / "multi2.md"
     path.write_text(MULTI_STUDY + "\nThese findings held across both studies and both targets.\n")
     doc = load_document(path)
-    pars = {doc.paragraph_of(s.id.split(".")[0]).study for s, _, _ in discussion_pool(doc)}
+    pars = {getattr(doc.paragraph_of(s.id.split(".")[0]), "study", None) for s, _, _ in discussion_pool(doc)}
     assert pars == {"general"}
 
 
@@ -115,3 +121,48 @@ def test_a_correction_notice_taken_for_the_abstract_is_no_abstract(tmp_path: Pat
     assert chosen and chosen[0].source == "discussion" and chosen[0].text.startswith("We found")
     real = load_document(shared_path("documents", "psychsci") / "0956797616647519.xml")
     assert "notice" not in abstract_checks(real)
+
+
+def test_a_discussion_sentence_that_restates_the_title_scores_higher() -> None:
+    title = "Honest People Choose Dishonest Partners"
+    assert title_overlap("The majority of honest participants preferred dishonest partners.", title) == 0.6  # 3 of 5 stems
+    assert title_overlap("Human societies are based on cooperation.", title) == 0.0
+    texts = ["Most honest participants chose a partner who was dishonest.",
+             "Most participants chose a partner in the second round."]
+    flat = [(0.3, ""), (0.3, "")]
+    with_title = discussion_scores(texts, flat, title=title)
+    without = discussion_scores(texts, flat)
+    assert with_title[0][0] > with_title[1][0]
+    assert with_title[0][0] - with_title[1][0] > without[0][0] - without[1][0]
+
+
+def test_figure_legend_lines_are_left_out_of_the_discussion_pool(tmp_path: Path) -> None:
+    assert caption_text("Error bars indicate 95% confidence intervals.")
+    assert caption_text("Data are from only the preelection periods.")
+    assert caption_text("The experimental setup.")
+    assert not caption_text("There are three possible reasons why replication studies fail: (a) method, (b) power.")
+    path = tmp_path / "legend.md"
+    path.write_text(MULTI_STUDY.replace("People like allies who seek to understand opponents' beliefs.",
+                                        "People like allies who seek to understand opponents' beliefs. Error bars "
+                                        "indicate 95% confidence intervals. Diff."))
+    texts = [s.text for s, _, _ in discussion_pool(load_document(path))]
+    assert texts[0].startswith("People like allies") and not any(caption_text(t) for t in texts)
+
+
+def test_discussion_findings_keep_the_best_three_and_more_the_scorer_calls_findings() -> None:
+    assert DISCUSSION_TOP == 3
+    assert discussion_choice([0.9, 0.4, 0.3, 0.2, 0.1], 5) == [0, 1, 2]  # the best three, whatever their score
+    assert discussion_choice([0.9, 0.8, 0.7, 0.6, 0.55, 0.5], 5) == [0, 1, 2, 3, 4]  # at most max_findings
+    assert discussion_choice([0.9, 0.8, 0.7, 0.4, DISCUSSION_KEEP_P], 5) == [0, 1, 2, 4]
+    assert discussion_choice([0.9, 0.8, 0.7], 1) == [0]
+
+
+def test_an_introduction_block_gives_between_three_and_five_discussion_findings() -> None:
+    doc = load_document(shared_path("documents", "psychsci") / "0956797614527830.xml")  # extra traces
+    chosen = [c for c in detect_findings(doc) if c.chosen]
+    assert 3 <= len(chosen) <= 5 and all(c.source == "discussion" for c in chosen)
+    assert all(c.reason.startswith(abstract_problem(doc) or "?") for c in chosen)
+    extra = [c for c in chosen if "Discussion score >=" in c.reason]
+    assert all(c.score >= DISCUSSION_KEEP_P for c in extra)
+    assert len(chosen) == 3 + len(extra)
+    assert len([c for c in detect_findings(doc, max_findings=2) if c.chosen]) == 2  # the caller's cap holds

@@ -366,3 +366,23 @@ def test_the_hypothesis_span_takes_close_neighbours_of_the_same_paragraph() -> N
     assert hypothesis_span(scores, pid, 2, 1.0, 3) == (1, 3)  # the higher neighbours first, three at most
     assert hypothesis_span(scores, pid, 2, 0.2, 3) == (2, 2)
     assert hypothesis_span(scores, pid, 2, 10.0, 5) == (1, 4)  # another paragraph and a non-candidate stay out
+
+
+def test_the_paragraph_tie_to_the_finding_is_a_feature() -> None:
+    import numpy as np
+
+    from claimtrace.extract.trace_ranker import HYP_FEATURES, hypothesis_matrix, paragraph_tie
+
+    texts = ["Warmth is thought to signal trust.", "We predicted that warmth would increase cooperation.",
+             "We predicted that warmth would reduce cooperation.", "Participants held a cup of coffee."]
+    parts = {k: np.zeros(4) for k in ("base", "sim", "cls", "cue", "prior", "stat")}
+    parts["sim"] = np.array([0.2, 0.9, 0.8, 0.1])
+    x = hypothesis_matrix(texts, parts, ["introduction"] * 3 + ["methods"], [None] * 4, None, [],
+                          "Warmth increased cooperation with strangers.", pid=["p1", "p1", "p2", "p3"])
+    tie, rank = x[:, HYP_FEATURES.index("para_tie")], x[:, HYP_FEATURES.index("para_tie_rank")]
+    # the first sentence shares the paragraph of the best-tied prediction: its paragraph's tie, not its own
+    assert tie[0] == tie[1] == 1.0 > tie[2] > tie[3]
+    assert list(rank) == [1.0, 1.0, 0.5, 1 / 3]
+    # the rank is over the selected sentences only, and equal paragraph values share a rank
+    rel, rk = paragraph_tie(np.array([0.5, 0.5, 0.9]), ["a", "b", "c"], np.array([True, True, False]))
+    assert list(rel) == [1.0, 1.0, 0.0] and list(rk) == [1.0, 1.0, 0.0]

@@ -112,3 +112,12 @@ def test_se_signature_from_a_reported_ci_of_the_difference() -> None:
     assert se_signature(10, 1.0, 25, 8, 1.0, 25, ci=(-0.8, 4.8)) is not None
     # CI 1.45 to 2.55: SE = 0.281, as the SDs give
     assert se_signature(10, 1.0, 25, 8, 1.0, 25, ci=(1.45, 2.55)) is None
+
+
+def test_size_from_percent_exact_and_ambiguous() -> None:
+    from claimtrace.numbers.derive import size_from_percent
+
+    assert size_from_percent(18, "90")[0] == 20  # type: ignore[index]
+    assert size_from_percent(122, "40.5%")[0] == 301  # type: ignore[index]
+    assert size_from_percent(5, "10") is None  # 48..52 all round to 10%
+    assert size_from_percent(0, "0") is None and size_from_percent(3, "0") is None

@@ -156,3 +156,38 @@ def test_three_values_with_respectively_are_not_paired_by_nearest_names() -> Non
     # give drug Q the placebo's value; no list matches both arms, so nothing is read
     res = numbers("trial_wrong_pairing.xml", "drug Q 600 mg/day", "placebo", "MADRS total score")
     assert values(res, "mean") in ((None, None), (-14.88, -11.61))
+
+
+def test_the_statistics_name_does_not_name_the_outcome(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"Mean ± SD of heart rate" is named by "heart rate": a sentence that gives the mean ± SD of another
+    measure (fentanyl) is no candidate for it, one that names heart rate is."""
+    from claimtrace.numbers.extract import Ico
+    from claimtrace.numbers.match import Terms
+
+    assert Ico.of("clonidine", "midazolam", "Mean ± SD of heart rate").outcome.aliases == Terms.of("heart rate").aliases
+    doc = tmp_path / "trial.xml"
+    doc.write_text("<sec><title>Results</title><p>The mean ± SD of intraoperatively administered fentanyl in the "
+                   "clonidine group (105 ± 30.8) was lower than in the midazolam group (165 ± 34.5).</p></sec>",
+                   encoding="utf-8")
+    res = extract_numbers(load_document(doc), "clonidine", "midazolam", "Mean ± SD of heart rate")
+    assert values(res, "mean") == (None, None)
+    doc.write_text("<sec><title>Results</title><p>The heart rate in the clonidine group (72 ± 8) was lower than in "
+                   "the midazolam group (81 ± 9).</p></sec>", encoding="utf-8")
+    res = extract_numbers(load_document(doc), "clonidine", "midazolam", "Mean ± SD of heart rate")
+    assert values(res, "mean") == (72, 81)
+
+
+def test_events_and_percentage_of_a_total(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """"265 [25%] of 1054 participants": the total after the percentage is the arm's size for that outcome
+    (not the randomised size in the table header); "of 3.5 mg" is no total."""
+    from claimtrace.numbers.extract import _forms
+
+    text = ("Fewer participants had haematoma expansion in the tranexamic acid group (265 [25%] of 1054 participants) "
+            "than in the placebo group (304 [29%] of 1058 participants).")
+    got = [(g.events, g.total) for g in _forms(text)[0]]
+    assert got == [(265, 1054), (304, 1058)]
+    assert [(g.events, g.total) for g in _forms("5 (10%) of 3.5 mg and 7 (12%) of 30 mg")[0]] == []
+    doc = tmp_path / "trial.xml"
+    doc.write_text(f"<sec><title>Results</title><p>{text}</p></sec>", encoding="utf-8")
+    res = extract_numbers(load_document(doc), "tranexamic acid", "placebo", "haematoma expansion")
+    assert values(res, "events") == (265, 304) and values(res, "group_size") == (1054, 1058)

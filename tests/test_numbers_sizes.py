@@ -4,6 +4,8 @@ row's cell under an "(n)" column ("Exercise (12)"), on a fixture made by the pro
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from claimtrace.documents import load_document
 from claimtrace.numbers.extract import extract_numbers
 from claimtrace.numbers.forms import count_of
@@ -45,3 +47,31 @@ def test_sizes_from_an_n_column_of_arm_rows() -> None:
     res = numbers("exercise", "stretching", "grip strength")
     assert (res.arms["intervention"].mean.value, res.arms["comparator"].mean.value) == (31.2, 28.9)  # type: ignore[union-attr]
     assert sizes(res) == (12, 14)
+
+
+COUNTS = REPO / "tests" / "data" / "numbers" / "trial_sizes_from_counts.xml"
+
+
+def test_sizes_from_a_group_of_n() -> None:
+    res = extract_numbers(load_document(COUNTS), "occupational noise", "control", "hearing threshold")
+    assert (res.arms["intervention"].mean.value, res.arms["comparator"].mean.value) == (21.5, 14.1)  # type: ignore[union-attr]
+    assert sizes(res) == (19, 10)
+
+
+def test_sizes_from_events_and_their_percentage_only_when_one_size_fits(tmp_path: Path) -> None:
+    doc = tmp_path / "response.xml"
+    doc.write_text("<sec><title>Results</title><p>Response to treatment in the group taking melatonin was 90% (18 "
+                   "patients) and in the placebo group it was 60% (12 patients).</p></sec>", encoding="utf-8")
+    res = extract_numbers(load_document(doc), "melatonin", "placebo", "response to treatment")
+    assert (res.arms["intervention"].events.value, res.arms["comparator"].events.value) == (18, 12)  # type: ignore[union-attr]
+    assert sizes(res) == (20, 20)
+    size = res.arms["intervention"].group_size
+    assert size is not None and size.source == "derived" and "18 / 90%" in (size.derived or "")
+    # 5 events at 10% fit sizes 48 to 52, 10 at 20% fit 48 to 52 too: no size is derived
+    doc = tmp_path / "ambiguous.xml"
+    doc.write_text("<sec><title>Results</title><p>Nausea was reported by 10% (5 patients) of the ginger group and by "
+                   "20% (10 patients) of the vitamin group.</p></sec>", encoding="utf-8")
+    res = extract_numbers(load_document(doc), "ginger", "vitamin", "nausea")
+    assert (res.arms["intervention"].events.value, res.arms["comparator"].events.value) == (5, 10)  # type: ignore[union-attr]
+    assert sizes(res) == (None, None)
+

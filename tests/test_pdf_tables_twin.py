@@ -1,4 +1,4 @@
-"""Real typeset tables against their twins from the authors' LaTeX source (bench/data/pdf-twins, bench/pdf_tables_twin.py).
+"""Real typeset tables against their twins from the authors' LaTeX source (bench/data/pdf-twins, bench/pdf_tables.py --twin).
 
 The table pages are real PDFs (pages of R package vignettes that are versions of journal articles) and the twins are
 JATS that pandoc made from the tabular the authors typed; both are committed, so these tests need neither pandoc nor R.

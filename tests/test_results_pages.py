@@ -60,7 +60,7 @@ def test_result_files_carry_provenance_and_no_hand_edited_block() -> None:
         assert prov, f"{f.name}: no provenance block"
         assert prov.get("reconstructed") or {"command", "commit", "data", "machine"} <= set(prov), f.name
     rows = json.loads((REPO / "bench" / "results" / "retrieval_ei.json").read_text())["rows"]
-    assert not any("llm" in r for r in rows)  # the block bench/retrieval_ei.py never wrote
+    assert not any("llm" in r for r in rows)  # the block bench/retrieval_eval.py never wrote
 
 
 def test_volatile_fields_are_ignored_and_results_are_not(tmp_path: Path) -> None:
@@ -101,3 +101,13 @@ def test_every_result_file_is_referenced(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setattr(results_pages, "RES", tmp_path)
     assert results_pages.unreferenced_results() == [
         "bench/results/zz_orphan_probe.json: no docs page names it and no bench/reproduce.py step writes it"]
+
+
+def test_a_step_with_a_missing_script_or_result_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """bench/reproduce.py steps name scripts and result files that exist (results_pages.py --check enforces it)."""
+    assert reproduce.dangling_steps() == []
+    monkeypatch.setattr(reproduce, "STEPS", [reproduce.Step("gone", ["bench/zz_gone.py"], ["zz_gone.json"]),
+                                             reproduce.Step("ok", ["bench/conclude_ei.py"], ["conclude_ei_offline.json"])])
+    assert reproduce.dangling_steps() == [
+        "bench/reproduce.py step gone: its script bench/zz_gone.py does not exist",
+        "bench/reproduce.py step gone: names bench/results/zz_gone.json, which does not exist"]

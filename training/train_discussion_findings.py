@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -28,13 +29,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
 from claimtrace.extract.findings import (  # noqa: E402
+    DISCUSSION_KEEP_P,
     DISCUSSION_PARAGRAPHS,
+    DISCUSSION_TOP,
     DISCUSSION_WEIGHTS,
     NOT_RESTATED,
     RESTATED_RESULT,
     RESULT_REPORT,
     abstract_problem,
     detect_findings,
+    discussion_choice,
     discussion_features,
     discussion_pool,
     score_sentences,
@@ -44,7 +48,7 @@ from provenance import Run  # noqa: E402
 from traces_detect_extra import EXTRA_LOADER, extra_gold  # noqa: E402
 from traces_psychsci import DOCS, GOLD, scorer, split_of, wilson  # noqa: E402
 
-TOP = 3  # the findings detect_findings keeps from a Discussion
+MAX_FINDINGS = 5  # detect_findings' default max_findings
 FOLDS = 5
 REPEATS = 5
 C = 0.5
@@ -82,7 +86,8 @@ def papers() -> list[dict[str, Any]]:
             texts = [strip_page_stamps(s.text) for s, _, _ in pool]
             probs = [p for p, _ in score_sentences(texts)]
             n = len(texts)
-            feats = [discussion_features(t, probs[i], i, n, r, f) for i, (t, (_, r, f)) in enumerate(zip(texts, pool, strict=True))]
+            feats = [discussion_features(t, probs[i], i, n, r, f, doc.title)
+                     for i, (t, (_, r, f)) in enumerate(zip(texts, pool, strict=True))]
             labels = [int(ev.same_statement(g["finding"], t)) for t in texts]
             hand = [hand_score(t, probs[i], i, max(n, 1)) for i, t in enumerate(texts)]
             rec.update(pool=bool(feats), feats=feats, labels=labels, hand=hand, ids=[s.id for s, _, _ in pool],
@@ -91,7 +96,7 @@ def papers() -> list[dict[str, Any]]:
     return out
 
 
-def top(scores: list[float], k: int = TOP) -> list[int]:
+def top(scores: list[float], k: int = DISCUSSION_TOP) -> list[int]:
     """The indexes of the k best-scoring sentences."""
     return sorted(range(len(scores)), key=lambda j: -scores[j])[:k]
 
@@ -110,19 +115,22 @@ def fit(recs: list[dict[str, Any]], names: list[str]) -> Any:
     return sc, lr
 
 
-def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, list[list[int]]]:
-    """For each pool paper, the top sentences a scorer fit without it picks, once per repeat (shuffled folds)."""
+def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, list[tuple[list[int], list[int]]]]:
+    """For each pool paper, once per repeat (shuffled folds), the ranking of its sentences by a scorer fit without it
+    and the ranks ``discussion_choice`` keeps from it (what ``detect_findings`` would choose)."""
     import numpy as np
     from sklearn.model_selection import KFold
 
-    picks: dict[str, list[list[int]]] = {r["paper"]: [] for r in pool}
+    picks: dict[str, list[tuple[list[int], list[int]]]] = {r["paper"]: [] for r in pool}
     for seed in range(REPEATS):
         for tr, te in KFold(n_splits=FOLDS, shuffle=True, random_state=seed).split(pool):
             sc, lr = fit([pool[i] for i in tr], names)
             for i in te:
                 r = pool[i]
                 s = lr.decision_function(sc.transform(np.array([[f[k] for k in names] for f in r["feats"]])))
-                picks[r["paper"]].append(top(list(s), len(s)))  # the whole ranking
+                ranking = top(list(s), len(s))
+                probs = [1.0 / (1.0 + math.exp(-max(min(float(s[j]), 40.0), -40.0))) for j in ranking]
+                picks[r["paper"]].append((ranking, [ranking[k] for k in discussion_choice(probs, MAX_FINDINGS)]))
     return picks
 
 
@@ -145,6 +153,8 @@ def main() -> None:
     ap.add_argument("--before", type=Path, help="an earlier result of this script: paired difference per paper")
     ap.add_argument("--paragraphs", type=int, help="an ablation: read this many Discussion paragraphs instead of "
                     "DISCUSSION_PARAGRAPHS (the weights are then not written, only --result)")
+    ap.add_argument("--drop", default="", help="an ablation: features left out, comma-separated (the weights are then "
+                    "not written, only --result)")
     args = ap.parse_args()
     import claimtrace.extract.findings as findings
 
@@ -155,21 +165,23 @@ def main() -> None:
     run = Run(data=[GOLD, DOCS, EXTRA_LOADER.parent / "psychsci-extra.jsonl"])
     recs = papers()
     pool = [r for r in recs if r["pool"]]
-    names = list(pool[0]["feats"][0])
+    drop = {k for k in args.drop.split(",") if k}
+    names = [k for k in pool[0]["feats"][0] if k not in drop]
     picks = cross_validate(pool, names)
     rows = []
     for r in recs:
         row = {k: r[k] for k in ("part", "paper", "gold_source", "abstract_problem", "source", "pool")}
         row["in_sample_hit"] = bool(r["hit"])
         if r["pool"]:
-            hits = [any(r["labels"][j] for j in p[:TOP]) for p in picks[r["paper"]]]
-            row["cv_hit_at"] = [round(sum(any(r["labels"][j] for j in p[:k]) for p in picks[r["paper"]]) / REPEATS, 3)
+            hits = [any(r["labels"][j] for j in kept) for _, kept in picks[r["paper"]]]
+            row["cv_hit_at"] = [round(sum(any(r["labels"][j] for j in p[:k]) for p, _ in picks[r["paper"]]) / REPEATS, 3)
                                 for k in range(1, 6)]
             row["cv_hit"] = round(sum(hits) / len(hits), 3)
+            row["cv_kept"] = round(sum(len(kept) for _, kept in picks[r["paper"]]) / REPEATS, 2)
             row["hand_hit"] = float(any(r["labels"][j] for j in top(r["hand"])))
             row["gold_in_pool"] = any(r["labels"])
             row["gold_pool_rank"] = next((r["ranks"][j] for j, y in enumerate(r["labels"]) if y), None)
-            row["cv_chosen_ids"] = [r["ids"][j] for j in picks[r["paper"]][0][:TOP]]
+            row["cv_chosen_ids"] = [r["ids"][j] for j in picks[r["paper"]][0][1]]
             row["gold_ids"] = [r["ids"][j] for j, y in enumerate(r["labels"]) if y]
         else:
             row["cv_hit"] = row["hand_hit"] = float(r["hit"])
@@ -178,15 +190,19 @@ def main() -> None:
         "schema_version": "2", "what": "finding hit with --detect (detect_findings, any chosen sentence) on the dev part "
         "and the extra traces; papers read from the Discussion scored by the scorer cross-validated by paper "
         f"({FOLDS} folds x {REPEATS} shuffles; cv_hit is the share of repeats that hit), beside the hand-set weights",
-        "top": TOP, "C": C, "folds": FOLDS, "repeats": REPEATS, "discussion_paragraphs": findings.DISCUSSION_PARAGRAPHS,
+        "top": DISCUSSION_TOP, "keep_p": DISCUSSION_KEEP_P, "max_findings": MAX_FINDINGS, "C": C, "folds": FOLDS,
+        "repeats": REPEATS, "discussion_paragraphs": findings.DISCUSSION_PARAGRAPHS,
         "features": names, "annotator": "LLM agent (Claude, 2026-12-01 dev; 2026-12-02 extra), not checked by a person"}
     for part in ("dev", "extra", "all"):
         rs = [r for r in rows if part in ("all", r["part"])]
         result[part] = {"hand": summary(rs, "hand_hit"), "learned_cv": summary(rs, "cv_hit")}
         disc = [r for r in rs if r["pool"]]
-        # hit within the k best Discussion sentences (cross-validated), k = 1..5: how the cut at TOP costs
+        # hit within the k best Discussion sentences (cross-validated), k = 1..5: what a fixed cut would give, beside
+        # the shipped choice (DISCUSSION_TOP, more above DISCUSSION_KEEP_P) and the findings (traces) it keeps
         result[part]["discussion_hit_at_k"] = {str(k + 1): round(sum(r["cv_hit_at"][k] for r in disc), 2)
                                                for k in range(5)}
+        result[part]["discussion_kept"] = {"n": len(disc), "hits": round(sum(r["cv_hit"] for r in disc), 2),
+                                           "mean_findings": round(sum(r["cv_kept"] for r in disc) / max(len(disc), 1), 2)}
         print(part, result[part], file=sys.stderr)
     if args.before and args.before.is_file():
         old = {r["paper"]: r["cv_hit"] for r in json.loads(args.before.read_text())["rows"]}
@@ -205,7 +221,7 @@ def main() -> None:
              "meta": {"trained_on": "dev part of psychsci-dev.jsonl and bench/data/traces-extra, papers read from the "
                       "Discussion", "papers": len(pool), "sentences": sum(len(r["labels"]) for r in pool),
                       "positives": sum(sum(r["labels"]) for r in pool), "C": C}}
-    if args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS:
+    if (args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS) and not drop:
         args.out.write_text(json.dumps(model, indent=1) + "\n")
     result["provenance"] = run.finish()
     args.result.write_text(json.dumps(result, indent=1) + "\n")

@@ -9,19 +9,19 @@ public API's parsing and the settings file's validation all read these registrie
 its builder (``claimtrace.retrieval.pipeline``), and its spelling, help and checks follow::
 
     @RETRIEVERS.register
-    class Splade(Spec):
-        kind: Literal["splade"] = "splade"
-        help: ClassVar[str] = "learned sparse retrieval"
+    class Splade(Spec, kind="splade", help="learned sparse retrieval"):
+        '''SPLADE over the units.'''
 
 Parsing keeps every spelling the CLI accepted before: ``RETRIEVERS.parse("hybrid-finetuned:models/x")``
-is ``HybridFinetunedRetriever(path="models/x")``, and ``str()`` of a spec gives the spelling back.
+is ``HybridFinetunedRetriever(arg="models/x")``, and ``str()`` of a spec gives the spelling back.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from collections.abc import Iterator, Mapping
-from typing import Annotated, Any, ClassVar, Generic, Literal, TypeVar, dataclass_transform
+from typing import Annotated, Any, ClassVar, Generic, TypeVar, dataclass_transform
 
 from pydantic import AfterValidator, PlainSerializer, PlainValidator
 
@@ -38,9 +38,11 @@ __all__ = [
 class Spec:
     """One component spec: ``kind`` and, where the kind takes one, its argument (a path or an inner spec).
 
-    A subclass is a frozen, keyword-only dataclass too (made so when it is defined)."""
+    A subclass is a frozen, keyword-only dataclass too (made so when it is defined). It names its kind, and
+    the class-level ``metavar``, ``optional_arg`` and ``help`` below, as class keywords
+    (``class FinetunedRetriever(Spec, kind="finetuned", metavar="DIR")``), and declares its ``arg`` field."""
 
-    kind: str
+    kind: str = ""
     #: the argument's metavar in help and errors (``DIR``, ``PATH``, ``SPEC``); None: the kind takes none
     metavar: ClassVar[str | None] = None
     #: True: the argument may be left out (``cross-encoder`` and ``cross-encoder:PATH``)
@@ -66,8 +68,13 @@ class Spec:
         """The spec of this kind with ``arg`` (the text after the first ``:``; None when there is none)."""
         return cls() if cls.metavar is None or arg is None else cls(arg=arg)  # type: ignore[call-arg]
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, kind: str | None = None, metavar: str | None = None, optional_arg: bool = False,
+                          help: str = "", **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if kind is not None:  # the kind becomes the default of its own ``kind`` field (what kind_name reads)
+            cls.__annotations__ = {"kind": "str", **inspect.get_annotations(cls)}
+            cls.kind = kind
+            cls.metavar, cls.optional_arg, cls.help = metavar, optional_arg, help
         dataclasses.dataclass(frozen=True, kw_only=True)(cls)
 
     def __post_init__(self) -> None:
@@ -197,73 +204,53 @@ EXTRACTORS: SpecRegistry[Spec] = SpecRegistry("extractor")
 
 # ----------------------------------------------------------------------------------------------- retrievers
 @RETRIEVERS.register
-class DefaultRetriever(Spec):
+class DefaultRetriever(Spec, kind="default", help="evidence: two-stage; hypothesis: hybrid-trained"):
     """The task's default retriever."""
 
-    kind: Literal["default"] = "default"
-    help: ClassVar[str] = "evidence: two-stage; hypothesis: hybrid-trained"
-
 
 @RETRIEVERS.register
-class TwoStageRetriever(Spec):
+class TwoStageRetriever(Spec, kind="two-stage",
+                        help="hybrid-trained, then the shipped cross-encoder over its top candidates"):
     """hybrid-trained candidates reranked by the shipped cross-encoder."""
 
-    kind: Literal["two-stage"] = "two-stage"
-    help: ClassVar[str] = "hybrid-trained, then the shipped cross-encoder over its top candidates"
-
 
 @RETRIEVERS.register
-class BM25Retriever(Spec):
+class BM25Retriever(Spec, kind="bm25"):
     """BM25 over the units."""
 
-    kind: Literal["bm25"] = "bm25"
-
 
 @RETRIEVERS.register
-class DenseRetriever(Spec):
+class DenseRetriever(Spec, kind="dense"):
     """MiniLM bi-encoder retrieval."""
 
-    kind: Literal["dense"] = "dense"
-
 
 @RETRIEVERS.register
-class HybridRetriever(Spec):
+class HybridRetriever(Spec, kind="hybrid"):
     """BM25 + dense, fused by RRF."""
 
-    kind: Literal["hybrid"] = "hybrid"
-
 
 @RETRIEVERS.register
-class TrainedRetriever(Spec):
+class TrainedRetriever(Spec, kind="trained"):
     """The shipped trained retriever."""
 
-    kind: Literal["trained"] = "trained"
-
 
 @RETRIEVERS.register
-class HybridTrainedRetriever(Spec):
+class HybridTrainedRetriever(Spec, kind="hybrid-trained", help="BM25 fused with the shipped trained retriever"):
     """BM25 fused with the shipped trained retriever."""
 
-    kind: Literal["hybrid-trained"] = "hybrid-trained"
-    help: ClassVar[str] = "BM25 fused with the shipped trained retriever"
-
 
 @RETRIEVERS.register
-class FinetunedRetriever(Spec):
+class FinetunedRetriever(Spec, kind="finetuned", metavar="DIR"):
     """A fine-tuned bi-encoder from a model folder."""
 
-    kind: Literal["finetuned"] = "finetuned"
     arg: str
-    metavar: ClassVar[str | None] = "DIR"
 
 
 @RETRIEVERS.register
-class HybridFinetunedRetriever(Spec):
+class HybridFinetunedRetriever(Spec, kind="hybrid-finetuned", metavar="DIR"):
     """BM25 fused with a fine-tuned bi-encoder from a model folder."""
 
-    kind: Literal["hybrid-finetuned"] = "hybrid-finetuned"
     arg: str
-    metavar: ClassVar[str | None] = "DIR"
 
 
 #: a retriever spec as a pydantic field (a spelling in, the spec kept, the spelling written out)
@@ -274,56 +261,39 @@ RetrieverSpelling = Annotated[str, _spelling(RETRIEVERS)]
 
 # ----------------------------------------------------------------------------------------------- rerankers
 @RERANKERS.register
-class NoReranker(Spec):
+class NoReranker(Spec, kind="none"):
     """No reranking."""
 
-    kind: Literal["none"] = "none"
-
 
 @RERANKERS.register
-class CrossEncoderReranker(Spec):
+class CrossEncoderReranker(Spec, kind="cross-encoder", metavar="PATH", optional_arg=True, help="the shipped model"):
     """A cross-encoder: the shipped one, or one from a model folder."""
 
-    kind: Literal["cross-encoder"] = "cross-encoder"
     arg: str | None = None
-    metavar: ClassVar[str | None] = "PATH"
-    optional_arg: ClassVar[bool] = True
-    help: ClassVar[str] = "the shipped model"
 
 
 @RERANKERS.register
-class FinetunedReranker(Spec):
+class FinetunedReranker(Spec, kind="finetuned", metavar="DIR", help="rescore the M candidates"):
     """Rescoring of the candidates by a fine-tuned bi-encoder."""
 
-    kind: Literal["finetuned"] = "finetuned"
     arg: str
-    metavar: ClassVar[str | None] = "DIR"
-    help: ClassVar[str] = "rescore the M candidates"
 
 
 @RERANKERS.register
-class LLMReranker(Spec):
+class LLMReranker(Spec, kind="llm"):
     """RankGPT listwise reranking by the configured LLM."""
 
-    kind: Literal["llm"] = "llm"
-
 
 @RERANKERS.register
-class DenseReranker(Spec):
+class DenseReranker(Spec, kind="dense", help="MiniLM rescoring"):
     """Rescoring of the candidates by the MiniLM bi-encoder."""
 
-    kind: Literal["dense"] = "dense"
-    help: ClassVar[str] = "MiniLM rescoring"
-
 
 @RERANKERS.register
-class RescoreReranker(Spec):
+class RescoreReranker(Spec, kind="rescore", metavar="SPEC", help="a retriever run over the candidates"):
     """A retriever re-run over the candidates alone (``rescore:bm25``, ``rescore:hybrid-finetuned:DIR``)."""
 
-    kind: Literal["rescore"] = "rescore"
     arg: Spec
-    metavar: ClassVar[str | None] = "SPEC"
-    help: ClassVar[str] = "a retriever run over the candidates"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "arg", RETRIEVERS.parse(self.arg))  # SPEC is a retriever spec (or its spelling)
@@ -338,18 +308,13 @@ RerankerSpelling = Annotated[str, _spelling(RERANKERS)]
 
 # ----------------------------------------------------------------------------------------------- extractors
 @EXTRACTORS.register
-class EmbeddedExtractor(Spec):
+class EmbeddedExtractor(Spec, kind="embedded", help="offline"):
     """The embedded offline extractor (no LLM)."""
-
-    kind: Literal["embedded"] = "embedded"
-    help: ClassVar[str] = "offline"
 
 
 @EXTRACTORS.register
-class LLMExtractor(Spec):
+class LLMExtractor(Spec, kind="llm"):
     """The LLM extractor (needs a configured LLM)."""
-
-    kind: Literal["llm"] = "llm"
 
 
 #: an extractor spec as a pydantic field

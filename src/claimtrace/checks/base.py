@@ -128,6 +128,21 @@ class Check(Protocol):
         ...
 
 
+class NamedCheck:
+    """A built-in check's base: the class names its ``id`` and ``title`` as class keywords
+    (``class MarginalCheck(NamedCheck, id="marginal", title="Marginal-significance wording")``)."""
+
+    id: str
+    title: str
+
+    def __init_subclass__(cls, *, id: str | None = None, title: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if id is not None:
+            cls.id = id
+        if title is not None:
+            cls.title = title
+
+
 def _as_checks(obj: object, name: str) -> list[Check]:
     if isinstance(obj, Check):
         return [obj]

@@ -21,6 +21,7 @@ from claimtrace.checks.base import (
     CheckContext,
     CheckRow,
     Location,
+    NamedCheck,
     lowered,
     section_of,
     sentence_location,
@@ -193,12 +194,8 @@ def _joined_blocks(context: CheckContext) -> Iterator[_Block]:
 _STATUS_WORDS = {200: "open", 401: "private", 403: "private", 404: "not found", 410: "not found"}
 
 
-@dataclass
-class OpenScienceLinks:
+class OpenScienceLinks(NamedCheck, id="openscience-links", title="Open-science links"):
     """Links to repositories and registries; their status with ``--online``."""
-
-    id: str = "openscience-links"
-    title: str = "Open-science links"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per distinct link (``info``; online: ``ok`` open, ``warn`` private or not found)."""
@@ -380,12 +377,9 @@ def _clause(sentence: str, topic: str, pat: re.Pattern[str]) -> str:
 _WORDS = {"data": "Data", "code": "Code", "materials": "Materials", "preregistration": "Preregistration"}
 
 
-@dataclass
-class OpenScienceStatements:
+class OpenScienceStatements(NamedCheck, id="openscience-statements",
+                            title="Data, code, materials and preregistration statements"):
     """Data, code, materials and preregistration statements read from the text, negative ones included."""
-
-    id: str = "openscience-statements"
-    title: str = "Data, code, materials and preregistration statements"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """A row per topic: ``ok`` available/preregistered, ``info`` on request, not available, or never stated."""

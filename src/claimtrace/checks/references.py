@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from claimtrace.checks._online import Fetcher
-from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, ok_row, section_of
+from claimtrace.checks.base import Check, CheckContext, CheckRow, Location, NamedCheck, ok_row, section_of
 from claimtrace.documents.bibliography import (  # the index and the item splitter unmatched_items uses, built once
     CiteItem,
     _AuthorYearIndex,
@@ -122,12 +122,8 @@ def _listed_anyway(item: CiteItem, citation: Citation, doc: Document, refs: _Ref
     return False
 
 
-@dataclass
-class UnlistedCitations:
+class UnlistedCitations(NamedCheck, id="reference-unlisted", title="Citations with no reference entry"):
     """Citations in the text that match no entry of the reference list."""
-
-    id: str = "reference-unlisted"
-    title: str = "Citations with no reference entry"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One ``warn`` row per cited work with no entry; ``ok`` when every citation has one."""
@@ -174,12 +170,8 @@ class UnlistedCitations:
         return rows
 
 
-@dataclass
-class UncitedEntries:
+class UncitedEntries(NamedCheck, id="reference-uncited", title="Reference entries never cited"):
     """Entries of the reference list that no citation names."""
-
-    id: str = "reference-uncited"
-    title: str = "Reference entries never cited"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One ``warn`` row per entry no citation links and whose first author and year the text never names."""
@@ -252,12 +244,8 @@ _STOP = frozenset(["the", "this", "that", "with", "from", "what", "when", "repor
                    "retrieved", "available", "online", "version", "computer", "software"])
 
 
-@dataclass
-class MalformedDois:
+class MalformedDois(NamedCheck, id="reference-doi", title="Malformed DOIs"):
     """DOIs in the reference list that are not well-formed."""
-
-    id: str = "reference-doi"
-    title: str = "Malformed DOIs"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One ``warn`` row per entry whose DOI is not ``10.NNNN/suffix`` (after removing a doi.org prefix)."""
@@ -351,12 +339,8 @@ def _load_retractions(path: str, mtime: int, size: int) -> dict[str, list[Retrac
     return out
 
 
-@dataclass
-class RetractedWorks:
+class RetractedWorks(NamedCheck, id="reference-retracted", title="Retracted or corrected cited works"):
     """Cited works that Retraction Watch lists as retracted, corrected or of concern."""
-
-    id: str = "reference-retracted"
-    title: str = "Retracted or corrected cited works"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """Rows for entries whose DOI a Retraction Watch record names; nothing without ``--retractions``."""
@@ -413,11 +397,9 @@ def title_similarity(a: str, b: str) -> float:
 
 
 @dataclass
-class DoiTitles:
+class DoiTitles(NamedCheck, id="reference-doi-title", title="DOIs that point to a different work"):
     """DOIs that resolve to a work with a different title (Crossref), with ``--online`` only."""
 
-    id: str = "reference-doi-title"
-    title: str = "DOIs that point to a different work"
     threshold: float = 0.6
 
     def run(self, context: CheckContext) -> list[CheckRow]:

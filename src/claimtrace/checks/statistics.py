@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
 
@@ -19,6 +18,7 @@ from claimtrace.checks.base import (
     CheckContext,
     CheckRow,
     Location,
+    NamedCheck,
     Severity,
     lowered,
     rows_or_ok,
@@ -109,10 +109,9 @@ def _doubts(r: DocumentStat) -> list[str]:
     return out
 
 
-class _PerResultCheck:
+class _PerResultCheck(NamedCheck):
     """A check that reads each reported result on its own: ``row`` gives its row or None; ``ok`` when none."""
 
-    id: str
     ok_message: ClassVar[str]
 
     def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
@@ -241,12 +240,8 @@ def _fits_one_tailed(r: DocumentStat) -> bool:
     return rep[0] <= half * 1.1 and half * 0.9 <= rep[1]
 
 
-@dataclass
-class ConsistencyCheck:
+class ConsistencyCheck(NamedCheck, id="consistency", title="Statistical consistency and decision errors"):
     """The engine's verdicts: a reported p that its test statistic and df cannot give, and decision errors."""
-
-    id: str = "consistency"
-    title: str = "Statistical consistency and decision errors"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per inconsistent result (``error`` for a decision error, ``warn`` otherwise)."""
@@ -346,12 +341,9 @@ def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
     return bool(_LEGEND_SENTENCE.search(sentence))
 
 
-@dataclass
-class ImprecisePCheck(_PerResultCheck):
+class ImprecisePCheck(_PerResultCheck, id="imprecise_p", title="Imprecise p-values"):
     """p-values given as a bound ("p < .05", "p > .05") or as "ns" where an exact value could be reported."""
 
-    id: str = "imprecise_p"
-    title: str = "Imprecise p-values"
     ok_message: ClassVar[str] = "every p is exact or below .001"
 
     def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
@@ -385,12 +377,8 @@ _MARGINAL_RE = re.compile(
 _MARGINAL_WORDS = ("significan", "trend")
 
 
-@dataclass
-class MarginalCheck:
+class MarginalCheck(NamedCheck, id="marginal", title="Marginal-significance wording"):
     """Wording that calls a non-significant result "marginally significant", "a trend towards"..."""
-
-    id: str = "marginal"
-    title: str = "Marginal-significance wording"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per phrase, attached to the result of its sentence (else of the next sentence)."""
@@ -437,12 +425,9 @@ _EFFECT_WORD = re.compile(
     r"|effect\s+size|ES\s*=|b\s*=|B\s*=|β|OR\s*=|odds\s+ratio)", re.I)
 
 
-@dataclass
-class EffectSizeMissingCheck:
+class EffectSizeMissingCheck(NamedCheck, id="effect_size_missing",
+                             title="t and F tests without an effect size"):
     """t and F tests that report no effect size in their sentence."""
-
-    id: str = "effect_size_missing"
-    title: str = "t and F tests without an effect size"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per t or F test (with df) whose sentence gives no effect size."""
@@ -491,12 +476,8 @@ def _effect_measure(measure: str, text: str) -> str:
     return measure
 
 
-@dataclass
-class EffectSizeFitCheck:
+class EffectSizeFitCheck(NamedCheck, id="effect_size_fit", title="Effect sizes that do not fit their test"):
     """Effect sizes that their own test cannot give: d vs t and df, r vs t, partial η² vs F and its dfs."""
-
-    id: str = "effect_size_fit"
-    title: str = "Effect sizes that do not fit their test"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per effect size outside the interval that its test statistic (rounding included) allows."""
@@ -572,12 +553,8 @@ def _items(sentence: str) -> int | None:
     return int(k) if k.isdigit() else _WORD_NUM[k.lower()]
 
 
-@dataclass
-class GrimCheck:
+class GrimCheck(NamedCheck, id="grim", title="GRIM and GRIMMER (means and SDs of integer data)"):
     """GRIM and GRIMMER on means and SDs of integer-valued measures (counts, items) with their n."""
-
-    id: str = "grim"
-    title: str = "GRIM and GRIMMER (means and SDs of integer data)"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per "M = x, SD = y, n = k" in a sentence that says the measure is integer-valued."""
@@ -629,12 +606,9 @@ _MULTILEVEL = re.compile(r"mixed|multilevel|multi-level|hierarchical|trials?\b|o
                          r"random|nested|items?\b|responses|growth|longitudinal|GEE|generali[sz]ed", re.I)
 
 
-@dataclass
-class DfSampleCheck(_PerResultCheck):
+class DfSampleCheck(_PerResultCheck, id="df_vs_n", title="df that cannot fit the stated N"):
     """t tests (and F tests with one numerator df) whose df exceed what the sample of the sentence allows."""
 
-    id: str = "df_vs_n"
-    title: str = "df that cannot fit the stated N"
     ok_message: ClassVar[str] = "every df fits its stated N"
 
     def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
@@ -668,12 +642,9 @@ _NO_STAT_OK = re.compile(r"exact\s+test|permutation|bootstrap|Monte\s+Carlo|Baye
 _STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*[-−]?\d*\.?\d+\s*[,;]\s*$")
 
 
-@dataclass
-class PWithoutTestCheck(_PerResultCheck):
+class PWithoutTestCheck(_PerResultCheck, id="p_without_test", title="p-values without a test statistic"):
     """A p-value reported with no test statistic in a sentence that reports a test."""
 
-    id: str = "p_without_test"
-    title: str = "p-values without a test statistic"
     ok_message: ClassVar[str] = "every p comes with its test statistic"
 
     def row(self, r: DocumentStat, sents: _Sentences) -> CheckRow | None:
@@ -1078,12 +1049,8 @@ def _power_record(text: str | list[str], before: str | None = None) -> dict[str,
     return rec
 
 
-@dataclass
-class PowerCheck:
+class PowerCheck(NamedCheck, id="power", title="Power analyses"):
     """Power analyses as records (type, test, effect size and metric, α, power, N, software); incomplete ones warned."""
-
-    id: str = "power"
-    title: str = "Power analyses"
 
     def run(self, context: CheckContext) -> list[CheckRow]:
         """One row per paragraph with a power analysis: ``info`` when complete, ``warn`` naming what is missing."""

@@ -113,13 +113,21 @@ def _place(rows: list[list[RawCell]]) -> tuple[list[tuple[int, int, RawCell]], i
     return placed, len(rows), n_cols
 
 
-def _header_rows(grid: list[list[str]], marked: int | None, th_rows: list[bool]) -> int:
+def _header_rows(grid: list[list[str]], marked: int | None, th_rows: list[bool],
+                 spanning: list[bool] | None = None) -> int:
     """How many leading rows are column headers: the markup's count (thead), then any rows of labels only
-    that follow before the data (a second header row the markup left in the body)."""
+    that follow before the data (a second header row the markup left in the body). ``spanning``: rows that one
+    cell fills whole; after a marked header such a row heads the body rows under it ("Kellgren and Lawrence
+    grade" over its grades), not the columns; so it does after an unmarked header row that does not span."""
     n = marked or 0
     for r, row in enumerate(grid):
         if r < n:
             continue
+        # (unmarked: a spanning row after a header row that does not span heads the body too; a spanning row
+        # above the column labels, "Treatment groups" over its groups, stays a header)
+        if (spanning is not None and spanning[r] and not th_rows[r]
+                and (marked or (n > 0 and not spanning[n - 1]))):
+            break
         body = row[1:] if len(row) > 1 else row
         filled = [t for t in body if t.strip() not in _EMPTYISH]
         if th_rows[r] or (filled and not any(is_numeric(t) for t in filled)):
@@ -144,7 +152,10 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
                 grid[r + dr][c + dc] = cell.text
                 owner[(r + dr, c + dc)] = i
     th_rows = [bool(row) and all(c.header for c in row) for row in raw.rows] + [False] * (n_rows - len(raw.rows))
-    n_head = _header_rows(grid, raw.header_rows, th_rows) if n_rows else 0
+    # rows that one cell fills whole (a heading written across the table: "Kellgren and Lawrence grade", "Women")
+    spanning = [n_cols > 1 and all(owner.get((r, c)) == owner.get((r, 0)) is not None for c in range(n_cols))
+                for r in range(n_rows)]
+    n_head = _header_rows(grid, raw.header_rows, th_rows, spanning) if n_rows else 0
     body = grid[n_head:]
     # the stub: the first column, when its body cells are labels rather than numbers
     first = [row[0] for row in body if row and row[0].strip()]
@@ -186,7 +197,8 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
     for r in range(n_head, n_rows):
         row = grid[r]
         label = row[0].strip() if stub else ""
-        rest = [t for t in row[1:] if t.strip() not in _EMPTYISH]
+        # (a cell spanning from the stub across the data columns is the label alone: no data)
+        rest = [t for c, t in enumerate(row[1:], 1) if t.strip() not in _EMPTYISH and owner.get((r, c)) != owner.get((r, 0))]
         if stub and label and not rest and n_cols > 2:
             current = label  # a group heading row ("Model 1", "Controls")
             group[r] = None
@@ -218,6 +230,17 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
     rows: list[TableRow] = []
     core: dict[int, str] = {}  # a body row's rendering without the table name and group: "label: parts"
     folded_into: set[int] = set()
+    # a body row with data and an empty stub cell continues the labelled row above it (a stub cell the markup
+    # did not span down: "STD duration" over its visits, a variable's row of test statistics under its means):
+    # it is rendered with that label, as a rowspan would give it
+    above: dict[int, str] = {}
+    last_label = ""
+    for rr in range(n_head, n_rows):
+        lab = grid[rr][0].strip() if stub and grid[rr] else ""
+        if lab:
+            last_label = lab if any(t.strip() not in _EMPTYISH for t in grid[rr][1:]) and not spanning[rr] else ""
+        elif last_label and any(t.strip() not in _EMPTYISH for t in grid[rr][1:]):
+            above[rr] = last_label
     r = 0
     while r < n_rows:
         rc = sorted(by_row.get(r + 1, []), key=lambda x: x.col)
@@ -245,7 +268,8 @@ def build_table(raw: RawTable, index: int, offset: int) -> Table:
                 parts.append(f"{hdr}: {v}" if hdr else v)
             parts.extend(x.text.strip() for x in extra.values())
             grp = group[r]
-            prefix = [name] + ([grp] if grp and grp != label else []) + ([label] if label else [])
+            cont = above.get(r, "") if not label else ""
+            prefix = [name] + ([grp] if grp and grp != label else []) + ([label] if label else [cont] if cont else [])
             rendered = SEP.join(prefix) + (": " + "; ".join(parts) if parts else "")
             core[r] = (f"{label}: " if label and parts else label) + "; ".join(parts)
             used = used + folded

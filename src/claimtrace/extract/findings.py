@@ -22,8 +22,11 @@ holds for an abstract block that cites like an introduction, is far longer than 
 is also the first body paragraph, or is far shorter than an abstract (``abstract_problem``), and for a document
 with no abstract at all: the findings then come from the first two paragraphs of the General Discussion (or of the
 first Discussion), scored by a learned Discussion-sentence scorer (``discussion_scores``, weights
-``weights/discussion_findings.json`` from ``training/train_discussion_findings.py``), and the candidate says so
-(``source="discussion"``, carried to ``Finding.source`` of the trace).
+``weights/discussion_findings.json`` from ``training/train_discussion_findings.py``; its features include how much
+of the title a sentence restates and words that mark a main result), figure-legend lines left out; the three best
+sentences are kept, and up to ``max_findings`` any other the scorer calls a finding (probability 0.5 or more:
+``discussion_choice``), and the candidate says so (``source="discussion"``, carried to ``Finding.source`` of the
+trace).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from claimtrace.cues import STOP_WORDS
 from claimtrace.documents.model import Document, Paragraph, Sentence
 from claimtrace.errors import InputError
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
@@ -258,6 +262,20 @@ def abstract_problem(doc: Document) -> str | None:
     return next((checks[k] for k in ABSTRACT_CHECKS if k in checks), None)
 
 
+#: the Discussion sentences always kept as findings (the best-scoring ones), and the scorer's probability at which a
+#: further one is kept too, up to ``max_findings`` (0.5: the scorer's own decision threshold, its classes balanced in
+#: training; bench/results/discussion_findings_cv.json gives the hit and the number kept beside a fixed 3 and 5)
+DISCUSSION_TOP = 3
+DISCUSSION_KEEP_P = 0.5
+
+
+def discussion_choice(ranked_scores: list[float], max_findings: int) -> list[int]:
+    """Which of the Discussion sentences, ranked best first by the scorer's probability, are kept as findings: the
+    ``DISCUSSION_TOP`` best, then any other within the ``max_findings`` best whose probability reaches
+    ``DISCUSSION_KEEP_P``."""
+    return [k for k, p in enumerate(ranked_scores[:max_findings]) if k < DISCUSSION_TOP or p >= DISCUSSION_KEEP_P]
+
+
 def normalise_space(text: str) -> str:
     """Lower-cased text with runs of whitespace as one space."""
     return re.sub(r"\s+", " ", text).strip().lower()
@@ -279,7 +297,6 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
         if pool:
             sents, labels = pool, [None] * len(pool)
             fallback = f"{problem}: detected among the first (General) Discussion sentences; "
-            max_findings = min(max_findings, 3)
             source = "discussion"
     if not sents:  # no abstract at all: the (General) Discussion opening, else the leading body paragraphs
         pool = _discussion_pool(doc)
@@ -290,7 +307,8 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
             sents, fallback = _body_pool(doc)
             source = "body"
         labels = [None] * len(sents)
-        max_findings = min(max_findings, 3)
+        if source == "body":
+            max_findings = min(max_findings, DISCUSSION_TOP)
     if not sents:
         raise InputError(doc.source.path, "the document has no abstract or body sentences to detect findings in; give --finding TEXT")
     texts = [strip_page_stamps(s.text) for s in sents]
@@ -299,12 +317,15 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
         ranked = {id(s): (r, f) for s, r, f in discussion_pool(doc)}
         ranks = [ranked.get(id(s), (0, False))[0] for s in sents]
         firsts = [ranked.get(id(s), (0, False))[1] for s in sents]
-        scored = discussion_scores(texts, scored, ranks, firsts)
+        scored = discussion_scores(texts, scored, ranks, firsts, doc.title)
     broken = [cut_off(s.text) for s in sents]
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
-    # from the Discussion: the best max_findings sentences (the model's threshold was set on abstracts)
-    chosen = {j for j in order[:max_findings] if scored[j][0] >= thr or source == "discussion"}
+    if source == "discussion":  # the DISCUSSION_TOP best, and up to max_findings that the scorer calls findings
+        chosen = set(discussion_choice([scored[j][0] for j in order], max_findings))
+        chosen = {order[k] for k in chosen}
+    else:
+        chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
     block: set[int] = set()
     if not fallback and not any(labels):  # an unstructured abstract: its results block
         block = {j for j in results_block(texts) if not broken[j]} - chosen
@@ -320,7 +341,9 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
         if j in block:
             why = "chosen: reports a result in the abstract's results block (after its last method sentence); " + why
         elif j in chosen and source == "discussion":
-            why = f"chosen: among the {max_findings} best-scoring Discussion sentences; " + why
+            why = (f"chosen: among the {DISCUSSION_TOP} best-scoring Discussion sentences; "
+                   if order.index(j) < DISCUSSION_TOP else
+                   f"chosen: Discussion score >= {DISCUSSION_KEEP_P:.2f} (among the {max_findings} best); ") + why
         elif j in chosen:
             why = (f"chosen: p >= threshold {thr:.2f}; " if p >= thr else
                    f"chosen: highest-scoring sentence (no sentence reached threshold {thr:.2f}); ") + why
@@ -346,11 +369,35 @@ DISCUSSION_WEIGHTS = WEIGHTS_DIR / "discussion_findings.json"
 _QUESTION = re.compile(r"\?\s*$")
 
 
-def discussion_features(text: str, p: float, i: int, n: int, par_rank: int, first_in_par: bool) -> dict[str, float]:
+#: a word that marks the sentence as the main or a central result ("Most importantly, ...", "Critically, ...",
+#: "the key finding", "Unexpectedly, ...")
+SALIENT = re.compile(r"\b(most (important(ly)?|central|striking(ly)?|notabl[ey])|importantly|critical(ly)?|crucial(ly)?|"
+                     r"central|key|main|primary|principal|unexpected(ly)?|notabl[ey]|strikingly|in (sum|short|summary)|"
+                     r"to summari[sz]e)\b", re.I)
+#: words too common to tie a sentence to the title
+_STOP = STOP_WORDS | frozenset(["it", "our", "we", "not", "when", "how", "why", "what", "whose", "into", "over", "under",
+                                "more", "less", "does", "do", "can", "but", "via", "across", "between", "both"])
+
+
+def _content_stems(text: str) -> set[str]:
+    """The content words of a text, cut to their first five letters (a crude stem: "partners" ~ "partner")."""
+    return {w[:5] for w in re.findall(r"[a-z]+", text.lower()) if len(w) > 2 and w not in _STOP}
+
+
+def title_overlap(text: str, title: str | None) -> float:
+    """The share of the title's content words (stems) that a sentence uses: the main result restates the title."""
+    tt = _content_stems(title or "")
+    return len(_content_stems(text) & tt) / len(tt) if tt else 0.0
+
+
+def discussion_features(text: str, p: float, i: int, n: int, par_rank: int, first_in_par: bool,
+                        title: str | None = None) -> dict[str, float]:
     """Dense features of one Discussion sentence as a finding: the abstract model's probability, cue words
-    (restated or reported result, limitation/speculation, hedge, question, citation, statistics, method), its
-    position in the pool and which paragraph of the pool it is in."""
+    (restated or reported result, limitation/speculation, hedge, question, citation, statistics, method, salience),
+    its position in the pool, which paragraph of the pool it is in and how much of the title it restates."""
     return {
+        "title_overlap": title_overlap(text, title),
+        "salient": float(bool(SALIENT.search(text))),
         "model_p": p,
         "restated": float(bool(RESTATED_RESULT.search(text))),
         "reports_result": float(bool(RESULT_REPORT.search(text))),
@@ -390,7 +437,7 @@ def discussion_logit(feats: dict[str, float], model: dict[str, Any]) -> tuple[fl
 
 
 def discussion_scores(texts: list[str], scored: list[tuple[float, str]], par_ranks: list[int] | None = None,
-                      first_in_par: list[bool] | None = None) -> list[tuple[float, str]]:
+                      first_in_par: list[bool] | None = None, title: str | None = None) -> list[tuple[float, str]]:
     """Scores of Discussion sentences as findings from the learned scorer (``discussion_features``; the abstract
     model alone, trained on abstracts, favours hedged conclusions)."""
     model = discussion_model()
@@ -399,7 +446,7 @@ def discussion_scores(texts: list[str], scored: list[tuple[float, str]], par_ran
     firsts = first_in_par or [i == 0 for i in range(len(texts))]
     out = []
     for i, (t, (p, why)) in enumerate(zip(texts, scored, strict=True)):
-        feats = discussion_features(t, p, i, n, ranks[i], firsts[i])
+        feats = discussion_features(t, p, i, n, ranks[i], firsts[i], title)
         z, contrib = discussion_logit(feats, model)
         z = 1.0 / (1.0 + math.exp(-max(min(z, 40.0), -40.0)))
         # the cues the sentence has that raise its score most (an absent cue is no reason)
@@ -451,7 +498,7 @@ def discussion_pool(doc: Document, limit: int = 60) -> list[tuple[Sentence, int,
     out: list[tuple[Sentence, int, bool]] = []
     used = 0
     for p in pars:  # the first paragraphs that hold a whole sentence (figure text and fragments do not count)
-        whole = [s for s in p.sentences if not cut_off(s.text) and not figure_text(s.text)]
+        whole = [s for s in p.sentences if not cut_off(s.text) and not figure_text(s.text) and not caption_text(s.text)]
         if whole:
             out.extend((s, used, k == 0) for k, s in enumerate(whole))
             used += 1
@@ -470,6 +517,20 @@ def figure_text(text: str) -> bool:
     """Whether a "sentence" holds a figure's axis labels and ticks that GROBID left in a paragraph (six numbers in a
     row: "Proportion of Average Earnings 0 10 20 30 40 50 ...", or an axis title set letter by letter)."""
     return bool(_FIGURE_TICKS.search(text) or _SPACED_LETTERS.search(text))
+
+
+#: a figure legend's sentence that GROBID left in a paragraph ("Error bars indicate 95% confidence intervals.",
+#: "Data are from only the preelection periods.", a panel title such as "The experimental setup.")
+_CAPTION = re.compile(r"^(error bars|data (are|were) from|(the )?(solid|dashed|dotted|gr[ae]y) (lines?|bars?|dots?)|"
+                      r"note[.:]|fig(ure)?\.? ?\d)|\berror bars (indicate|represent|show|denote|are)\b", re.I)
+#: a "sentence" of fewer words than this is a panel title or a label, not a statement
+MIN_POOL_WORDS = 4
+
+
+def caption_text(text: str) -> bool:
+    """Whether a "sentence" is a figure legend's line (error bars, data source, line key, a panel title of fewer than
+    ``MIN_POOL_WORDS`` words) rather than prose."""
+    return bool(_CAPTION.search(text.strip())) or len(text.split()) < MIN_POOL_WORDS
 
 
 def _body_pool(doc: Document) -> tuple[list[Sentence], str]:

@@ -16,7 +16,10 @@ social-science paper that the biomedical training data of the classifiers lack:
   it is the most similar one, its similarity over the best one's, and the rank of a prediction (and of an explicit
   one) among the paper's predictions by what it shares with the finding (similarity plus stemmed word overlap), so
   the prediction tied to the finding wins over an aim and over the paper's other predictions; whether the sentence's
-  paragraph states an explicit prediction, and whether the next sentence of the paragraph does;
+  paragraph states an explicit prediction, and whether the next sentence of the paragraph does; the tie of the
+  sentence's paragraph to the finding (its best candidate's similarity plus word overlap, over the best
+  paragraph's, and the paragraph's rank by it: a hypothesis paragraph restates the finding's variables in a sentence
+  other than the prediction itself);
 - evidence: its features and weights live in ``evidence_ranker.py`` (``weights/evidence_ranker.json``,
   trained by ``scripts/train_evidence_ranker.py``).
 
@@ -101,7 +104,9 @@ HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", 
                 "method_words", "citations", "question", "pre_method", "intro_position", "para_strong", "next_strong",
                 # relative to the other candidates of the same paper (not absolute values): the rank of the
                 # similarity to the finding, and the rank of a prediction among the paper's predictions
-                "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank")
+                "sim_rank", "sim_top", "sim_rel", "prediction_rank", "prediction_top", "strong_prediction_rank",
+                # the tie of the sentence's paragraph to the finding
+                "para_tie", "para_tie_rank")
 
 #: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
 BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
@@ -274,6 +279,22 @@ def sentence_cues(text: str) -> SentenceCues:
                         frozenset(content_words(text)))
 
 
+def paragraph_tie(values: np.ndarray, pid: Sequence[object], among: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each sentence's paragraph by its best value among the selected sentences: that value over the best
+    paragraph's, and ``1 / (1 + rank)`` of the paragraph (rank 0: the best; equal values share a rank; 0 for the
+    sentences not selected)."""
+    best: dict[object, float] = {}
+    for v, q, ok in zip(values, pid, among, strict=True):
+        if ok:
+            best[q] = max(best.get(q, 0.0), float(v))
+    if not best:
+        return np.zeros(len(values)), np.zeros(len(values))
+    top = max(best.values())
+    rank = {v: 1.0 / (1.0 + k) for k, v in enumerate(sorted(set(best.values()), reverse=True))}
+    rel = np.array([best.get(q, 0.0) / top if top > 0 else 0.0 for q in pid])
+    return rel, np.array([rank[best[q]] if ok else 0.0 for q, ok in zip(pid, among, strict=True)])
+
+
 def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                       ref: str | None, order: list[str], finding: str, candidates: np.ndarray | None = None,
                       pid: Sequence[object] | None = None) -> np.ndarray:
@@ -310,8 +331,10 @@ def hypothesis_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seq
     tie = sim + stem_overlap(finding, texts) if n else sim  # what the finding and the sentence share
     sim_rank, pred_rank = rank_within(sim, cand), rank_within(tie, cand & is_pred)
     top = float(sim[cand].max()) if cand.any() else 0.0
+    para_rel, para_rank = paragraph_tie(tie, pids, cand)
     rel = np.column_stack([sim_rank, (sim_rank == 1.0).astype(float), sim / top if top > 0 else np.zeros(n),
-                           pred_rank, (pred_rank == 1.0).astype(float), rank_within(tie, cand & is_strong)])
+                           pred_rank, (pred_rank == 1.0).astype(float), rank_within(tie, cand & is_strong),
+                           para_rel, para_rank])
     x = np.asarray(rows, dtype=np.float64).reshape(n, len(HYP_FEATURES) - rel.shape[1])
     return np.hstack([x, rel.reshape(n, -1)])
 

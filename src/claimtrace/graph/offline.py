@@ -161,24 +161,33 @@ def _pat(rx: str) -> re.Pattern[str]:
 
 
 _RIGHT = "(?P<R>[^,;.()]{2,120})"
+#: what a moderator or mediator acts on: "the relationship between X and Y", "the effect of X on Y"
+_LINK_NOUN = r"(?:relationships?|relations?|associations?|links?|effects?)"
+
+
+def _by_form(verbs: str, joins: str) -> str:
+    """A moderation or mediation in the passive: "the relationship between X and Y was <verbs> by R"."""
+    return (r"\b" + _LINK_NOUN + r"\s+(?:between|of)\s+" + _NP.format("X") + rf"\s+(?:{joins})\s+" + _NP.format("Y")
+            + rf"\s+(?:was|were|is|are)\s+(?:\w+\s+)?{verbs}\s+by\s+" + _RIGHT)
+
+
+def _active_form(verbs: str, joins: str) -> str:
+    """A moderation or mediation in the active, its moderator or mediator before: "<verbs> the effect of X on R"."""
+    return (rf"\b{verbs}\s+(?:the\s+)?(?:{_LINK_NOUN}|impact)\s+(?:between|of)\s+" + _NP.format("X")
+            + rf"\s+(?:{joins})\s+" + _RIGHT)
+
+
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # moderation
     ("mod_interact", _pat(r"\binteract(?:s|ed|ing)?\s+with\s+" + _NP.format("M2") +
                           r"\s+to\s+(?:influence|predict|affect|shape|determine)\s+" + _RIGHT)),
-    ("mod_by", _pat(r"\b(?:relationships?|relations?|associations?|links?|effects?)\s+(?:between|of)\s+"
-                    + _NP.format("X") + r"\s+(?:and|on|with)\s+" + _NP.format("Y") +
-                    r"\s+(?:was|were|is|are)\s+(?:\w+\s+)?(?:moderated|buffered|qualified|conditioned)\s+by\s+" + _RIGHT)),
-    ("mod_active", _pat(r"\b(?:moderated|moderates|moderate|buffered|buffers|qualified)\s+(?:the\s+)?"
-                        r"(?:relationships?|relations?|associations?|links?|effects?|impact)\s+(?:between|of)\s+"
-                        + _NP.format("X") + r"\s+(?:and|on|with)\s+" + _RIGHT)),
+    ("mod_by", _pat(_by_form("(?:moderated|buffered|qualified|conditioned)", "and|on|with"))),
+    ("mod_active", _pat(_active_form("(?:moderated|moderates|moderate|buffered|buffers|qualified)", "and|on|with"))),
     ("mod_buffer", _pat(r"\b(?:support\s+for\s+|evidence\s+for\s+|role\s+of\s+)?" + _NP.format("M") +
                         r"\s+as\s+(?:a\s+|potential\s+)?(?:buffers?|moderators?)\s+(?:of|for|in)\s+" + _RIGHT)),
     # mediation
-    ("med_by", _pat(r"\b(?:relationships?|relations?|associations?|links?|effects?)\s+(?:between|of)\s+"
-                    + _NP.format("X") + r"\s+(?:and|on)\s+" + _NP.format("Y") +
-                    r"\s+(?:was|were|is|are)\s+(?:\w+\s+)?mediated\s+by\s+" + _RIGHT)),
-    ("med_active", _pat(r"\b(?:mediated|mediates|mediate)\s+(?:the\s+)?(?:relationships?|relations?|associations?|"
-                        r"links?|effects?|impact)\s+(?:between|of)\s+" + _NP.format("X") + r"\s+(?:and|on)\s+" + _RIGHT)),
+    ("med_by", _pat(_by_form("mediated", "and|on"))),
+    ("med_active", _pat(_active_form("(?:mediated|mediates|mediate)", "and|on"))),
     # hierarchy
     ("hier_colon", _pat(r"\b(?:dimensions?|components?|facets?|subscales?|themes?|aspects?|forms?|types?|"
                         r"domains?|factors?|indicators?|measures?|subtypes?|categories)\s+of\s+" + _NP.format("P") +

@@ -54,6 +54,22 @@ def events_from_percent(percent_text: str, n: int) -> tuple[int, str] | None:
     return hits[0], f"events = round({percent_text.strip().rstrip('%')}% × {n}) (the only count that rounds to it)"
 
 
+def size_from_percent(events: int, percent_text: str) -> tuple[int, str] | None:
+    """A group size from its events and their percentage ("90% (18 patients)") when exactly one size makes
+    the percentage at the precision written, else None."""
+    pct = float(percent_text.strip().rstrip("%"))
+    if events <= 0 or not 0 < pct <= 100:
+        return None
+    dec = decimals_of(percent_text)
+    centre = 100.0 * events / pct
+    hits = [n for n in range(max(events, math.floor(centre) - 3), math.ceil(centre) + 4)
+            if _rounds_to(100.0 * events / n, pct, dec)]
+    if len(hits) != 1:
+        return None
+    return hits[0], (f"group size = {events} / {percent_text.strip().rstrip('%')}% "
+                     "(the only size whose percentage rounds to it)")
+
+
 def _z_or_t(n_total: int, df: int) -> tuple[float, str]:
     """The multiplier for a 95% CI half-width: 1.96 for large samples, else t(0.975, df) (Handbook 6.5.2.2)."""
     if n_total >= LARGE_SAMPLE:

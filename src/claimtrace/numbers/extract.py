@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
@@ -43,6 +43,8 @@ from claimtrace.stats.groups import (
 )
 
 OUTCOME_MIN = 0.5  # share of the outcome's words a row label or sentence must contain
+#: words that name the statistic, not the outcome ("mean ± SD of heart rate")
+_STAT_WORDS = frozenset({"mean", "average", "median", "sd", "se", "sem", "iqr"})
 
 
 @dataclass
@@ -74,6 +76,8 @@ class Ico:
         """Terms for an ICO."""
         i, c = Terms.of(intervention), Terms.of(comparator)
         o = Terms.of(outcome)
+        # the statistic's name is not the outcome ("mean ± SD of heart rate" is named by "heart rate")
+        o.aliases = [[w for w in a if w not in _STAT_WORDS] or a for a in o.aliases]
         parts = outcome_parts(outcome)
         if len(parts) > 1 and (first := words(parts[0])) and first not in o.aliases:
             o.aliases.append(first)  # an outcome that lists several is named by its first too ("heart rate, ...")
@@ -959,7 +963,7 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     a mean with its dispersion (of "from X to Y", Y), and bare percentages (events then come from the
     percentage and the group size; outside a "respectively" list, only two: more list other outcomes or time
     points too); with ``means``, last, two bare values as the arms' means."""
-    found_all = find_group_numbers(text)
+    found_all = [_of_total(text, g) for g in find_group_numbers(text)]
     out = [[g for g in found_all if g.kind == "binary" and g.total is not None],
            [g for g in found_all if g.kind == "binary" and g.total is None and g.percent is not None],
            percent_counts(text),
@@ -968,6 +972,21 @@ def _forms(text: str, *, lists: bool = False, means: bool = False) -> list[list[
     if means and not any(len(f) >= 2 for f in out):
         out.append(bare_means(text))
     return out
+
+
+#: the total after events and their percentage: "265 [25%] of 1054 participants", "12 (40%) out of 30"
+_OF_TOTAL = re.compile(r"\s*(?:of|out of)\s+(?:the\s+)?(\d{1,3}(?:,\d{3})+|\d+)\b(?![.,]\d|\s*%)")
+
+
+def _of_total(text: str, g: GroupNumbers) -> GroupNumbers:
+    """Events with a percentage and no total, followed by "of N": N is the total when the percentage is
+    events / N at its precision (the reader stops at the percentage)."""
+    if g.kind != "binary" or g.total is not None or g.percent is None or g.events is None:
+        return g
+    m = _OF_TOTAL.match(text, g.end)
+    if m is None or not derive.percent_matches(int(g.events), int(m.group(1).replace(",", "")), g.percent):
+        return g  # "7 (12%) of 30 mg": 7 of 30 is not 12%, no total
+    return replace(g, total=float(m.group(1).replace(",", "")), end=m.end(), text=text[g.start:m.end()])
 
 
 def _bare_percentages(text: str, *, lists: bool = False) -> list[GroupNumbers]:
@@ -1108,12 +1127,14 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
             continue
         for uid, text, scope, start, is_text in units:
             mine, theirs = _arm_mentions(ico, name, text)
-            sizes = sample_sizes(text)
+            sizes = [(n, a, b, 20) for n, a, b in sample_sizes(text)]
+            if is_text:  # "a group of 19 firefighters exposed to noise and a control group of 10 adults"
+                sizes += [(int(m.group(1)), m.start(1), m.end(1), 40) for m in _GROUP_OF.finditer(text)]
             # the arm named before its size ("placebo (n = 14)") first, then after it ("N = 357 for placebo")
-            hits = [(n, a, b) for n, a, b in sizes
+            hits = [(n, a, b) for n, a, b, _ in sizes
                     if (near := [p for p in mine if 0 <= a - p <= 60]) and not [p for p in theirs if max(near) < p < a]]
-            hits += [(n, a, b) for n, a, b in sizes
-                     if (after := [p for p in mine if 0 < p - b <= 20]) and not [p for p in theirs if b < p < min(after)]]
+            hits += [(n, a, b) for n, a, b, w in sizes
+                     if (after := [p for p in mine if 0 < p - b <= w]) and not [p for p in theirs if b < p < min(after)]]
             if not hits:
                 continue
             n, a, b = hits[0]
@@ -1129,6 +1150,11 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
         _equal_sizes(doc.sentences("all"), arms, context)
     if arms["intervention"].group_size is None and arms["comparator"].group_size is None:
         _parallel_sizes(doc.sentences("all"), ico, arms, context)
+
+
+#: one arm's size as "a group of 19 (patients)" / "group comprising 40": the arm named before or after it
+_GROUP_OF = re.compile(r"\b(?:group|arm|cohort) (?:of|comprising|consisting of|including) (\d{1,5})\b(?![.,]\d| ?%| ?(?:years?|"
+                       r"months?|weeks?|days?|hours?|mg|kg|g|ml|mm|cm)\b)", re.I)
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
@@ -1299,6 +1325,14 @@ def _derive(arms: dict[str, Arm], best: Candidate | None, flags: list[str], note
         pct = best.values.get(name, {}).get("_percent")
         read = best.reads.get(name)
         n = arm.group_size.value if arm.group_size else None
+        if arm.events is not None and pct is not None and not n:
+            # no size found: the percentage's own denominator when only one size fits it (a size found that the
+            # percentage does not fit is kept and flagged below: the annotators keep the arm's size)
+            size = derive.size_from_percent(int(arm.events.value), _pct_text(pct))
+            if size is not None:
+                arm.group_size = Value(value=float(size[0]), text=pct.text, source="derived", derived=size[1],
+                                       unit_id=pct.unit_id, table=pct.table, row=pct.row, col=pct.col)
+                n = float(size[0])
         if arm.events is None and pct is not None and n:
             got = derive.events_from_percent(_pct_text(pct), int(n))
             if got:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from claimtrace.documents.model import StrictModel
 from claimtrace.schema_version import SCHEMA_VERSION
 
 OutcomeType = Literal["binary", "continuous", "other"]
@@ -25,11 +26,7 @@ FLAGS = {
 }
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Value(_Model):
+class Value(StrictModel):
     """One number for one arm, with its provenance and the verbatim text it was read from."""
 
     value: float
@@ -45,7 +42,7 @@ class Value(_Model):
     derived: str | None = Field(None, description="the formula, when the value is derived from others")
 
 
-class Arm(_Model):
+class Arm(StrictModel):
     """The numbers of one arm; a field left None is not reported."""
 
     label: str
@@ -55,7 +52,7 @@ class Arm(_Model):
     sd: Value | None = None
 
 
-class Effect(_Model):
+class Effect(StrictModel):
     """An effect size for the intervention vs the comparator with its 95% CI (ratios on their own scale)."""
 
     measure: Measure
@@ -67,7 +64,7 @@ class Effect(_Model):
     method: str = Field(description="the library function that computed it")
 
 
-class NumbersResult(_Model):
+class NumbersResult(StrictModel):
     """The result of ``claimtrace numbers`` for one paper and one ICO."""
 
     schema_version: str = SCHEMA_VERSION
@@ -85,7 +82,7 @@ class NumbersResult(_Model):
     context: list[str] = Field(default_factory=list, description="ids of the units and table rows used")
 
 
-class Study(_Model):
+class Study(StrictModel):
     """One line of ``claimtrace meta``'s input: a study's effect (yi on the analysis scale, its variance)."""
 
     id: str
@@ -94,7 +91,7 @@ class Study(_Model):
     vi: float
 
 
-class PooledEstimate(_Model):
+class PooledEstimate(StrictModel):
     """A pooled estimate (analysis scale and, for ratio measures, back-transformed)."""
 
     model: str
@@ -106,7 +103,7 @@ class PooledEstimate(_Model):
     pi_high: float | None = None
 
 
-class MetaResult(_Model):
+class MetaResult(StrictModel):
     """The result of ``claimtrace meta``."""
 
     schema_version: str = SCHEMA_VERSION

@@ -207,8 +207,14 @@ def _coef_ratio(t: str, cur: Res | None, tk: _Tok) -> bool:
     d = tk.data
     if d["test"] not in ("t", "z") or d.get("has_df") or "p_comparison" in d:
         return False
-    return (cur is not None and cur.fields.get("test") in ("b", "beta") and "p_comparison" not in cur.fields
-            and "ci_low" not in cur.fields and _gap_ok(t, cur.last, tk.start, 20))
+    if (cur is not None and cur.fields.get("test") in ("b", "beta") and "p_comparison" not in cur.fields
+            and "ci_low" not in cur.fields and _gap_ok(t, cur.last, tk.start, 20)):
+        return True
+    # a bare estimate with its ratio in parentheses, as tables print it: "0.42 (t = 3.10)", "-0.19 [z = -2.2]"
+    return tk.start >= 3 and _NUM_PAREN_BEFORE.search(t, tk.start - 24 if tk.start > 24 else 0, tk.start) is not None
+
+
+_NUM_PAREN_BEFORE = lazy(r"(?<![\w.])[-+]?(?:\d+\.\d+|\.\d+)\*{0,3}\s*[(\[]\s*$")
 
 
 def _own_ci_of_effect(prev: Res | None, r: Res) -> None:

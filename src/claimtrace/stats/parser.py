@@ -42,6 +42,8 @@ from claimtrace.stats.scanners import (
     _scan_misc,
     _scan_p,
     _scan_paren_coef,
+    _scan_starred,
+    _scan_starred_paren,
     _scan_tests,
     _scan_variance_explained,
     _scan_verbal_ns,
@@ -351,7 +353,9 @@ _TRIGGER_WORDS: list[tuple[bytes, str]] = [
                                                                          (b" ", (b"stat", b"val")))
       for w in words),
     *((w, "est") for w in (b"OR ", b"ORs ", b"HR ", b"HRs ", b"RR ", b"RRs ", b"IRR", b"AOR", b"aOR", b" ratio",
-                           b"elative risk")),
+                           b"elative risk", b"OR:", b"HR:", b"RR:",
+                           # a coefficient named with "of" before its p ("a coefficient of 0.14 (p < .01)")
+                           b"oefficient of", b"stimate of")),
     *((bytes([d]) + b"*", "est") for d in range(48, 58)),
     # the words ``one_tailed_in_sentence`` looks for first (where none is near a result, it says no at once)
     *((w, "tail") for w in (b"tailed", b"sided", b"TAILED", b"SIDED", b"irectional")),
@@ -449,7 +453,7 @@ def _p_before(before: str) -> bool:
     b = before.rstrip()
     if not b.endswith(_P_ENDINGS):
         return False
-    return len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()
+    return len(b) < 2 or b[-1] not in "pP" or not b[-2].isalnum()  # "η2p = .06" is no p
 
 
 def _n_before(before: str) -> bool:
@@ -546,7 +550,7 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
     for i in cmp_pos:
         # _p_before / _n_before of the 16 characters before, inlined (a call each per comparator is this loop's cost)
         b = t[i - 16 if i > 16 else 0 : i].rstrip()
-        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalpha()) and not (
+        if b.endswith(_P_ENDINGS) and (len(b) < 2 or b[-1] not in "pP" or not b[-2].isalnum()) and not (
                 b[-1] == "e" and _STAT_VALUE_END.search(b)):  # "t-value = 2.1" is a t, not a p
             p_r.append((i - 40, i + 40))
         elif not (b.endswith(("n", "N")) and (len(b) < 2 or not b[-2].isalpha())):
@@ -593,6 +597,13 @@ def _tokens(t: str, tb: bytes | None = None, trig: _Triggers | None = None) -> l
         # a coefficient the test scanner read already ("B = .026 (.009)") is its
         tests = [(tk.start, tk.end) for tk in primary if tk.kind == "test"]
         primary += [tk for tk in _dedupe(pse) if not any(a < tk.end and tk.start < b for a, b in tests)]
+    # estimates with stars and no name ("female -0.087***", "-0.034 (0.015)**"), where no other token is
+    starred = [i for i in trig.est if tb[i + 1 : i + 2] == b"*"]  # a digit, then "*"
+    closes = [i for i in trig.pse if tb[i] in b")]" and tb[i + 1 : i + 2] == b"*"]
+    if starred or closes:
+        taken = [(tk.start, tk.end) for tk in primary]
+        primary += [tk for tk in _scan_starred(t, starred) + _scan_starred_paren(t, closes)
+                    if not any(a < tk.end and tk.start < b for a, b in taken)]
     if not primary:
         return []
     misc_r = []

@@ -178,8 +178,13 @@ _SE_WORD = (r"(?:(?:[Rr]obust|[Cc]lustered|[Bb]ootstrapped?|[Pp]anel[- ]correcte
             # "robust SE clustered at the rural community = 0.390": the clustering named before the value
             r"(?:\s+clustered\s+(?:at|by|on)\s+(?:the\s+)?[A-Za-z][A-Za-z -]{0,40}?(?=\s*[=:]))?")
 _SE_NEXT = lazy(r"\s*[,;]?\s*" + _SE_WORD)  # a standard error word right after a value
+# (a unit may follow the value: "difference = 4.2 percentage points (s.e. = 1.8)"; the value may follow a label
+# word instead of ":" or "=" where the label names an estimate: "coefficient on treatment 0.056, standard error
+# 0.021", see _scan_coef)
 _COEF_RE = lazy(
-    r"[:=](?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])\s*[,;]?\s*(?:\(\s*)?(?=" + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
+    r"(?:[:=]|(?<=[A-Za-z)])(?P<word>\s))(?P<pre>\s*)(?P<v>(?:[-+]\s?)?" + NUM + r")(?![\d.])"
+    r"(?:\s*(?:percentage\s+points?|pp|p\.p\.|percent|points?|%)(?![A-Za-z]))?\s*[,;]?\s*(?:\(\s*)?(?="
+    + _SE_WORD + r"\s*(?:[=:]|\s)\s*\.?\d)"
 )
 # a p-value whose "p" was lost, right after a statistic: "t = -3.11, < 0.01" (only < and >: "= .03" is ambiguous)
 _BARE_P_RE = lazy(r"\s*[,;]\s*(?P<pcmp><=|>=|<|>)\s*(?P<pval>0?\.\d+)(?![\d.])")
@@ -326,6 +331,18 @@ def _scan_tests(t: str) -> list[_Tok]:
         data["spans"] = spans
         data["repaired"] = repaired
         end = m.end()
+        if not has_df and canon in ("t", "F", "chi2"):
+            dm = _DF_AFTER_RE.match(t, end)
+            # F takes two df ("df = 2, 145"); t and χ2 one ("with 120 degrees of freedom", "(df = 1)")
+            if dm is not None and (dm.group("b") is not None) == (canon == "F"):
+                a_g = "a" if dm.group("a") is not None else "c"
+                data["df1"] = _df(dm.group(a_g))
+                spans["df1"] = dm.span(a_g)
+                if dm.group("b") is not None:
+                    data["df2"] = _df(dm.group("b"))
+                    spans["df2"] = dm.span("b")
+                data["has_df"] = has_df = True
+                end = dm.end()
         if canon in ("t", "F", "z", "chi2", "r"):
             pm = _BARE_P_RE.match(t, end)
             if pm is not None:
@@ -365,6 +382,14 @@ def _scan_tests(t: str) -> list[_Tok]:
     return toks
 
 
+# df written after the statistic's value: "χ2 = 5.2 (df = 1)", "chi-square = 12.3, df = 2", "t = 3.02 with 120
+# degrees of freedom", "χ2 = 18.2 with 4 df", "F = 4.1, df = 2, 145" (a parenthesis opened is closed)
+_DF_AFTER_RE = lazy(
+    r"(?P<open>\s*\(\s*)?(?(open)|\s*(?:[,;]\s*)?(?:with\s+)?)"
+    r"(?:df\s*[=:]\s*(?P<a>\d+(?:\.\d+)?)(?:\s*,\s*(?P<b>\d+(?:\.\d+)?)(?![\d.]))?"
+    r"|(?P<c>\d+(?:\.\d+)?)\s+(?:degrees?\s+of\s+freedom|d\.\s?f\.|df)(?![A-Za-z]))(?(open)\s*\))(?![\d.]\d)")
+
+
 _DESC_LABEL = lazy(r"(?<![A-Za-z])(?:M|Mean|mean|Mdn|[Mm]edian|[Aa]verage|SD|Mode|Md)\s*$")
 
 
@@ -380,8 +405,13 @@ def _scan_coef(t: str, has_se: bool | None = None) -> list[_Tok]:
     if not (_has_se_word(t) if has_se is None else has_se):  # has_se: the caller knows ``_has_se_word(t)``
         return toks
     for m in _COEF_RE.finditer(t):
-        if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start()):
+        if _DESC_LABEL.search(t, max(0, m.start() - 12), m.start() + (1 if m.group("word") else 0)):
             continue  # "M = 3.07, SE = 0.023": a mean and its standard error, not a coefficient
+        if m.group("word"):
+            lo = max(0, m.start() - 60)
+            brk = _LABEL_BREAK.search(t, lo, m.start())
+            if not _ESTIMATE_WORD.search(t, brk.end() if brk else lo, m.start()):
+                continue  # a number after a word is a coefficient only where its label names one
         s, e = m.span("v")
         data: dict[str, Any] = {"test": "b", "test_text": None, "test_detail": "coefficient", "value": _num(m.group("v")),
                                 "has_df": False, "comparison": "=", "spans": {"value": (s, e)}, "repaired": []}
@@ -442,6 +472,86 @@ def _scan_paren_coef(t: str) -> list[_Tok]:
         toks.append(_Tok("test", s, m.end(), data))
     return toks
 
+
+
+# what may stand just before a starred estimate (whitespace aside): a row label's last letter or parenthesis,
+# ":", "=", ",", ";"; not a comparator, a digit or a sign of a descriptive
+_STAR_LABEL_END = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ):=,;([")
+
+
+def _after_row_label(t: str, s: int) -> bool:
+    """Whether the estimate at ``s`` follows a row label's end (``_STAR_LABEL_END``, whitespace aside; a letter
+    not glued to it) that is no descriptive label ("M = 3.2*"). No label (a table cell alone: the table reader
+    reads its stars), a comparator or a digit before it: no."""
+    b = s - 1
+    while b >= 0 and t[b].isspace():
+        b -= 1
+    if b < 0 or t[b] not in _STAR_LABEL_END or (b == s - 1 and t[b].isalpha()):
+        return False
+    return not _DESC_LABEL.search(t, max(0, b - 12), b + 1 if t[b] not in ":=" else b)
+
+
+def _scan_starred(t: str, digits: list[int]) -> list[_Tok]:
+    """Estimates printed with significance stars and no name, as regression tables flattened to text print them:
+    "log income 0.214***", "female: -0.087**", "-0.214*** (-3.41)". ``digits``: where a digit is followed by "*".
+
+    A decimal number (an integer with stars is a count or a year), one to three stars, nothing after the stars
+    that continues the number, and before it (whitespace aside) a row label's end (``_STAR_LABEL_END``), not a
+    descriptive label ("M = 3.2*"). A starred number with no label (a table cell read alone) is left to the table
+    reader, which reads its stars by the table's legend. Read as a coefficient whose stars make it a result (p
+    not read: the stars' levels are the table's legend); the caller drops those that another token holds.
+    """
+    toks: list[_Tok] = []
+    n = len(t)
+    for i in digits:
+        k = i + 1
+        while k < n and k < i + 4 and t[k] == "*":
+            k += 1
+        if k < n and (t[k] == "*" or t[k].isdigit() or t[k] == "."):
+            continue
+        j = i
+        while j > 0 and (t[j - 1].isdigit() or t[j - 1] == "."):
+            j -= 1
+        raw = t[j : i + 1]
+        if "." not in raw or raw.count(".") > 1 or raw.endswith("."):
+            continue
+        s = j
+        if s > 0 and t[s - 1] in "-+":
+            s -= 1
+        if not _after_row_label(t, s):
+            continue
+        try:
+            value = _num(t[s : i + 1])
+        except ValueError:
+            continue
+        toks.append(_Tok("test", s, k, {"test": "b", "test_text": None, "test_detail": "coefficient", "value": value,
+                                        "has_df": False, "comparison": "=",
+                                        "spans": {"value": (s, i + 1), "stars": (i + 1, k)}, "repaired": []}))
+    return toks
+
+
+# an estimate with a number in parentheses and stars after them: "female -0.087 (0.032)***", "-0.034 (0.015)**"
+_STAR_PAREN_RE = lazy(r"(?<![\w.])(?P<v>[-+]?(?:\d+\.\d+|\.\d+))\s*[(\[]\s*[-+]?" + NUM + r"\s*[)\]](?P<stars>\*{1,3})(?![*\d])")
+
+
+def _scan_starred_paren(t: str, closes: list[int]) -> list[_Tok]:
+    """Estimates with stars after the number in parentheses that follows them (``_STAR_PAREN_RE``; ``closes``:
+    where ")*" or "]*" is), read as ``_scan_starred`` reads them: a result by its stars, the number in parentheses
+    not read (an SE, a t or an SD: without an estimate word or ":" before it, ``_scan_paren_coef`` leaves it)."""
+    toks: list[_Tok] = []
+    for i in closes:
+        m = next((x for x in _STAR_PAREN_RE.finditer(t, max(0, i - 40), min(len(t), i + 5)) if x.start("stars") == i + 1),
+                 None)
+        if m is None:
+            continue
+        s = m.start("v")
+        if not _after_row_label(t, s):
+            continue
+        toks.append(_Tok("test", s, m.end(), {"test": "b", "test_text": None, "test_detail": "coefficient",
+                                              "value": _num(m.group("v")), "has_df": False, "comparison": "=",
+                                              "spans": {"value": m.span("v"), "stars": m.span("stars")},
+                                              "repaired": []}))
+    return toks
 
 
 _ZERO_COMMA = lazy(r"0,\d+")
