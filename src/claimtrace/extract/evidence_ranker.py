@@ -67,6 +67,8 @@ OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of
                      r"analysis) (showed|revealed|indicated|confirmed))\b", re.I)
 #: a contrast of two factors ("A x B", "between A and B", "interaction of A with B")
 _CONTRAST = re.compile(r"\b(interaction|×|x)\b", re.I)
+_INTERACTION_WORD = re.compile(r"\binteraction\b", re.I)
+_SIGNIFICAN = re.compile(r"\bsignifican", re.I)
 _NUMBER = re.compile(r"(?<![\w.])-?\d*\.\d+|\b\d+(?:\.\d+)?%")
 #: words of a sentence that reports a finding without a statistic ("a significant interaction ...", "was higher in")
 FINDING_WORDS = re.compile(r"\b(significant(ly)?|reliabl[ey]|effects?|interact\w*|differ\w*|predict(ed|s|ive)|higher|"
@@ -118,7 +120,7 @@ def word_results(texts: Sequence[str], pids: Sequence[str], kinds: Sequence[str]
         if m is None or _NOT_A_RESULT.search(t):
             continue
         nxt = i + 1 < n and pids[i + 1] == pids[i] and eng[i + 1] >= 1
-        out[i] = bool(re.search(r"\bsignifican", t, re.I)) or pids[i] in refs or nxt
+        out[i] = bool(_SIGNIFICAN.search(t)) or pids[i] in refs or nxt
     return out
 
 
@@ -156,6 +158,19 @@ def _share(a: set[str], b: set[str]) -> float:
     return len(a & b) / (len(a) or 1)
 
 
+@lru_cache(maxsize=8192)
+def _unit_cues(text: str) -> tuple[Any, ...]:
+    """The finding-independent cues of one candidate text, computed once per text (the matrix is built for every
+    finding of a paper): descriptive, follow-up, manipulation, exploratory, interaction word, key cue, balance, null
+    result, omnibus, contrast, figure reference, content words, stems, numbers, test-statistic count, named study."""
+    return (bool(DESCRIPTIVE.search(text)), bool(FOLLOW_UP.search(text)), bool(MANIPULATION.search(text)),
+            bool(EXPLORATORY.search(text)), bool(_INTERACTION_WORD.search(text)), bool(KEY_CUE.search(text)),
+            bool(BALANCE.search(text)), bool(NULL_RESULT.search(text)), bool(OMNIBUS.search(text)),
+            bool(_CONTRAST.search(text)), bool(FIGURE_REF.search(text)), frozenset(content_words(text)),
+            frozenset(stems(text)), frozenset(_NUMBER.findall(text)), min(len(_TEST_STAT.findall(text)), 4) / 4.0,
+            study_named(text))
+
+
 def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
                     pids: list[str], is_table: np.ndarray, ref: str | None, order: list[str], finding: str, *,
                     sections: Sequence[str] | None = None, hypothesis: str = "",
@@ -182,7 +197,7 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             rank.setdefault(pid, lst.index(pid))
     keep = np.ones(len(texts), dtype=bool) if only is None else np.asarray(only, dtype=bool)
     wanted = {pids[i] for i in np.where(keep)[0]}
-    unit_stems = {i: stems(texts[i]) for i, pid in enumerate(pids) if pid in wanted}
+    unit_stems = {i: set(_unit_cues(texts[i])[12]) for i, pid in enumerate(pids) if pid in wanted}
     par_stems: dict[str, set[str]] = {}
     first_stat: dict[str, int] = {}
     for i, st in unit_stems.items():
@@ -212,25 +227,26 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
         r = rank.get(pids[i])
         tested = parts["engine"][i] >= 2
         ts = unit_stems[i]
-        named = study_named(t)
+        (descriptive, follow_up, manipulation, exploratory, interaction_word, key_cue, balance, null_result, omnibus,
+         contrast, figure_ref, words, _, numbers, n_stats, named) = _unit_cues(t)
         rows.append([
             parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
             float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
             float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
-            float(bool(DESCRIPTIVE.search(t)) and not tested), float(bool(FOLLOW_UP.search(t))),
-            float(bool(MANIPULATION.search(t))), float(bool(EXPLORATORY.search(t))),
-            float(about_interaction and bool(re.search(r"\binteraction\b", t, re.I))), float(is_table[i]),
-            float(kinds[i] in ("discussion", "conclusion")), float(bool(KEY_CUE.search(t))),
-            float(bool(BALANCE.search(t))), len(fw & content_words(t)) / (len(fw) or 1),
-            float(not finding_null and bool(NULL_RESULT.search(t))),
+            float(descriptive and not tested), float(follow_up),
+            float(manipulation), float(exploratory),
+            float(about_interaction and interaction_word), float(is_table[i]),
+            float(kinds[i] in ("discussion", "conclusion")), float(key_cue),
+            float(balance), len(fw & words) / (len(fw) or 1),
+            float(not finding_null and null_result),
             _share(fs, ts), _share(hs, ts) if hs else 0.0, _share(fs, stems(sections[i])),
             _share(fs, par_stems.get(pids[i], set())), sim_rank[i], float(first_stat.get(pids[i]) == i),
-            float(bool(OMNIBUS.search(t)) and not FOLLOW_UP.search(t)),
-            _share(fnum, set(_NUMBER.findall(t))) if fnum else 0.0, min(len(_TEST_STAT.findall(t)), 4) / 4.0,
-            float(about_interaction and bool(_CONTRAST.search(t))) * _share(fs, ts),
+            float(omnibus and not follow_up),
+            _share(fnum, set(numbers)) if fnum else 0.0, n_stats,
+            float(about_interaction and contrast) * _share(fs, ts),
             float(named is not None and ref is not None and not same_study(named, ref)),
-            float(not about_interaction and bool(re.search(r"\binteraction\b", t, re.I))),
-            float(parts["stat"][i] < 0.3 and not is_table[i]), float(bool(FIGURE_REF.search(t))),
+            float(not about_interaction and interaction_word),
+            float(parts["stat"][i] < 0.3 and not is_table[i]), float(figure_ref),
             float(first_test.get(studies_[i]) == i)])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 

@@ -214,11 +214,15 @@ def finding_study(finding: str, paper_studies: list[str]) -> str | None:
     return paper_studies[0] if paper_studies else None
 
 
+_STUDY_NUMBER = re.compile(r"\d+|pilot")
+
+
+@lru_cache(maxsize=1024)
 def same_study(a: str | None, b: str | None) -> bool:
     """Studies "1" and "1a" are the same study (a sub-experiment of it)."""
     if a is None or b is None:
         return False
-    na, nb = re.match(r"\d+|pilot", a), re.match(r"\d+|pilot", b)
+    na, nb = _STUDY_NUMBER.match(a), _STUDY_NUMBER.match(b)
     return bool(na and nb and na.group(0) == nb.group(0))
 
 
