@@ -805,11 +805,13 @@ _POWER_SOFTWARE = re.compile(r"G\s?\*\s?Power(?:\s+\d(?:\.\d+)*)?|\bpwr\b|\bsimr
 _POWER_BETA = re.compile(r"(?<![-−–])(?<![-−–]\s)(?:β|beta|type[\s-]+(?:II|2|two)\s+error)(?:\s+(?:error|rate|level|probability))*"
                          rf"\s*(?:\(\s*β\s*\)\s*)?(?:=|of|at|was|is|set\s+(?:at|to))?\s*(?P<v>{_VAL})", re.I)
 # a confidence level stated with the power, in the same sentence: its alpha ("95% CI and 80% power")
-_POWER_CONFIDENCE = re.compile(r"(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:confidence|CI)\b"
-                               r"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>9[059](?:\.\d+)?)\s?%", re.I)
+_CONFIDENCE_LEVEL = r"9[059](?:\.\d+)?"  # a confidence level in percent: 90, 95, 99, 99.9
+_POWER_CONFIDENCE = re.compile(rf"(?P<c>{_CONFIDENCE_LEVEL})\s?%\s+(?:confidence|CI)\b"
+                               rf"|confidence(?:\s+interval|\s+level)?\s*(?:=|of)\s*(?P<c2>{_CONFIDENCE_LEVEL})\s?%",
+                               re.I)
 # a confidence level printed as the significance level ("considering a 95% level of significance and a power of
 # 80%"): its alpha is 1 - level (.05), never .95
-_SIGNIFICANCE_AS_CONFIDENCE = re.compile(r"(?<![\d.])(?P<c>9[059](?:\.\d+)?)\s?%\s+(?:level\s+of\s+(?:statistical\s+)?"
+_SIGNIFICANCE_AS_CONFIDENCE = re.compile(rf"(?<![\d.])(?P<c>{_CONFIDENCE_LEVEL})\s?%\s+(?:level\s+of\s+(?:statistical\s+)?"
                                          r"significance|significance(?:\s+level)?\b)", re.I)
 # SPSS's "observed power = .955" printed with a test result: part of the result, not a power analysis
 _OBSERVED_POWER = re.compile(r"observed\s+power\s*=", re.I)

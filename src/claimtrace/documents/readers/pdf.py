@@ -365,9 +365,14 @@ def _segments(words: list[Word]) -> list[list[Word]]:
     return segs
 
 
+def _x_span(words: list[Word]) -> tuple[float, float]:
+    """The left and right edges of a run of words."""
+    return min(w.x0 for w in words), max(w.x1 for w in words)
+
+
 def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
     """The x of a two-column gutter on the page, or None for a single-column page."""
-    spans = [(min(w.x0 for w in s), max(w.x1 for w in s)) for s in segs if sum(len(w.text) for w in s) >= 3]
+    spans = [_x_span(s) for s in segs if sum(len(w.text) for w in s) >= 3]
     if len(spans) < 12:
         return None
     lo, hi = int(width * 0.35), int(width * 0.65)
@@ -395,8 +400,7 @@ def _find_gutter(segs: list[list[Word]], width: float) -> float | None:
 def _interleaved(segs: list[list[Word]], gx: float, width: float) -> int:
     """How many segments crossing the gutter ``gx`` stand between two-column lines: with column text lines
     (a quarter of the page wide or more) of both sides above and below them."""
-    rows = [(min(w.x0 for w in s), max(w.x1 for w in s), statistics.median(w.bottom for w in s)) for s in segs
-            if sum(len(w.text) for w in s) >= 3]
+    rows = [(*_x_span(s), statistics.median(w.bottom for w in s)) for s in segs if sum(len(w.text) for w in s) >= 3]
     left = sorted(y for a, b, y in rows if b <= gx and b - a >= 0.25 * width)
     right = sorted(y for a, b, y in rows if a >= gx and b - a >= 0.25 * width)
     if not left or not right:
@@ -415,7 +419,7 @@ def _page_lines(pw: PageWords) -> list[Line]:
         return _rows_to_lines(segs, pw.number, -1)
     full, left, right = [], [], []
     for s in segs:
-        a, b = min(w.x0 for w in s), max(w.x1 for w in s)
+        a, b = _x_span(s)
         if b <= gutter:
             left.append(s)
         elif a >= gutter:
