@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -158,17 +158,37 @@ def _share(a: set[str], b: set[str]) -> float:
     return len(a & b) / (len(a) or 1)
 
 
+class UnitCues(NamedTuple):
+    """The finding-independent cues of one candidate text (``unit_cues``)."""
+
+    descriptive: bool
+    follow_up: bool
+    manipulation: bool
+    exploratory: bool
+    interaction_word: bool
+    key_cue: bool
+    balance: bool
+    null_result: bool
+    omnibus: bool
+    contrast: bool
+    figure_ref: bool
+    words: frozenset[str]
+    stems: frozenset[str]
+    numbers: frozenset[str]
+    n_stats: float  # test statistics named, capped at 4, over 4
+    named_study: str | None
+
+
 @lru_cache(maxsize=8192)
-def _unit_cues(text: str) -> tuple[Any, ...]:
-    """The finding-independent cues of one candidate text, computed once per text (the matrix is built for every
-    finding of a paper): descriptive, follow-up, manipulation, exploratory, interaction word, key cue, balance, null
-    result, omnibus, contrast, figure reference, content words, stems, numbers, test-statistic count, named study."""
-    return (bool(DESCRIPTIVE.search(text)), bool(FOLLOW_UP.search(text)), bool(MANIPULATION.search(text)),
-            bool(EXPLORATORY.search(text)), bool(_INTERACTION_WORD.search(text)), bool(KEY_CUE.search(text)),
-            bool(BALANCE.search(text)), bool(NULL_RESULT.search(text)), bool(OMNIBUS.search(text)),
-            bool(_CONTRAST.search(text)), bool(FIGURE_REF.search(text)), frozenset(content_words(text)),
-            frozenset(stems(text)), frozenset(_NUMBER.findall(text)), min(len(_TEST_STAT.findall(text)), 4) / 4.0,
-            study_named(text))
+def unit_cues(text: str) -> UnitCues:
+    """The cues of one candidate text that do not depend on the finding, computed once per text (the matrix is
+    built for every finding of a paper), as ``trace_ranker.sentence_cues`` does for stage 1."""
+    return UnitCues(bool(DESCRIPTIVE.search(text)), bool(FOLLOW_UP.search(text)), bool(MANIPULATION.search(text)),
+                    bool(EXPLORATORY.search(text)), bool(_INTERACTION_WORD.search(text)), bool(KEY_CUE.search(text)),
+                    bool(BALANCE.search(text)), bool(NULL_RESULT.search(text)), bool(OMNIBUS.search(text)),
+                    bool(_CONTRAST.search(text)), bool(FIGURE_REF.search(text)), frozenset(content_words(text)),
+                    frozenset(stems(text)), frozenset(_NUMBER.findall(text)),
+                    min(len(_TEST_STAT.findall(text)), 4) / 4.0, study_named(text))
 
 
 def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Sequence[str], studies_: list[str | None],
@@ -197,7 +217,7 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
             rank.setdefault(pid, lst.index(pid))
     keep = np.ones(len(texts), dtype=bool) if only is None else np.asarray(only, dtype=bool)
     wanted = {pids[i] for i in np.where(keep)[0]}
-    unit_stems = {i: set(_unit_cues(texts[i])[12]) for i, pid in enumerate(pids) if pid in wanted}
+    unit_stems = {i: set(unit_cues(texts[i]).stems) for i, pid in enumerate(pids) if pid in wanted}
     par_stems: dict[str, set[str]] = {}
     first_stat: dict[str, int] = {}
     for i, st in unit_stems.items():
@@ -227,26 +247,26 @@ def evidence_matrix(texts: list[str], parts: dict[str, np.ndarray], kinds: Seque
         r = rank.get(pids[i])
         tested = parts["engine"][i] >= 2
         ts = unit_stems[i]
-        (descriptive, follow_up, manipulation, exploratory, interaction_word, key_cue, balance, null_result, omnibus,
-         contrast, figure_ref, words, _, numbers, n_stats, named) = _unit_cues(t)
+        c = unit_cues(t)
+        named = c.named_study
         rows.append([
             parts["base"][i], parts["sim"][i], parts["stat"][i], parts["prior"][i], float(tested),
             float(ref is not None and same_study(studies_[i], ref)), float(_later(studies_[i], ref, order)),
             float(studies_[i] == "general"), float(r == 0), 1.0 / (1.0 + r) if r is not None else 0.0,
-            float(descriptive and not tested), float(follow_up),
-            float(manipulation), float(exploratory),
-            float(about_interaction and interaction_word), float(is_table[i]),
-            float(kinds[i] in ("discussion", "conclusion")), float(key_cue),
-            float(balance), len(fw & words) / (len(fw) or 1),
-            float(not finding_null and null_result),
+            float(c.descriptive and not tested), float(c.follow_up),
+            float(c.manipulation), float(c.exploratory),
+            float(about_interaction and c.interaction_word), float(is_table[i]),
+            float(kinds[i] in ("discussion", "conclusion")), float(c.key_cue),
+            float(c.balance), len(fw & c.words) / (len(fw) or 1),
+            float(not finding_null and c.null_result),
             _share(fs, ts), _share(hs, ts) if hs else 0.0, _share(fs, stems(sections[i])),
             _share(fs, par_stems.get(pids[i], set())), sim_rank[i], float(first_stat.get(pids[i]) == i),
-            float(omnibus and not follow_up),
-            _share(fnum, set(numbers)) if fnum else 0.0, n_stats,
-            float(about_interaction and contrast) * _share(fs, ts),
+            float(c.omnibus and not c.follow_up),
+            _share(fnum, set(c.numbers)) if fnum else 0.0, c.n_stats,
+            float(about_interaction and c.contrast) * _share(fs, ts),
             float(named is not None and ref is not None and not same_study(named, ref)),
-            float(not about_interaction and interaction_word),
-            float(parts["stat"][i] < 0.3 and not is_table[i]), float(figure_ref),
+            float(not about_interaction and c.interaction_word),
+            float(parts["stat"][i] < 0.3 and not is_table[i]), float(c.figure_ref),
             float(first_test.get(studies_[i]) == i)])
     return np.asarray(rows, dtype=np.float64).reshape(len(texts), len(EV_FEATURES))
 

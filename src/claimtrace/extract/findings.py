@@ -322,8 +322,7 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     thr = findings_model().threshold if threshold is None else threshold
     order = sorted((j for j in range(len(sents)) if not broken[j]), key=lambda j: -scored[j][0])
     if source == "discussion":  # the DISCUSSION_TOP best, and up to max_findings that the scorer calls findings
-        chosen = set(discussion_choice([scored[j][0] for j in order], max_findings))
-        chosen = {order[k] for k in chosen}
+        chosen = {order[k] for k in discussion_choice([scored[j][0] for j in order], max_findings)}
     else:
         chosen = {j for j in order[:max_findings] if scored[j][0] >= thr}
     block: set[int] = set()

@@ -84,11 +84,16 @@ class LinearTextModel:
         }
         Path(path).write_text(json.dumps(data, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
 
+    def _term_values(self, text: str) -> tuple[dict[str, float], float]:
+        """The sublinear tf-idf value of each vocabulary n-gram of the text, and their L2 norm (1 when none)."""
+        vocab = self.vocabulary
+        counts = Counter(t for t in ngrams(text, self.ngram_max) if t in vocab)
+        vals = {t: (1.0 + math.log(c)) * vocab[t][0] for t, c in counts.items()}
+        return vals, math.sqrt(sum(v * v for v in vals.values())) or 1.0
+
     def decision(self, text: str, dense: dict[str, float]) -> tuple[float, list[tuple[str, float]]]:
         """The logit for one sentence and the contributions of its terms and features, largest first."""
-        counts = Counter(t for t in ngrams(text, self.ngram_max) if t in self.vocabulary)
-        vals = {t: (1.0 + math.log(c)) * self.vocabulary[t][0] for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vals.values())) or 1.0
+        vals, norm = self._term_values(text)
         contrib: list[tuple[str, float]] = [(t, v / norm * self.vocabulary[t][1]) for t, v in vals.items()]
         contrib.extend((f"[{k}]", x * self.features[k]) for k, x in dense.items() if k in self.features and x)
         z = self.intercept + sum(c for _, c in contrib)
@@ -98,9 +103,7 @@ class LinearTextModel:
     def logit(self, text: str, dense: dict[str, float]) -> float:
         """The logit of :meth:`decision` (the same sum, in the same order) without the sorted contributions."""
         vocab = self.vocabulary
-        counts = Counter(t for t in ngrams(text, self.ngram_max) if t in vocab)
-        vals = {t: (1.0 + math.log(c)) * vocab[t][0] for t, c in counts.items()}
-        norm = math.sqrt(sum(v * v for v in vals.values())) or 1.0
+        vals, norm = self._term_values(text)
         feats = self.features
         return self.intercept + sum([*(v / norm * vocab[t][1] for t, v in vals.items()),
                                      *(x * feats[k] for k, x in dense.items() if k in feats and x)])

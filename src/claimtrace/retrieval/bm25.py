@@ -35,7 +35,8 @@ def tokenize(texts: Sequence[str]) -> list[list[str]]:
         _TOKENS.clear()
     _TOKENS.update(fresh)
     # ``fresh`` first: another thread may clear the cache meanwhile
-    return [list(fresh[t] if t in fresh else _TOKENS.get(t) or tokenize_uncached([t])[0]) for t in texts]
+    return [list(fresh[t] if t in fresh else cached if (cached := _TOKENS.get(t)) is not None
+                 else tokenize_uncached([t])[0]) for t in texts]
 
 
 def tokenize_uncached(texts: Sequence[str]) -> list[list[str]]:
