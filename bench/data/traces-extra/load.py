@@ -53,7 +53,12 @@ def _render_module(render_py: Path) -> Any:
 def blocks_of(shared_dir: str | Path, paper: str) -> dict[str, str]:
     """The rendering of one paper's TEI by the shared render.py, as ``{block id: text}``."""
     d = data_dir(shared_dir)
-    text: str = _render_module(d / "traces" / "render.py").render(str(d / "documents" / "psychsci" / paper))
+    return blocks_of_tei(shared_dir, d / "documents" / "psychsci" / paper)
+
+
+def blocks_of_tei(shared_dir: str | Path, tei: str | Path) -> dict[str, str]:
+    """The rendering of any TEI file by the shared render.py, as ``{block id: text}``."""
+    text: str = _render_module(data_dir(shared_dir) / "traces" / "render.py").render(str(tei))
     out: dict[str, str] = {}
     lines = text.split("\n")
     for i, line in enumerate(lines):
