@@ -22,6 +22,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,13 +106,15 @@ def rows_of(path: str | Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS) -> list[dict[str, Any]]:
-    """The verbatim extra traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets."""
+def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS,
+               blocks: Callable[[str | Path, str], dict[str, str]] = blocks_of) -> list[dict[str, Any]]:
+    """The verbatim extra traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets;
+    ``blocks``: a paper's rendering (default: its TEI in ``documents/psychsci``)."""
     out: list[dict[str, Any]] = []
     for r in rows_of(path):
         if r.get("skipped"):
             continue
-        b = blocks_of(shared_dir, r["paper"])
+        b = blocks(shared_dir, r["paper"])
         rec: dict[str, Any] = {
             "paper": r["paper"],
             "finding": resolve(b, r["finding"], r["paper"]),
@@ -133,14 +136,15 @@ def skipped(path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     return [r for r in rows_of(path) if r.get("skipped")]
 
 
-def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS) -> int:
+def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS,
+          blocks: Callable[[str | Path, str], dict[str, str]] = blocks_of) -> int:
     """Convert the verbatim annotation file to the offsets file; returns the number of lines written."""
     rows: list[dict[str, Any]] = []
     for v in rows_of(verbatim):
         if v.get("skipped"):
             rows.append({"paper": v["paper"], "skipped": v["skipped"], "annotator": ANNOTATOR})
             continue
-        b = blocks_of(shared_dir, v["paper"])
+        b = blocks(shared_dir, v["paper"])
         first = ("ABSTRACT",) if v["finding_source"] == "abstract" else ("P",)
         row: dict[str, Any] = {"paper": v["paper"], "finding": locate(b, v["finding"], first)}
         row["finding_source"] = v["finding_source"]

@@ -24,8 +24,6 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 OFFSETS = HERE / "fresh.jsonl"
 DEFAULT_SHARED = HERE.parents[3] / "shared"
-ANNOTATOR = "LLM agent (Claude, 2026-12-02), not checked by a person"
-TEXT_KEYS = ("hypothesis", "evidence")
 
 
 @functools.cache
@@ -57,49 +55,20 @@ def blocks(shared_dir: str | Path, paper: str) -> dict[str, str]:
 
 def load_fresh(shared_dir: str | Path, path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     """The verbatim fresh traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets."""
-    ex = extra()
-    out: list[dict[str, Any]] = []
-    for r in ex.rows_of(path):
-        if r.get("skipped"):
-            continue
-        b = blocks(shared_dir, r["paper"])
-        rec: dict[str, Any] = {"paper": r["paper"], "finding": ex.resolve(b, r["finding"], r["paper"]),
-                               "finding_source": r["finding_source"]}
-        for k in TEXT_KEYS:
-            rec[k] = [ex.resolve(b, loc, r["paper"]) for loc in r[k]]
-            rec[f"{k}_paragraphs"] = list(dict.fromkeys(loc["block"] for loc in r[k]))
-        for k in ("statistics", "confidence", "notes", "annotator"):
-            rec[k] = r[k]
-        out.append(rec)
+    out: list[dict[str, Any]] = extra().load_extra(shared_dir, path, blocks=blocks)
     return out
 
 
 def skipped(path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     """The papers recorded as skipped, with their reasons."""
-    return [r for r in extra().rows_of(path) if r.get("skipped")]
+    out: list[dict[str, Any]] = extra().skipped(path)
+    return out
 
 
 def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS) -> int:
     """Convert the verbatim annotation file to the offsets file; returns the number of lines written."""
-    ex = extra()
-    rows: list[dict[str, Any]] = []
-    for v in ex.rows_of(verbatim):
-        if v.get("skipped"):
-            rows.append({"paper": v["paper"], "skipped": v["skipped"], "annotator": ANNOTATOR})
-            continue
-        b = blocks(shared_dir, v["paper"])
-        first = ("ABSTRACT",) if v["finding_source"] == "abstract" else ("P",)
-        row: dict[str, Any] = {"paper": v["paper"], "finding": ex.locate(b, v["finding"], first),
-                               "finding_source": v["finding_source"]}
-        for k in TEXT_KEYS:
-            row[k] = [ex.locate(b, s, ("P", "TABLE")) for s in v[k]]
-        for k in ("statistics", "confidence", "notes"):
-            row[k] = v[k]
-        row["annotator"] = ANNOTATOR
-        rows.append(row)
-    rows.sort(key=lambda r: r["paper"])
-    Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    return len(rows)
+    n: int = extra().build(verbatim, shared_dir, path, blocks=blocks)
+    return n
 
 
 def main(argv: list[str] | None = None) -> int:
