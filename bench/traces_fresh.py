@@ -19,6 +19,7 @@ mode, the finding given as the gold finding text (taken from the TEI rendering) 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -41,8 +42,9 @@ MEASURES = ("hypothesis_hit", "evidence_hit", "evidence_checked")
 ANNOTATOR = "LLM agent (Claude, 2026-12-02), not checked by a person"
 
 
+@functools.cache
 def loader() -> Any:
-    """``bench/data/traces-fresh/load.py`` as a module."""
+    """``bench/data/traces-fresh/load.py`` as a module (loaded once)."""
     spec = importlib.util.spec_from_file_location("ct_traces_fresh", LOADER)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

@@ -159,6 +159,19 @@ def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSE
     return len(rows)
 
 
+def counts(recs: list[dict[str, Any]], sk: list[dict[str, Any]]) -> dict[str, Any]:
+    """What ``--check`` prints: traces, skipped papers, confidence and finding sources, strings checked."""
+    return {
+        "traces": len(recs),
+        "skipped": [{"paper": r["paper"], "reason": r["skipped"]} for r in sk],
+        "confidence": dict(Counter(r["confidence"] for r in recs)),
+        "finding_source": dict(Counter(r["finding_source"] for r in recs)),
+        "hypothesis_strings": sum(len(r["hypothesis"]) for r in recs),
+        "evidence_strings": sum(len(r["evidence"]) for r in recs),
+        "sha1_checked": sum(1 + len(r["hypothesis"]) + len(r["evidence"]) for r in recs),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line: ``--check`` or ``--build VERBATIM``."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -174,21 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             n = build(a.build, a.shared)
             print(f"wrote {n} lines to {OFFSETS}", file=sys.stderr)
         if a.check or not a.build:
-            recs = load_extra(a.shared)
-            sk = skipped()
-            print(
-                json.dumps(
-                    {
-                        "traces": len(recs),
-                        "skipped": [{"paper": r["paper"], "reason": r["skipped"]} for r in sk],
-                        "confidence": dict(Counter(r["confidence"] for r in recs)),
-                        "finding_source": dict(Counter(r["finding_source"] for r in recs)),
-                        "hypothesis_strings": sum(len(r["hypothesis"]) for r in recs),
-                        "evidence_strings": sum(len(r["evidence"]) for r in recs),
-                        "sha1_checked": sum(1 + len(r["hypothesis"]) + len(r["evidence"]) for r in recs),
-                    }
-                )
-            )
+            print(json.dumps(counts(load_extra(a.shared), skipped())))
     except (ValueError, OSError, KeyError, ImportError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -17,7 +17,6 @@ import functools
 import importlib.util
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -84,11 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if a.build:
             print(f"wrote {build(a.build, a.shared)} lines to {OFFSETS}", file=sys.stderr)
-        recs = load_fresh(a.shared)
-        print(json.dumps({"traces": len(recs), "skipped": [r["paper"] for r in skipped()],
-                          "confidence": dict(Counter(r["confidence"] for r in recs)),
-                          "finding_source": dict(Counter(r["finding_source"] for r in recs)),
-                          "sha1_checked": sum(1 + len(r["hypothesis"]) + len(r["evidence"]) for r in recs)}))
+        print(json.dumps(extra().counts(load_fresh(a.shared), skipped())))
     except (ValueError, OSError, KeyError, ImportError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
