@@ -699,6 +699,13 @@ def page_traces_cross_encoder() -> Page:
                             traces_cross_encoder.report_lines)
 
 
+def page_traces_fresh() -> Page:
+    """docs/results/traces-fresh.md (bench/traces_fresh.py --report)."""
+    import traces_fresh
+
+    return page_from_script("traces-fresh", "docs/results/traces-fresh.md", traces_fresh.report_lines)
+
+
 PAGES: dict[str, Callable[[], Page]] = {
     "evaluation-tables": lambda: page_with_blocks("docs/evaluation.md"),
     "experiments": page_experiments,
@@ -717,6 +724,7 @@ PAGES: dict[str, Callable[[], Page]] = {
     "checks": page_checks,
     "evidence-misses": page_evidence_misses,
     "traces-cross-encoder": page_traces_cross_encoder,
+    "traces-fresh": page_traces_fresh,
 }
 
 

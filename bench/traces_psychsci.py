@@ -131,14 +131,16 @@ def oracle_finding(g: dict[str, Any]) -> dict[str, Any]:
             "hypothesis_gold_paragraph_ids": pids(g["hypothesis"])}
 
 
-def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any]) -> str:
-    """One mechanical reason for a development miss (from the Document, the gold strings and the trace)."""
+def miss_reason(stage: str, g: dict[str, Any], row: dict[str, Any], doc: Any = None) -> str:
+    """One mechanical reason for a development miss (from the Document, the gold strings and the trace);
+    ``doc``: the Document the trace was made from (default: the paper's TEI in ``documents/psychsci``)."""
     from claimtrace.documents import load_document
     from claimtrace.documents.studies import box_paragraphs
     from claimtrace.extract.statistics import sentence_statistics
     from claimtrace.extract.trace_ranker import BALANCE, DESCRIPTIVE, FOLLOW_UP, MANIPULATION, PREDICTION
 
-    doc = load_document(DOCS / g["paper"])
+    if doc is None:
+        doc = load_document(DOCS / g["paper"])
     pred = row.get(stage) or ""
     pred_pids = row.get(f"{stage}_paragraphs") or []
     if not pred:

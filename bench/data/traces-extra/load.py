@@ -22,6 +22,7 @@ import json
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,12 @@ def _render_module(render_py: Path) -> Any:
 def blocks_of(shared_dir: str | Path, paper: str) -> dict[str, str]:
     """The rendering of one paper's TEI by the shared render.py, as ``{block id: text}``."""
     d = data_dir(shared_dir)
-    text: str = _render_module(d / "traces" / "render.py").render(str(d / "documents" / "psychsci" / paper))
+    return blocks_of_tei(shared_dir, d / "documents" / "psychsci" / paper)
+
+
+def blocks_of_tei(shared_dir: str | Path, tei: str | Path) -> dict[str, str]:
+    """The rendering of any TEI file by the shared render.py, as ``{block id: text}``."""
+    text: str = _render_module(data_dir(shared_dir) / "traces" / "render.py").render(str(tei))
     out: dict[str, str] = {}
     lines = text.split("\n")
     for i, line in enumerate(lines):
@@ -100,13 +106,15 @@ def rows_of(path: str | Path) -> list[dict[str, Any]]:
     return [json.loads(x) for x in Path(path).read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
-def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS) -> list[dict[str, Any]]:
-    """The verbatim extra traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets."""
+def load_extra(shared_dir: str | Path, path: str | Path = OFFSETS,
+               blocks: Callable[[str | Path, str], dict[str, str]] = blocks_of) -> list[dict[str, Any]]:
+    """The verbatim extra traces (keys of psychsci-dev.jsonl, plus ``annotator``), rebuilt from the offsets;
+    ``blocks``: a paper's rendering (default: its TEI in ``documents/psychsci``)."""
     out: list[dict[str, Any]] = []
     for r in rows_of(path):
         if r.get("skipped"):
             continue
-        b = blocks_of(shared_dir, r["paper"])
+        b = blocks(shared_dir, r["paper"])
         rec: dict[str, Any] = {
             "paper": r["paper"],
             "finding": resolve(b, r["finding"], r["paper"]),
@@ -128,14 +136,15 @@ def skipped(path: str | Path = OFFSETS) -> list[dict[str, Any]]:
     return [r for r in rows_of(path) if r.get("skipped")]
 
 
-def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS) -> int:
+def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSETS,
+          blocks: Callable[[str | Path, str], dict[str, str]] = blocks_of) -> int:
     """Convert the verbatim annotation file to the offsets file; returns the number of lines written."""
     rows: list[dict[str, Any]] = []
     for v in rows_of(verbatim):
         if v.get("skipped"):
             rows.append({"paper": v["paper"], "skipped": v["skipped"], "annotator": ANNOTATOR})
             continue
-        b = blocks_of(shared_dir, v["paper"])
+        b = blocks(shared_dir, v["paper"])
         first = ("ABSTRACT",) if v["finding_source"] == "abstract" else ("P",)
         row: dict[str, Any] = {"paper": v["paper"], "finding": locate(b, v["finding"], first)}
         row["finding_source"] = v["finding_source"]
@@ -148,6 +157,19 @@ def build(verbatim: str | Path, shared_dir: str | Path, path: str | Path = OFFSE
     rows.sort(key=lambda r: r["paper"])
     Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return len(rows)
+
+
+def counts(recs: list[dict[str, Any]], sk: list[dict[str, Any]]) -> dict[str, Any]:
+    """What ``--check`` prints: traces, skipped papers, confidence and finding sources, strings checked."""
+    return {
+        "traces": len(recs),
+        "skipped": [{"paper": r["paper"], "reason": r["skipped"]} for r in sk],
+        "confidence": dict(Counter(r["confidence"] for r in recs)),
+        "finding_source": dict(Counter(r["finding_source"] for r in recs)),
+        "hypothesis_strings": sum(len(r["hypothesis"]) for r in recs),
+        "evidence_strings": sum(len(r["evidence"]) for r in recs),
+        "sha1_checked": sum(1 + len(r["hypothesis"]) + len(r["evidence"]) for r in recs),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,21 +187,7 @@ def main(argv: list[str] | None = None) -> int:
             n = build(a.build, a.shared)
             print(f"wrote {n} lines to {OFFSETS}", file=sys.stderr)
         if a.check or not a.build:
-            recs = load_extra(a.shared)
-            sk = skipped()
-            print(
-                json.dumps(
-                    {
-                        "traces": len(recs),
-                        "skipped": [{"paper": r["paper"], "reason": r["skipped"]} for r in sk],
-                        "confidence": dict(Counter(r["confidence"] for r in recs)),
-                        "finding_source": dict(Counter(r["finding_source"] for r in recs)),
-                        "hypothesis_strings": sum(len(r["hypothesis"]) for r in recs),
-                        "evidence_strings": sum(len(r["evidence"]) for r in recs),
-                        "sha1_checked": sum(1 + len(r["hypothesis"]) + len(r["evidence"]) for r in recs),
-                    }
-                )
-            )
+            print(json.dumps(counts(load_extra(a.shared), skipped())))
     except (ValueError, OSError, KeyError, ImportError, json.JSONDecodeError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
