@@ -216,7 +216,7 @@ def lines() -> list[str]:
     if wrong:
         out += ["", "Flags judged wrong:", ""]
         out += [f"- {k}, {x['paper']}: {x['note']}" for k, x in wrong]
-    out += _refs_lines() + _fresh_lines()
+    out += _refs_lines() + _fresh_lines() + _social_lines()
     if "timing" in r:
         t = r["timing"]
         out += ["", "## Speed", "",
@@ -312,6 +312,40 @@ def _fresh_lines() -> list[str]:
                 out.append(f"| {dom} | {c} | {d['papers']} | {v['flags']} | {rnd} (seed {x['seed']}, rules {x['rules']}; "
                            f"{how}) | {_ci(x['precision'])} |")
     return out
+
+
+def _social_lines() -> list[str]:
+    """Every check's flags on the fresh social papers, all judged (bench/checks_fresh.py, part social_all)."""
+    r = (read_result(FRESH) or {}).get("social_all")
+    if not r:
+        return []
+    seen = "; ".join(f"`{k}` ({v})" for k, v in r["seen"].items())
+    out = ["", "## Fresh social papers: every check, every flag", "",
+           f"From `bench/results/checks_fresh.json` (`python bench/checks_fresh.py --part social-all`): every warn or "
+           f"error row of every check that `claimtrace check` gives on {len(r['papers'])} social papers in "
+           f"{r['readings']} readings (the PDF twins' GROBID TEI and claimtrace's reading of their PDF; statcheck's test "
+           f"papers as HTML and PDF), each judged against the text by {r['annotator']}. Seen papers (read by check work "
+           f"before): {seen}; the rest are unseen. The headline is the verdicts on the rules of {r['rules']}, recorded "
+           "before any rule was changed after reading these papers; the fixes that followed make every one of these "
+           "papers seen, so the second table is in-sample.", ""]
+
+    def table(part: dict[str, Any]) -> list[str]:
+        rows = ["| check | unseen: flags, precision | unseen TEI/HTML | unseen PDF | seen | all TEI/HTML | all PDF |",
+                "|---|---|---|---|---|---|---|"]
+        for c, v in [*part["checks"].items(), ("all checks", {g: {"flags": x["n"], "precision": x}
+                                                                 for g, x in part["overall"].items()})]:
+            rows.append(f"| {c} | {v['unseen']['flags']}, {_ci(v['unseen']['precision'])} | "
+                        + " | ".join(_ci(v[g]["precision"]) for g in ("unseen_tei_html", "unseen_pdf", "seen",
+                                                                       "tei_html", "pdf")) + " |")
+        return rows
+
+    out += ["Before the fixes (the headline):", "", *table(r["before_fix"]), "",
+            "After the fixes (in-sample: the fixes were made on these flags):", "", *table(r), ""]
+    for name, label in (("pdf_only", "PDF only"), ("tei_html_only", "TEI/HTML only")):
+        out += [f"Flags now in one reading only ({label}; a wrong one is a reading problem):", ""]
+        out += [f"- {x['paper']}, {x['check']}: {x['message']}: {x['verdict']} ({x['note']})" for x in r[name]]
+        out.append("")
+    return out[:-1]
 
 
 def main() -> None:
