@@ -183,16 +183,30 @@ def social_all() -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
               "unseen_tei_html": lambda x: not x["seen"] and x["reading"] != "pdf",
               "unseen_pdf": lambda x: not x["seen"] and x["reading"] == "pdf",
               "tei_html": lambda x: x["reading"] != "pdf", "pdf": lambda x: x["reading"] == "pdf"}
-    checks: dict[str, Any] = {}
-    for c in sorted({x["check"] for x in flags} | {"power"}):
-        mine = [x for x in flags if x["check"] == c]
-        checks[c] = {g: {"flags": len(sel), "papers": len({x["paper"] for x in sel}), "precision": score(sel)}
-                     for g, f in groups.items() for sel in [[x for x in mine if f(x)]]}
+    def per_check(items: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for c in sorted({x["check"] for x in items} | {"power"}):
+            mine = [x for x in items if x["check"] == c]
+            out[c] = {g: {"flags": len(sel), "papers": len({x["paper"] for x in sel}), "precision": score(sel)}
+                      for g, f in groups.items() for sel in [[x for x in mine if f(x)]]}
+        return out
+
+    # the headline: every flag as judged on the rules of main 505a564 (the judgement file holds exactly those)
+    before = []
+    for key, j in judged.items():
+        name, check = key.split(":")[:2]
+        pid = name.removesuffix(".tei.xml").removesuffix(".pdf").removesuffix(".htm")
+        before.append({"paper": pid, "reading": {".pdf": "pdf", ".htm": "html"}.get(Path(name).suffix, "tei"),
+                       "check": check, "seen": pid in SEEN, "verdict": j["verdict"]})
     readings = _readings()
     result = {"rules": "main 505a564", "annotator": doc.get("annotator"), "how": doc.get("how"),
-              "papers": sorted({p for p, _r, _n, _q in readings}), "readings": len(readings),
-              "seen": SEEN, "overall": {g: score([x for x in flags if f(x)]) for g, f in groups.items()},
-              "checks": checks,
+              "papers": sorted({p for p, _r, _n, _q in readings}), "readings": len(readings), "seen": SEEN,
+              "before_fix": {"note": "every flag of main 505a564's rules, judged before any rule was changed after "
+                             "reading these papers: the headline", "overall": {g: score([x for x in before if f(x)])
+                                                                               for g, f in groups.items()},
+                             "checks": per_check(before)},
+              "overall": {g: score([x for x in flags if f(x)]) for g, f in groups.items()},
+              "checks": per_check(flags),
               "pdf_only": [x for x in flags if x["reading"] == "pdf" and x["only_in_this_reading"]],
               "tei_html_only": [x for x in flags if x["reading"] != "pdf" and x["only_in_this_reading"]],
               "flags": flags}
