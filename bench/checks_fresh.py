@@ -1,4 +1,4 @@
-"""Precision of the power and reference-unlisted checks on fresh papers: ones not read while their rules were written.
+"""Precision of the screening checks on fresh papers: ones not read while their rules were written.
 
 The power flags of the 100 shared psychsci papers were all judged (``bench/checks_psychsci.py``) and read while the
 power rules were fixed, so they are in-sample. This script judges a fresh sample from other real full texts in

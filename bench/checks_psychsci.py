@@ -221,7 +221,8 @@ def lines() -> list[str]:
         t = r["timing"]
         out += ["", "## Speed", "",
                 "Every offline check against the work of `claimtrace stats` (load, statistics, table statistics) on "
-                f"the same paper, each the fastest of {t['repeat']} runs (`python bench/checks_psychsci.py --timing`); "
+                f"the same paper, each the fastest of {t['repeat']} runs (`python bench/checks_psychsci.py --timing`, or "
+                "`--timing-only` to re-take only the timing); "
                 f"load average {t['loadavg_before'][0]:.1f} before, {t['loadavg_after'][0]:.1f} after"
                 + ("" if "loaded" not in t else
                    f"; other processes used {t['others_cpu_cores']:.2f} cores on average: "
