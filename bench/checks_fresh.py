@@ -1,4 +1,4 @@
-"""Precision of the power and reference-unlisted checks on fresh papers: ones not read while their rules were written.
+"""Precision of the screening checks on fresh papers: ones not read while their rules were written.
 
 The power flags of the 100 shared psychsci papers were all judged (``bench/checks_psychsci.py``) and read while the
 power rules were fixed, so they are in-sample. This script judges a fresh sample from other real full texts in
@@ -33,9 +33,19 @@ script runs. The social papers have too few power flags for more rounds. Judgeme
 ``bench/data/checks_fresh_judgements.json`` (each with its round; the annotator named there); precision with a Wilson
 95% interval.
 
-    PYTHONPATH=src python bench/checks_fresh.py [--list]
+Social, every check (``social_all``; rules of main 505a564, judged before any rule was changed after reading them):
+every warn/error row of every check that ``claimtrace check`` gives (statistics included) on each social paper in
+every reading the data has: the twins' GROBID TEI and their PDF (claimtrace's own PDF reader), statcheck's papers as
+HTML and PDF; each flag judged ``correct`` or ``wrong`` against the text (``bench/data/checks_fresh_social_judgements.json``,
+the annotator named there). Per check: flags, correct, precision (Wilson 95%), for papers no check work had read
+(``unseen``) and those it had (``SEEN``, with why), and per reading; a PDF flag with no flag of the same check and
+message in the paper's TEI/HTML reading is listed as PDF-only (with its verdict: a wrong PDF-only flag is a reading
+problem), and likewise TEI/HTML-only flags.
 
-``--list`` prints the sampled flags with no judgement yet. Writes bench/results/checks_fresh.json.
+    PYTHONPATH=src python bench/checks_fresh.py [--list] [--part rounds|social-all|all]
+
+``--list`` prints the sampled flags with no judgement yet. ``--part social-all`` re-runs only the social every-check
+part (the rounds are kept from the committed result). Writes bench/results/checks_fresh.json.
 """
 
 from __future__ import annotations
@@ -60,6 +70,13 @@ STATCHECK = SHARED / "statistics" / "statcheck-test-papers"
 PSYCHSCI = SHARED / "documents" / "psychsci"
 EI = SHARED / "evidence-inference"
 JUDGED = ROOT / "bench" / "data" / "checks_fresh_judgements.json"
+SOCIAL_JUDGED = ROOT / "bench" / "data" / "checks_fresh_social_judgements.json"
+#: social papers that check work had read before social_all was judged, and why (the rest: unseen)
+SEEN = {
+    "to_err_is_human": "metacheck's demo paper: tests/test_checks_refs.py asserts its reference rows",
+    "prereg": "round 1 judged its power and unlisted flags, and the power rules were changed after",
+    "psychsci-0956797620955209": "round 1 judged its power flag, and the power rules were changed after",
+}
 OUT = ROOT / "bench" / "results" / "checks_fresh.json"
 CHECK_IDS = ("power", "reference-unlisted")
 SAMPLE_SIZE = 20
@@ -106,11 +123,112 @@ def flags_of(paths: list[tuple[str, Path]]) -> dict[str, list[tuple[str, str, di
     return out
 
 
+def _readings() -> list[tuple[str, str, str, Path]]:
+    """Every social paper's readings as (paper, reading, file name, path): TEI and PDF, or HTML and PDF."""
+    in_psychsci = {p.stem for p in PSYCHSCI.glob("*.xml")}
+    out: list[tuple[str, str, str, Path]] = []
+    for tei in sorted(TWINS.glob("*.tei.xml")):
+        pid = tei.name.removesuffix(".tei.xml")
+        if pid.removeprefix("psychsci-") in in_psychsci:
+            continue
+        out += [(pid, "tei", tei.name, tei), (pid, "pdf", f"{pid}.pdf", TWINS / f"{pid}.pdf")]
+    for htm in sorted(STATCHECK.glob("*.htm")):
+        out += [(htm.stem, "html", htm.name, htm), (htm.stem, "pdf", f"{htm.stem}.pdf", htm.with_suffix(".pdf"))]
+    return out
+
+
+def _twin_text(check: str, message: str) -> str:
+    """A flag as its twin in the paper's other reading would say it (spacing and minus signs ignored)."""
+    return check + ":" + "".join(message.replace("\u03ea", "-").replace("\u2212", "-").split())
+
+
+def social_all() -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """Every warn/error row of every check (as ``claimtrace check`` gives them) on every social reading, judged."""
+    from claimtrace.checks.report import screen
+    from claimtrace.documents import load_document
+
+    doc = json.loads(SOCIAL_JUDGED.read_text(encoding="utf-8")) if SOCIAL_JUDGED.exists() else {"judgements": {}}
+    judged: dict[str, dict[str, Any]] = doc["judgements"]
+    flags: list[dict[str, Any]] = []
+    todo: list[tuple[str, dict[str, Any]]] = []
+    for pid, reading, name, path in _readings():
+        keys: set[str] = set()
+        for r in screen(load_document(path), source=name).rows:
+            if r.severity not in ("warn", "error"):
+                continue
+            row = r.model_dump(mode="json")
+            key = row_key(name, row)
+            while key in keys:  # two flags at one place (two citations in one bracket): numbered
+                key += "+"
+            keys.add(key)
+            j = judged.get(key)
+            if j is None:
+                todo.append((key, row))
+            flags.append({"key": key, "paper": pid, "reading": reading, "check": r.check, "severity": r.severity,
+                          "message": r.message, "seen": pid in SEEN, "verdict": j["verdict"] if j else None,
+                          "note": j.get("note") if j else None})
+    twins: dict[tuple[str, str], set[str]] = {}
+    for x in flags:
+        twins.setdefault((x["paper"], x["reading"]), set()).add(_twin_text(x["check"], x["message"]))
+    for x in flags:
+        other = "tei" if x["paper"] + ".tei.xml" in {n for _p, _r, n, _q in _readings()} else "html"
+        mate = other if x["reading"] == "pdf" else "pdf"
+        x["only_in_this_reading"] = _twin_text(x["check"], x["message"]) not in twins.get((x["paper"], mate), set())
+
+    def score(items: list[dict[str, Any]]) -> dict[str, Any]:
+        ok = [x for x in items if x["verdict"]]
+        return wilson(sum(x["verdict"] == "correct" for x in ok), len(ok))
+
+    groups = {"all": lambda x: True, "unseen": lambda x: not x["seen"], "seen": lambda x: x["seen"],
+              "unseen_tei_html": lambda x: not x["seen"] and x["reading"] != "pdf",
+              "unseen_pdf": lambda x: not x["seen"] and x["reading"] == "pdf",
+              "tei_html": lambda x: x["reading"] != "pdf", "pdf": lambda x: x["reading"] == "pdf"}
+    def per_check(items: list[dict[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for c in sorted({x["check"] for x in items} | {"power"}):
+            mine = [x for x in items if x["check"] == c]
+            out[c] = {g: {"flags": len(sel), "papers": len({x["paper"] for x in sel}), "precision": score(sel)}
+                      for g, f in groups.items() for sel in [[x for x in mine if f(x)]]}
+        return out
+
+    # the headline: every flag as judged on the rules of main 505a564 (the judgement file holds exactly those)
+    before = []
+    for key, j in judged.items():
+        name, check = key.split(":")[:2]
+        pid = name.removesuffix(".tei.xml").removesuffix(".pdf").removesuffix(".htm")
+        before.append({"paper": pid, "reading": {".pdf": "pdf", ".htm": "html"}.get(Path(name).suffix, "tei"),
+                       "check": check, "seen": pid in SEEN, "verdict": j["verdict"]})
+    readings = _readings()
+    result = {"rules": "main 505a564", "annotator": doc.get("annotator"), "how": doc.get("how"),
+              "papers": sorted({p for p, _r, _n, _q in readings}), "readings": len(readings), "seen": SEEN,
+              "before_fix": {"note": "every flag of main 505a564's rules, judged before any rule was changed after "
+                             "reading these papers: the headline", "overall": {g: score([x for x in before if f(x)])
+                                                                               for g, f in groups.items()},
+                             "checks": per_check(before)},
+              "overall": {g: score([x for x in flags if f(x)]) for g, f in groups.items()},
+              "checks": per_check(flags),
+              "pdf_only": [x for x in flags if x["reading"] == "pdf" and x["only_in_this_reading"]],
+              "tei_html_only": [x for x in flags if x["reading"] != "pdf" and x["only_in_this_reading"]],
+              "flags": flags}
+    return result, todo
+
+
 def main() -> None:
     """Run the checks on the fresh papers, draw the samples, merge the judgements, write the result file."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true", help="print sampled flags without a judgement")
+    ap.add_argument("--part", choices=("rounds", "social-all", "all"), default="all",
+                    help="what to re-run (the other part is kept from the committed result)")
     args = ap.parse_args()
+    if args.part == "social-all":
+        from provenance import Run
+
+        prov = Run(data=[TWINS, STATCHECK, SOCIAL_JUDGED])
+        kept: dict[str, Any] = json.loads(OUT.read_text(encoding="utf-8")) if OUT.exists() else {"schema_version": "1"}
+        kept["social_all"], todo_s = social_all()
+        kept["social_all"]["provenance"] = prov.finish()
+        write_result(OUT, ROOT, kept, todo_s, args.list)
+        return
     for d in (TWINS, STATCHECK, EI):
         if not d.is_dir():
             sys.exit(f"error: {d}: shared data not available")
@@ -164,6 +282,11 @@ def main() -> None:
                                               "precision": score(live), "sample": live}
             dom["checks"][c] = entry
         result["domains"][domain] = dom
+    if args.part == "all":
+        result["social_all"], todo_s = social_all()
+        todo += todo_s
+    elif OUT.exists() and "social_all" in (kept := json.loads(OUT.read_text(encoding="utf-8"))):
+        result["social_all"] = kept["social_all"]
     result["unjudged"] = len(todo)
     result["provenance"] = prov.finish()
     write_result(OUT, ROOT, result, todo, args.list)

@@ -21,9 +21,12 @@ Figures:
 - ``timing`` (``--timing``): per paper, seconds of ``claimtrace stats``'s work (load, ``analyze_document``, table
   statistics) and of all offline checks given those statistics, each the fastest of ``--repeat`` runs; the
   median and largest per-paper share, on the psychsci papers and on statcheck's four test papers (PDF and
-  HTML), with ``os.getloadavg()`` before and after (a loaded machine gives loaded figures: re-run it quietly).
+  HTML), with ``os.getloadavg()`` before and after and the CPU other processes used meanwhile
+  (``provenance.OthersCpu``): ``loaded`` when that is over 0.25 cores (then the figures are upper bounds: re-run it
+  quietly, with the same one command).
 
     PYTHONPATH=src .venv/bin/python bench/checks_psychsci.py [--list] [--timing [--repeat 3]]
+    PYTHONPATH=src .venv/bin/python bench/checks_psychsci.py --timing-only [--repeat 3]
 
 ``--list`` prints the flags that have no judgement yet. Writes bench/results/checks_psychsci.json.
 """
@@ -60,6 +63,8 @@ SEED = 27
 #: reference-uncited: rounds 1-2 were judged by bench/checks_refs_psychsci.py on its own split, round 3 here
 RESAMPLED: dict[str, dict[int, int]] = {"power": {2: 2702, 3: 2706}, "reference-uncited": {3: 2705, 4: 2707}}
 REFS_JUDGED = ROOT / "bench" / "data" / "checks_refs_judged.json"
+#: a timing is ``loaded`` when other processes used more than this many cores on average while it ran
+OTHERS_LOADED_CORES = 0.25
 
 
 def split_of(paper_id: str) -> str:
@@ -113,16 +118,23 @@ def timing(repeat: int) -> dict[str, Any]:
     """The share of every offline check against ``claimtrace stats``'s work, per paper (fastest of ``repeat``), on
     the psychsci papers and on statcheck's test papers (PDF and HTML), with the load average before and after."""
     from claimtrace.checks import registered_checks
+    from provenance import OthersCpu
 
     checks = registered_checks()
     load_before = os.getloadavg()
     out: dict[str, Any] = {"repeat": repeat, "loadavg_before": [round(x, 2) for x in load_before]}
     sets = {"psychsci": sorted(DATA.glob("*.xml")),
             "statcheck_test_papers": sorted(p for p in STATCHECK.glob("*") if p.suffix in (".pdf", ".htm"))}
-    for name, paths in sets.items():
-        per = [_time_paper(p, checks, repeat) for p in paths]
-        out[name] = {**_timing_summary(per), "per_paper": per}
+    with OthersCpu() as others:
+        for name, paths in sets.items():
+            per = [_time_paper(p, checks, repeat) for p in paths]
+            out[name] = {**_timing_summary(per), "per_paper": per}
     out["loadavg_after"] = [round(x, 2) for x in os.getloadavg()]
+    # loaded: other processes used more than OTHERS_LOADED_CORES cores on average while the timings ran (the
+    # timing runs one process, so it is the other processes' CPU that decides, as in bench/corpus.py)
+    out["others_cpu_cores"] = round(others.cores, 2)
+    out["loaded"] = others.cores > OTHERS_LOADED_CORES
+    out["loaded_rule"] = f"other processes used more than {OTHERS_LOADED_CORES} cores on average during the timings"
     out["note"] = ("stats = load_document + analyze_document + table statistics (what claimtrace stats does); "
                    "checks = every registered offline check given those statistics; each the fastest of "
                    f"{repeat} runs per paper; share = checks / stats")
@@ -204,13 +216,18 @@ def lines() -> list[str]:
     if wrong:
         out += ["", "Flags judged wrong:", ""]
         out += [f"- {k}, {x['paper']}: {x['note']}" for k, x in wrong]
-    out += _refs_lines() + _fresh_lines()
+    out += _refs_lines() + _fresh_lines() + _social_lines()
     if "timing" in r:
         t = r["timing"]
         out += ["", "## Speed", "",
                 "Every offline check against the work of `claimtrace stats` (load, statistics, table statistics) on "
-                f"the same paper, each the fastest of {t['repeat']} runs (`python bench/checks_psychsci.py --timing`); "
-                f"load average {t['loadavg_before'][0]:.1f} before, {t['loadavg_after'][0]:.1f} after.", "",
+                f"the same paper, each the fastest of {t['repeat']} runs (`python bench/checks_psychsci.py --timing`, or "
+                "`--timing-only` to re-take only the timing); "
+                f"load average {t['loadavg_before'][0]:.1f} before, {t['loadavg_after'][0]:.1f} after"
+                + ("" if "loaded" not in t else
+                   f"; other processes used {t['others_cpu_cores']:.2f} cores on average: "
+                   + ("**loaded**, so these are upper bounds, not the speed (re-run it quietly)" if t["loaded"]
+                      else "quiet")) + ".", "",
                 "| papers | n | median share | largest share | total checks / total stats |", "|---|---|---|---|---|"]
         for name in ("psychsci", "statcheck_test_papers"):
             v = t[name]
@@ -298,16 +315,62 @@ def _fresh_lines() -> list[str]:
     return out
 
 
+def _social_lines() -> list[str]:
+    """Every check's flags on the fresh social papers, all judged (bench/checks_fresh.py, part social_all)."""
+    r = (read_result(FRESH) or {}).get("social_all")
+    if not r:
+        return []
+    seen = "; ".join(f"`{k}` ({v})" for k, v in r["seen"].items())
+    out = ["", "## Fresh social papers: every check, every flag", "",
+           f"From `bench/results/checks_fresh.json` (`python bench/checks_fresh.py --part social-all`): every warn or "
+           f"error row of every check that `claimtrace check` gives on {len(r['papers'])} social papers in "
+           f"{r['readings']} readings (the PDF twins' GROBID TEI and claimtrace's reading of their PDF; statcheck's test "
+           f"papers as HTML and PDF), each judged against the text by {r['annotator']}. Seen papers (read by check work "
+           f"before): {seen}; the rest are unseen. The headline is the verdicts on the rules of {r['rules']}, recorded "
+           "before any rule was changed after reading these papers; the fixes that followed make every one of these "
+           "papers seen, so the second table is in-sample.", ""]
+
+    def table(part: dict[str, Any]) -> list[str]:
+        rows = ["| check | unseen: flags, precision | unseen TEI/HTML | unseen PDF | seen | all TEI/HTML | all PDF |",
+                "|---|---|---|---|---|---|---|"]
+        for c, v in [*part["checks"].items(), ("all checks", {g: {"flags": x["n"], "precision": x}
+                                                                 for g, x in part["overall"].items()})]:
+            rows.append(f"| {c} | {v['unseen']['flags']}, {_ci(v['unseen']['precision'])} | "
+                        + " | ".join(_ci(v[g]["precision"]) for g in ("unseen_tei_html", "unseen_pdf", "seen",
+                                                                       "tei_html", "pdf")) + " |")
+        return rows
+
+    out += ["Before the fixes (the headline):", "", *table(r["before_fix"]), "",
+            "After the fixes (in-sample: the fixes were made on these flags):", "", *table(r), ""]
+    for name, label in (("pdf_only", "PDF only"), ("tei_html_only", "TEI/HTML only")):
+        out += [f"Flags now in one reading only ({label}; a wrong one is a reading problem):", ""]
+        out += [f"- {x['paper']}, {x['check']}: {x['message']}: {x['verdict']} ({x['note']})" for x in r[name]]
+        out.append("")
+    return out[:-1]
+
+
 def main() -> None:
     """Run, merge the judgements, write the result file."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--list", action="store_true", help="print flags without a judgement")
     ap.add_argument("--timing", action="store_true", help="time stats against the checks")
     ap.add_argument("--repeat", type=int, default=3, help="--timing: runs per paper (the fastest is kept)")
+    ap.add_argument("--timing-only", action="store_true",
+                    help="re-take only the timing; the flags and judgements are kept from the committed result")
     args = ap.parse_args()
     if not DATA.is_dir():
         sys.exit(f"error: {DATA}: shared data not available")
     from provenance import Run
+
+    if args.timing_only:
+        prov = Run(data=[DATA, STATCHECK])
+        kept = read_result(OUT)
+        if kept is None:
+            sys.exit(f"error: {OUT}: no committed result to keep (run without --timing-only)")
+        kept["timing"] = timing(args.repeat)
+        kept["timing"]["provenance"] = prov.finish()
+        write_result(OUT, ROOT, kept, [], False)
+        return
 
     prov = Run(data=[DATA, JUDGED, STATCHECK])
     judged_doc = json.loads(JUDGED.read_text(encoding="utf-8")) if JUDGED.exists() else {"judgements": {}}

@@ -141,3 +141,37 @@ def test_a_figure_legend_left_in_the_body_is_no_imprecise_p() -> None:
     assert legend.sentences[0].text == "Fig. 2." and "(p < .050)" in legend.sentences[3].text
     assert "p41.s4" not in at
     assert "p38.s9" in at
+
+
+def _twin(name: str) -> list[CheckRow]:
+    doc = load_document(shared_path("documents", "pdf-twins", name))
+    return run_checks(CheckContext(document=doc, stats=analyze_document(doc)), checks=registered_checks(),
+                      only=["consistency", "imprecise_p", "p_without_test"])
+
+
+def _at(rows: list[CheckRow], check: str, severity: str = "warn") -> dict[str, CheckRow]:
+    return {r.location.unit_id: r for r in rows
+            if r.check == check and r.location and r.location.unit_id and r.severity == severity}
+
+
+@pytest.mark.parametrize("name", ["psychsci-0956797620955209.tei.xml", "psychsci-0956797620955209.pdf"])
+def test_equivalence_tests_thresholds_and_p_value_rules(name: str) -> None:
+    """A fresh social paper, as TEI and PDF: its TOST p ("did not overlap with an effect size (d z ) of -0.35,
+    t(248.4) = 2.01, p = .023"; the Method names "the two one-sided tests procedure") is one-sided by design; "our
+    preregistered threshold (p < .025)" is a level, not a result; "we interpreted p values of .05 and above as ..."
+    is a rule. The paper's real imprecise p ("ps > .07") is still flagged."""
+    rows = _twin(name)
+    cons = [r for r in rows if r.check == "consistency" and "t(248.4) = 2.01" in r.message]
+    assert [r.severity for r in cons] == ["info"] and "equivalence test" in cons[0].message
+    imprecise = [r.message for r in rows if r.check == "imprecise_p" and r.severity == "warn"]
+    assert "imprecise p: p > .07" in imprecise and "imprecise p: p < .025" not in imprecise
+    assert not [r for r in rows if r.check == "p_without_test" and r.severity == "warn" and "p = .05" in r.message]
+
+
+def test_a_grobid_double_hyphen_minus_is_a_statistic() -> None:
+    """eyecolor's TEI: "(B = --0.059, S.E. = 0.31, z = --0.19, p = 0.849)": GROBID writes the PDF's minus as "--";
+    the z is there, so the p is not one without a test. to_err_is_human's "(p > .05), as the correlation was
+    non-significant" still is."""
+    assert not [r for r in _at(_twin("eyecolor.tei.xml"), "p_without_test").values() if "0.849" in r.message]
+    assert [r.message for r in _at(_twin("to_err_is_human.tei.xml"), "p_without_test").values()] == [
+        "p > .05 with no test statistic"]

@@ -232,6 +232,13 @@ def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: Docume
     return None
 
 
+# an equivalence test: the paper names the procedure, and the result's paragraph tests against a bound (a non-zero
+# effect size) rather than zero: "did not overlap with an effect size (d z ) of -0.35, t(248.4) = 2.01, p = .023"
+_TOST_PAPER = re.compile(r"\bTOST\b|two[- ]one[- ]sided|equivalence\s+(?:test|bound|margin|range|interval)", re.I)
+_TOST_HERE = re.compile(r"equivalen|\bTOST\b|\bbounds?\b|\bSESOI\b|smallest\s+effect\s+size\s+of\s+interest"
+                        r"|effect\s+size\s*(?:\([^)]{0,12}\)\s*)?of\s*[±+\-−–]?\s*\d*\.\d+", re.I)
+
+
 def _fits_one_tailed(r: DocumentStat) -> bool:
     rep = _reported_p_interval(r)
     if rep is None or r.computed_p is None or r.one_tailed or r.test not in ("t", "z", "r"):
@@ -252,6 +259,7 @@ class ConsistencyCheck(NamedCheck, id="consistency", title="Statistical consiste
         doc = context.document
         paper_adjusts: bool | None = None  # read once, at the first inconsistency
         mentions: bool | None = None  # the paper says one-tailed somewhere: read once, when a p fits one
+        tost: bool | None = None  # the paper names an equivalence test (TOST): read once, when a p fits one-tailed
         for r in results:
             if r.consistent is None:
                 continue
@@ -274,6 +282,11 @@ class ConsistencyCheck(NamedCheck, id="consistency", title="Statistical consiste
             same = [q for q in results if q.unit_id == r.unit_id and q.end <= r.start]
             excuse = _excuse(r, unit.text if unit is not None else sents.sentence_text(r), paper_adjusts,
                              same[-1] if same else None, sents.sentence_text(r))
+            if excuse is None and _fits_one_tailed(r):
+                if tost is None:
+                    tost = _TOST_PAPER.search(doc.body_text) is not None
+                if tost and _TOST_HERE.search(unit.text if unit is not None else sents.sentence_text(r)):
+                    excuse = "an equivalence test (two one-sided tests) the paper states: its p is one-sided"
             if excuse is not None:
                 rows.append(_result_row(
                     self.id, r, sents, "info", f"not counted as inconsistent: {_as_written(r)} ({excuse})",
@@ -318,6 +331,9 @@ _LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
 _P_BOUND = r"\bp\s*[<>=≤≥]\s*0?\.\d+"
 _P_BOUND_BEFORE = re.compile(_P_BOUND + r"[ \t\n]*$")
 _P_BOUND_AFTER = re.compile(r"[ \t\n]*" + _P_BOUND)
+_P_VALUES_RULE = re.compile(r"p[- ]?values\b", re.I)
+_THRESHOLD_BEFORE = re.compile(r"\b(?:threshold|criterion|cut-?off|critical\s+p(?:[- ]value)?|alpha(?:\s+level)?|α)"
+                               r"\s*(?:of|at|was|=)?\s*[(\[]?\s*$", re.I)
 
 
 def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
@@ -326,8 +342,12 @@ def _legend_p(r: DocumentStat, sents: _Sentences) -> bool:
     ("Blue points index predictions that were significant (p < .050)": what a mark means, not a result)."""
     if r.test is None and sents.paragraph.get(r.unit_id or "") in sents.legends:
         return True
+    if "p_full" in r.spans and _P_VALUES_RULE.match(r.spans["p_full"].text):
+        return True  # "we interpreted p values of .05 and above as ...": a rule about p values, not a result
     text = sents.text(r.scope)
     start = r.spans["p_full"].start if "p_full" in r.spans else r.start
+    if _THRESHOLD_BEFORE.search(text, max(0, start - 30), start):
+        return True  # "our preregistered threshold (p < .025)": the level a result is judged by
     before = text[max(0, start - 3):start].rstrip()
     if before.endswith(("*", "†", "‡", "§", "#")):
         return True
@@ -639,7 +659,8 @@ _NO_STAT_OK = re.compile(r"exact\s+test|permutation|bootstrap|Monte\s+Carlo|Baye
                          r"supplement|\bS\d|corrected|Bonferroni|Holm|FDR|false\s+discovery|adjust|alpha|α|"
                          r"threshold|criterion|cutoff|cut-off", re.I)
 # a statistic of a test the engine does not name, right before the p: "dip = 0.023, p = .018"
-_STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*[-−]?\d*\.?\d+\s*[,;]\s*$")
+# ("z = --0.19, p = 0.849": GROBID writes a PDF's minus as "--")
+_STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*(?:--|[-−])?\d*\.?\d+\s*[,;]\s*$")
 
 
 class PWithoutTestCheck(_PerResultCheck, id="p_without_test", title="p-values without a test statistic"):
