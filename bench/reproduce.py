@@ -110,7 +110,7 @@ STEPS: list[Step] = [
                                          "7", "--out", "bench/results/stats_speed_ab_cohens_f.json"],
          ["stats_speed_ab_cohens_f.json"],
          slow="a timing run (the engine before and after Cohen's f, alternating): only meaningful on an idle machine"),
-    Step("tables-ei-rows", ["bench/tables_ei_rows.py"], ["tables_ei_rows.json"], slow="reads every EI article (minutes)"),
+    Step("tables-ei-rows", ["bench/tables_ei.py", "--rows"], ["tables_ei_rows.json"], slow="reads every EI article (minutes)"),
     Step("discussion-findings-cv", ["training/train_discussion_findings.py", "--before",
                                     "bench/results/discussion_findings_cv_before.json"], ["discussion_findings_cv.json"],
          needs=["it also rewrites src/claimtrace/extract/weights/discussion_findings.json (the shipped scorer)"]),
