@@ -11,7 +11,8 @@ of ``--runs`` fresh processes, with min, max and every run kept:
 
 Targets (issue 28): 0.3 s, 0.6 s and 0.3 s on a quiet machine. The 1-minute load average is recorded before
 and after (and by pyperf per run); a run whose load average exceeds the core count is marked ``loaded`` and is
-no headline, and pyperf's own stability warnings are kept. Run it quietly (nothing else running) with:
+no headline, and pyperf prints its stability warnings (``--quiet`` hides them). Run it quietly (nothing else
+running) with:
 
     nice -n 0 .venv/bin/python bench/startup.py
 
