@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import json
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from claimtrace.evaluate.uncertainty import mcnemar_exact, paired_bootstrap_diff, proportion_ci
-from provenance import Run
+from provenance import Run, shared_tool
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
@@ -38,10 +37,7 @@ def score(split: str, path: Path) -> dict[str, object]:
 
 def item_hits(split: str, path: Path) -> dict[str, dict[str, object]]:
     """Per prompt: the evidence text and whether it hits a body gold span (the shared scorer's rule)."""
-    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
-    assert spec and spec.loader
-    ei = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ei)
+    ei = shared_tool("ei_eval")
     rows = {str(r["id"]): r for r in (json.loads(x) for x in path.read_text().splitlines() if x.strip())}
     out = {}
     for p in ei.prompts(split, True):

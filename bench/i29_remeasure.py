@@ -14,7 +14,7 @@ is scored without its items being read: only counts are written for it):
 - ``ei_table_rows``: Evidence-Inference gold evidence spans (body) that no sentence or paragraph holds (nor only a
   figure-legend unit: figure legends are their own line, ``figure_legends_found``), held by one ``table-row`` or
   ``row-group`` unit (``issue_definition``: one ``table-row`` unit, every span counted) (``bench/tables_ei.py``'s definition with the shared scorer's ``overlaps``), on the EI
-  validation and training articles: read from ``bench/results/tables_ei_rows.json`` (``bench/tables_ei_rows.py``,
+  validation and training articles: read from ``bench/results/tables_ei_rows.json`` (``bench/tables_ei.py --rows``,
   split ``claimtrace-i29-eirows:``), development misses by its mechanical reason;
 - ``psychsci_checked``: Psychological Science papers (GROBID TEI, ``../shared/data/documents/psychsci``) with a
   claim trace whose evidence carries a checked statistic (``bench/psychsci_traces.py``'s definition), split
@@ -33,7 +33,7 @@ untouched part scores higher.
 ``--dev-only``: the components asked for are measured on their development part only, their untouched part
 left unscored (``untouched`` says so, with no counts): what an engineer runs while writing rules. The
 untouched figures come from a run without it (``ei_table_rows`` reads ``bench/results/tables_ei_rows.json``, so
-run ``bench/tables_ei_rows.py`` first, with ``--dev-only`` likewise).
+run ``bench/tables_ei.py --rows`` first, with ``--dev-only`` likewise).
 """
 
 from __future__ import annotations
@@ -169,11 +169,11 @@ def _coef_misses() -> dict[str, int]:
 
 
 def table_rows(limit: int = 0, dev_only: bool = False) -> dict[str, Any]:
-    """EI table rows, read from ``bench/tables_ei_rows.py``'s result file (one script per measurement)."""
-    del limit  # the measurement itself is bench/tables_ei_rows.py's
+    """EI table rows, read from ``bench/tables_ei.py --rows``'s result file (one script per measurement)."""
+    del limit  # the measurement itself is bench/tables_ei.py --rows
     src = REPO / "bench" / "results" / "tables_ei_rows.json"
     d = json.loads(src.read_text())
-    comp: dict[str, Any] = {"source": "bench/tables_ei_rows.py (EI validation + train articles; "
+    comp: dict[str, Any] = {"source": "bench/tables_ei.py --rows (EI validation + train articles; "
                             "bench/results/tables_ei_rows.json)", "split_rule": d["split_rule"]}
     reasons: Counter[str] = Counter()
     if dev_only or d.get("untouched") is None:

@@ -70,6 +70,17 @@ def _rel(p: Path) -> str:
     return str(p)
 
 
+def shared_tool(name: str) -> Any:
+    """A scorer of ``../shared/tools`` (``ei_eval``, ``evidencebench_eval``, ...), loaded as a module from its file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, SHARED / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def git_commit() -> str | None:
     """The repository's HEAD commit, with '+dirty' when tracked files differ from it."""
     try:

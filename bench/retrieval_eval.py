@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import argparse
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from provenance import Run
+from provenance import Run, shared_tool
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
@@ -45,18 +43,10 @@ def run(cmd: list[str]) -> str:
     return res.stdout
 
 
-def tool(name: str) -> ModuleType:
-    """A scorer of ../shared/tools, loaded as a module."""
-    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
-    ev = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ev)  # type: ignore[union-attr]
-    return ev
-
-
 def score_ei(out: Path, with_abstract: bool, ids: list[str] | None = None) -> dict[str, Any]:
     """ei_eval.py score on a retrieve batch output (with `ids`, only those prompts; the scorer's own definitions),
     plus the per-prompt hit@1 (`hit@1_by_prompt`) for paired comparisons."""
-    ev = tool("ei_eval")
+    ev = shared_tool("ei_eval")
     want = set(ids) if ids is not None else None
     ps = {p["prompt_id"]: p for p in ev.prompts("validation", not with_abstract) if want is None or p["prompt_id"] in want}
     rows = {str(r["id"]): r for r in (json.loads(x) for x in out.read_text().splitlines() if x.strip())}
@@ -80,7 +70,7 @@ def score_ei(out: Path, with_abstract: bool, ids: list[str] | None = None) -> di
 def er10_by_item(out: Path) -> dict[str, float]:
     """Each EvidenceBench item's ER@10 (the share of its aspects with a gold sentence in the top 10), by the
     scorer's own rule."""
-    ev = tool("evidencebench_eval")
+    ev = shared_tool("evidencebench_eval")
     top = {str(r["id"]): [h["text"] for h in r.get("hits", [])]
            for r in (json.loads(x) for x in out.read_text().splitlines() if x.strip())}
     res = {}

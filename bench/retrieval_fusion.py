@@ -14,7 +14,6 @@ Writes bench/results/retrieval_fusion.json.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import time
@@ -23,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from provenance import Run
+from provenance import Run, shared_tool
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = REPO.parent / "shared" / "tools"
@@ -69,9 +68,7 @@ def main() -> None:
     from claimtrace.retrieval.pipeline import get_retriever
     from claimtrace.retrieval.units import document_units
 
-    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
-    ev = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ev)  # type: ignore[union-attr]
+    ev = shared_tool("ei_eval")
     model = shipped_retriever_dir()
     prov = Run(data=[TOOLS / "ei_eval.py", REPO.parent / "shared" / "data" / "evidence-inference" / "validation",
                      model / "model.onnx", model / "heads.npz"])

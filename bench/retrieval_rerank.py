@@ -22,7 +22,6 @@ settings. Writes bench/results/retrieval_rerank.json; the retrieval results page
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import os
@@ -40,7 +39,7 @@ from claimtrace.retrieval.base import search
 from claimtrace.retrieval.bm25 import BM25Retriever
 from claimtrace.retrieval.rerank import NEAR_IDENTITY_TAU, BiEncoderReranker, Reranker, get_reranker
 from claimtrace.retrieval.units import document_units
-from provenance import SHARED, Run
+from provenance import SHARED, Run, shared_tool
 
 REPO = Path(__file__).resolve().parents[1]
 #: per dataset: result file, resume file (the result keeps the per-item rows), RankGPT call log, metrics
@@ -59,14 +58,6 @@ ITEMS = DATASETS["ei"]["items"]
 LLM_LOG = DATASETS["ei"]["llm_log"]
 KS = (1, 3, 5)
 log = logging.getLogger("bench.retrieval_rerank")
-
-
-def ei_eval() -> Any:
-    """The shared scorer module (its prompts and overlap test)."""
-    spec = importlib.util.spec_from_file_location("ei_eval", SHARED / "tools" / "ei_eval.py")
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
-    return mod
 
 
 class E5Reranker:
@@ -94,9 +85,7 @@ class E5Reranker:
 
 def evidencebench() -> tuple[Any, list[dict[str, Any]]]:
     """The EvidenceBench scorer module and its items as prompts (doc path, query = the hypothesis)."""
-    spec = importlib.util.spec_from_file_location("evidencebench_eval", SHARED / "tools" / "evidencebench_eval.py")
-    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    mod = shared_tool("evidencebench_eval")
     root = SHARED / "data" / "evidencebench"
     return mod, [{"prompt_id": it["id"], "doc": str((root / it["doc"]).resolve()), "query": it["hypothesis"],
                   "aspects": it["aspects"]} for it in mod.items()]
@@ -208,7 +197,7 @@ def main() -> None:
         run = Run(data=[SHARED / "data" / "evidencebench" / "items.jsonl", SHARED / "tools" / "evidencebench_eval.py"])
         settings: dict[str, Any] = {"m": a.m, "unit": "sentence", "first_stage": "bm25", "include_abstract": True}
     else:
-        ev = ei_eval()
+        ev = shared_tool("ei_eval")
         prompts = ev.prompts("validation", True)
         run = Run(data=[SHARED / "data" / "evidence-inference" / "validation" / "prompts.jsonl"])
         settings = {"m": a.m, "unit": "sentence", "first_stage": "bm25", "body_only": True}

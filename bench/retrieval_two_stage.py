@@ -17,7 +17,6 @@ first stage). These are development figures: the held-out judgement is `bench/re
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import random
@@ -27,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from provenance import SHARED, Run
+from provenance import SHARED, Run, shared_tool
 
 REPO = Path(__file__).resolve().parents[1]
 TOOLS = SHARED / "tools"
@@ -38,14 +37,6 @@ MAX_M = 30
 MS = (5, 10, 15, 20, 30)
 FUSIONS = ("ce", "rrf1", "rrf2", "rrf4")
 PARA_SCORES = ("para", "maxsent", "para+maxsent")
-
-
-def ei_eval() -> Any:
-    """The shared scorer module (its definitions of prompts and hits)."""
-    spec = importlib.util.spec_from_file_location("ei_eval", TOOLS / "ei_eval.py")
-    ev = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(ev)  # type: ignore[union-attr]
-    return ev
 
 
 def score_prompts(ps: list[dict[str, Any]], ev: Any) -> None:
@@ -126,7 +117,7 @@ def main() -> None:
     from claimtrace.retrieval.cross_encoder import shipped_model_dir
     from claimtrace.retrieval.embeddings import shipped_retriever_dir
 
-    ev = ei_eval()
+    ev = shared_tool("ei_eval")
     dev = set(json.loads(DEV.read_text())["dev_papers"])
     ps = [p for p in ev.prompts("train", True) if p["pmcid"] in dev]
     random.Random(13).shuffle(ps)

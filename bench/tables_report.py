@@ -97,7 +97,7 @@ def rows_lines(r: dict[str, Any]) -> list[str]:
         return f"{x['k']}/{x['n']} = {x['share']:.3f} (Wilson 95% {x['ci95'][0]:.3f}–{x['ci95'][1]:.3f})"
 
     out = ["", "## EI gold evidence that is a table row, by split (train + validation)", "",
-           f"`bench/tables_ei_rows.py` (run: {_prov(r)}); split: `{r['split_rule']}`, fixed before any table code "
+           f"`bench/tables_ei.py --rows` (run: {_prov(r)}); split: `{r['split_rule']}`, fixed before any table code "
            "was read against these spans; only development misses were read. Gold spans held by no sentence or "
            "paragraph: the share that one table unit (a `table-row` or `row-group` unit) holds, among those that "
            "are not a figure legend (a span a `figure-legend` unit holds and no table unit does: a figure's "
@@ -106,7 +106,7 @@ def rows_lines(r: dict[str, Any]) -> list[str]:
            "| split | EI split | table spans | found in one table unit | articles | figure legends found | "
            "issue's definition | any unit outside the text |", "|---|---|---|---|---|---|---|---|"]
     for split in ("dev", "untouched"):
-        if r.get(split) is None:  # (bench/tables_ei_rows.py --dev-only: the untouched part not scored)
+        if r.get(split) is None:  # (bench/tables_ei.py --rows --dev-only: the untouched part not scored)
             out.append(f"| {split} | not scored in this run (`--dev-only`) | | | | | | |")
             continue
         for part in ("validation", "train", "all"):

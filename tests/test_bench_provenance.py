@@ -109,3 +109,16 @@ def test_processes_outside_the_sessions_are_not_counted() -> None:
     finally:
         _close(parent)
     assert ledger.procs == [] and ledger.seconds() == 0.0
+
+
+def test_shared_tool_loads_a_shared_scorer_from_its_file() -> None:
+    from conftest import SHARED_ROOT, require_shared
+    from provenance import SHARED, shared_tool
+
+    if SHARED.resolve() != SHARED_ROOT.resolve():
+        pytest.skip("CLAIMTRACE_SHARED points elsewhere than ../shared, which the bench scripts read")
+    path = require_shared(SHARED / "tools" / "ei_eval.py")
+    ev = shared_tool("ei_eval")
+    assert Path(ev.__file__) == path
+    first = ev.prompts("validation", True)[0]
+    assert {"pmcid", "intervention", "comparator", "outcome"} <= set(first)
