@@ -14,12 +14,12 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "claimtrace"
 
 
 def _asked(name: str) -> list[str]:
-    """The pattern names that module ``name`` asks its lexicon for (its ``patterns("name", ...)`` calls)."""
+    """The pattern names that module ``name`` asks its lexicon for (its ``pattern(s)("name", ...)`` calls)."""
     tree = ast.parse((SRC / (name.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
     keys: list[str] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "patterns":
-            args = [a.value for a in node.args if isinstance(a, ast.Constant)]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("pattern", "patterns"):
+            args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
             assert args[0] == name, f"{name}.py reads another module's lexicon {args[0]}"
             keys.extend(args[1:])
     return keys

@@ -158,3 +158,14 @@ STOP_WORDS = frozenset([
     "or", "participants", "patients", "per", "rate", "rates", "subjects", "than", "that", "the", "their",
     "these", "this", "those", "to", "total", "versus", "vs", "was", "were", "which", "who", "with"
 ])
+
+#: the stop words of the trace and evidence rankers' word overlap (``extract.trace_ranker.content_words``, which
+#: reads words of four letters or more, so it needs no short function words; ``extract.evidence_ranker.stems``
+#: cuts the same words to five letters). A list apart from ``STOP_WORDS`` (it keeps "group", "mean", "rate" ...,
+#: which a trial matcher drops) because the shipped ranker weights were trained on features made with it: one
+#: list for both means retraining both rankers on it.
+RANKER_STOP_WORDS = frozenset([
+    "that", "this", "with", "were", "from", "than", "their", "there", "these", "those", "which", "when", "have",
+    "been", "more", "less", "also", "into", "such", "each", "between", "across", "after", "before", "other", "both",
+    "only", "over", "under", "they", "them", "then", "what",
+])

@@ -4,7 +4,8 @@
 ``claimtrace``: ``checks.openscience``, ``cues``, ...). Each entry names a pattern, says what it matches, and gives
 its regular expression as the pieces it is written in (joined as they stand, no separator) and its flags. A
 newcomer looks up "what counts as a data-sharing statement" there, in one place and one shape. The file is read and
-validated (``LexiconFile``) once, the first time a module asks; ``patterns`` compiles what it is asked for.
+validated (``LexiconFile``) once, the first time a module asks; ``patterns`` (``pattern`` for one) compiles what
+it is asked for.
 
 Patterns that a module builds from other values (f-strings, joined word lists) stay in the module's code.
 """
@@ -69,6 +70,11 @@ def lexicon(name: str) -> LexiconFile:
     """The shipped lexicon ``name`` (``resources/lexicons/NAME.yaml``), read once."""
     path = Path(str(resources.files("claimtrace").joinpath("resources", "lexicons", f"{name}.yaml")))
     return read_lexicon(path)
+
+
+def pattern(name: str, key: str) -> re.Pattern[str]:
+    """The compiled pattern ``key`` of lexicon ``name`` (``KeyError`` if it has none)."""
+    return patterns(name, key)[0]
 
 
 def patterns(name: str, *keys: str) -> tuple[re.Pattern[str], ...]:

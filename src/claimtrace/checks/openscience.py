@@ -27,7 +27,7 @@ from claimtrace.checks.base import (
     sentence_location,
 )
 from claimtrace.documents.model import AbstractSection, Document, ExcludedBlock, Paragraph, Sentence
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 
 _S = r"\s?"  # a space PDF text may put inside a link
 _SCHEME = rf"(?:https?{_S}:{_S}/{_S}/{_S})?(?:www{_S}\.{_S})?"
@@ -278,7 +278,7 @@ class Statement:
     status: str
 
 
-(_PART_NOT_PREREG,) = patterns("checks.openscience", "PART_NOT_PREREG")
+_PART_NOT_PREREG = pattern("checks.openscience", "PART_NOT_PREREG")
 
 
 #: the words of the availability test in ``read_statements`` (lower-case substrings of its alternatives)

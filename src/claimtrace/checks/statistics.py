@@ -26,7 +26,7 @@ from claimtrace.checks.base import (
 )
 from claimtrace.cues import TEST_FAMILIES
 from claimtrace.documents.model import _FIGURE_LABEL, AbstractSection, Document, Paragraph, Sentence
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
@@ -131,7 +131,7 @@ class _PerResultCheck(NamedCheck):
 #: df of the widest t reference allowed for a coefficient with an SE and no df (as ``stats.tables.UNKNOWN_DF``)
 UNKNOWN_DF = 20
 # cue patterns: resources/lexicons/checks.statistics.yaml
-(_ADJUSTED,) = patterns("checks.statistics", "ADJUSTED")
+_ADJUSTED = pattern("checks.statistics", "ADJUSTED")
 
 
 _ADJUST_WORDS = ("bonferroni", "holm", "tukey", "sidak", "šidák", "scheff", "benjamini", "discovery", "fdr", "correct",
@@ -193,7 +193,7 @@ def _test_p_range(q: DocumentStat) -> tuple[float, float] | None:
     return min(ps[0], ps[1]), max(ps[0], ps[1])
 
 
-(_RESAMPLED,) = patterns("checks.statistics", "RESAMPLED")
+_RESAMPLED = pattern("checks.statistics", "RESAMPLED")
 
 
 def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: DocumentStat | None,
@@ -304,7 +304,7 @@ class ConsistencyCheck(NamedCheck, id="consistency", title="Statistical consiste
 
 # ---------------------------------------------------------------------------------------------
 # imprecise p-values
-(_LEGEND_SENTENCE,) = patterns("checks.statistics", "LEGEND_SENTENCE")
+_LEGEND_SENTENCE = pattern("checks.statistics", "LEGEND_SENTENCE")
 _LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
 # a p bound right next to another with only spaces between: a plot's legend or scale ("p > .05 p < .05 p < .025"),
 # not a result
@@ -353,7 +353,7 @@ class ImprecisePCheck(_PerResultCheck, id="imprecise_p", title="Imprecise p-valu
 
 # ---------------------------------------------------------------------------------------------
 # marginal-significance wording
-(_MARGINAL_RE,) = patterns("checks.statistics", "MARGINAL_RE")
+_MARGINAL_RE = pattern("checks.statistics", "MARGINAL_RE")
 
 
 # every phrase of _MARGINAL_RE holds one of these (lower case)
@@ -403,7 +403,7 @@ class MarginalCheck(NamedCheck, id="marginal", title="Marginal-significance word
 
 # ---------------------------------------------------------------------------------------------
 # t and F tests without an effect size
-(_EFFECT_WORD,) = patterns("checks.statistics", "EFFECT_WORD")
+_EFFECT_WORD = pattern("checks.statistics", "EFFECT_WORD")
 
 
 class EffectSizeMissingCheck(NamedCheck, id="effect_size_missing",
@@ -514,7 +514,7 @@ _WORD_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "se
              "ten": 10}
 _M_SD_N = re.compile(
     r"\bM\s*=\s*(?P<m>\d*\.\d+|\d+)\s*,\s*SD\s*=\s*(?P<sd>\d*\.\d+|\d+)(?:\s*,\s*n\s*=\s*(?P<n>\d+))?")
-(_SUM_SCALE,) = patterns("checks.statistics", "SUM_SCALE")
+_SUM_SCALE = pattern("checks.statistics", "SUM_SCALE")
 
 
 def _items(sentence: str) -> int | None:
@@ -580,7 +580,7 @@ class GrimCheck(NamedCheck, id="grim", title="GRIM and GRIMMER (means and SDs of
 
 # ---------------------------------------------------------------------------------------------
 # df that cannot fit the stated N
-(_MULTILEVEL,) = patterns("checks.statistics", "MULTILEVEL")
+_MULTILEVEL = pattern("checks.statistics", "MULTILEVEL")
 
 
 class DfSampleCheck(_PerResultCheck, id="df_vs_n", title="df that cannot fit the stated N"):
@@ -640,7 +640,7 @@ class PWithoutTestCheck(_PerResultCheck, id="p_without_test", title="p-values wi
 
 # ---------------------------------------------------------------------------------------------
 # power analyses
-(_POWER_TRIGGER,) = patterns("checks.statistics", "POWER_TRIGGER")
+_POWER_TRIGGER = pattern("checks.statistics", "POWER_TRIGGER")
 # every phrase of _POWER_TRIGGER holds one of these (lower case); "β" only in "1 − β ="
 _POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
 _ONE_MINUS_BETA = re.compile(r"1\s*[-−–]\s*β\s*=", re.I)
@@ -717,7 +717,7 @@ _POWER_ES_RAW = re.compile(
     r"(?:and|vs\.?|v\.?|versus|to|compared\s+with)\s+(?P<f2>\d+(?:\.\d+)?)\s?%(?!\s*(?:statistical\s+)?power)", re.I)
 # Cohen's conventions listed ("small, medium, and large effects"): a definition, not the planned size
 _POWER_ES_CONVENTIONS = re.compile(r"small\W+(?:\w+\W+){0,3}?medium\W+(?:\w+\W+){0,3}?large", re.I)
-(_POWER_N_BACK,) = patterns("checks.statistics", "POWER_N_BACK")
+_POWER_N_BACK = pattern("checks.statistics", "POWER_N_BACK")
 # metrics bounded by 1: a larger value is a percentage or another quantity ("R2 = 52.6"), not the planned size
 _POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
 _VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
@@ -787,7 +787,7 @@ _TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
 # a parameter list whose power is printed "p" or "β": "(d = 0.45, α = .05, p = .95)", "(α = .05, β = 0.80)" (right
 # after α, .50 or more: no planned p, nor a type II error rate of .80)
 _POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*(?:p|β|beta)\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
-(_POWER_SUBJECT,) = patterns("checks.statistics", "POWER_SUBJECT")
+_POWER_SUBJECT = pattern("checks.statistics", "POWER_SUBJECT")
 
 
 def _about_power(doc: Document) -> bool:
@@ -795,7 +795,7 @@ def _about_power(doc: Document) -> bool:
     return len(_POWER_SUBJECT.findall(f"{doc.title or ''}\n{doc.abstract_text}")) >= 2
 
 
-(_ELSEWHERE,) = patterns("checks.statistics", "ELSEWHERE")
+_ELSEWHERE = pattern("checks.statistics", "ELSEWHERE")
 _OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
 _OTHER_TRIGGER, _OWN_STUDY = patterns("checks.statistics", "OTHER_TRIGGER", "OWN_STUDY")
 
@@ -837,7 +837,7 @@ def field_traces(text: str) -> set[str]:
     return {k for k, rx in _TRACES.items() if rx.search(text)}
 
 
-(_POWER_POINTER,) = patterns("checks.statistics", "POWER_POINTER")
+_POWER_POINTER = pattern("checks.statistics", "POWER_POINTER")
 # a section that discusses power rather than reporting this study's analysis
 _DISCUSSION = re.compile(r"discussion|limitation|conclusion|strengths", re.I)
 

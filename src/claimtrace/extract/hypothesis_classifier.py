@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 
 if TYPE_CHECKING:
     from claimtrace.documents.model import Document
@@ -47,7 +47,7 @@ AIM_WIDE = re.compile(
     r"studied|conducted|performed|undertook|designed)\b)",
     re.I)
 LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
-(HEDGE,) = patterns("extract.hypothesis_classifier", "HEDGE")
+HEDGE = pattern("extract.hypothesis_classifier", "HEDGE")
 RESULT_STAT = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b[tFr]\s*\(\s*\d|\bχ2|\bchi2|95%\s*CI)", re.I)
 
 #: every match of EXPLICIT holds one of these (lower-cased): an ASCII sentence without any cannot match it
@@ -161,7 +161,7 @@ HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "dis
                      "conclusion": -0.6, "other": 0.0}
 #: bonus of an explicit cue (``hypothesis_cues``) on top of the classifier's probability
 CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
-(HYP_HEADING,) = patterns("extract.hypothesis_classifier", "HYP_HEADING")
+HYP_HEADING = pattern("extract.hypothesis_classifier", "HYP_HEADING")
 HEADING_PRIOR = 0.3
 INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
 W_CLS = 0.6  # weight of the classifier's probability

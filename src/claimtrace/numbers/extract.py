@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
@@ -328,7 +328,7 @@ def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str],
     return got if len(got) == 1 else []
 
 
-(_EFFECT_COL,) = patterns("numbers.extract", "EFFECT_COL")
+_EFFECT_COL = pattern("numbers.extract", "EFFECT_COL")
 
 
 def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
@@ -433,7 +433,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
     return out
 
 
-(_TIME_ROW,) = patterns("numbers.extract", "TIME_ROW")
+_TIME_ROW = pattern("numbers.extract", "TIME_ROW")
 
 
 def _names_row_time(outcome: Terms, label: str) -> bool:
@@ -487,7 +487,7 @@ def _two_arm_columns(t: Table) -> tuple[list[int], list[int]]:
     return a, b
 
 
-(_BASELINE_CAPTION,) = patterns("numbers.extract", "BASELINE_CAPTION")
+_BASELINE_CAPTION = pattern("numbers.extract", "BASELINE_CAPTION")
 
 
 def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
@@ -1137,7 +1137,7 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
         _parallel_sizes(doc.sentences("all"), ico, arms, context)
 
 
-(_GROUP_OF,) = patterns("numbers.extract", "GROUP_OF")
+_GROUP_OF = pattern("numbers.extract", "GROUP_OF")
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
@@ -1150,7 +1150,7 @@ _EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}
                     re.I)
 
 
-(_ONE_ARM_SIZE,) = patterns("numbers.extract", "ONE_ARM_SIZE")
+_ONE_ARM_SIZE = pattern("numbers.extract", "ONE_ARM_SIZE")
 
 
 def _parallel_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
@@ -1186,7 +1186,7 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
             return
 
 
-(_SIZE_ROW,) = patterns("numbers.extract", "SIZE_ROW")
+_SIZE_ROW = pattern("numbers.extract", "SIZE_ROW")
 
 
 def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
@@ -1213,7 +1213,7 @@ def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> N
             return
 
 
-(_ALLOCATION,) = patterns("numbers.extract", "ALLOCATION")
+_ALLOCATION = pattern("numbers.extract", "ALLOCATION")
 #: an integer that counts people, followed closely by words (an arm's name): "251 intervention", "30 in the X group"
 _COUNT_BEFORE = re.compile(r"(?<![\d.,/-])\b(\d{1,5}|" + COUNT_WORD + r")(?![\d.,/%-])\s+(?:(?:patients|participants|subjects|women|men|children|"
                            r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")

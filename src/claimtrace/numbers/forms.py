@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.stats.groups import GroupNumbers
 
 
@@ -112,7 +112,7 @@ _COMMON_ABBREVIATIONS = {"AE": "adverse event", "SAE": "serious adverse event",
 
 
 # cue patterns: resources/lexicons/numbers.forms.yaml
-(_FROM_TO,) = patterns("numbers.forms", "FROM_TO")
+_FROM_TO = pattern("numbers.forms", "FROM_TO")
 
 
 def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import Field
 
 from claimtrace.documents.model import Document, StrictModel, Table, TableCell
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.stats.check import compute_p
 
@@ -43,13 +43,13 @@ _DESCRIPTIVE_ROW, _T_IN_PARENS = patterns("stats.tables", "DESCRIPTIVE_ROW", "T_
 _SE_IN_PARENS = re.compile(r"standard errors?|\bS\.?E\.?s?\b", re.I)
 _LEGEND = re.compile(r"(?P<sym>[*†‡§#+]{1,4}|\^?[a-c](?=\s*p))\s*(?:=\s*)?[pP]\s*(?P<cmp>[<≤])\s*(?P<thr>0?\.\d+|\d+(?:\.\d+)?\s*%)")
 _LEGEND_LEVEL = re.compile(r"(?P<sym>[*†‡§#+]{1,4})\s*(?:significant\s+at\s+(?:the\s+)?)?(?P<thr>\d+(?:\.\d+)?)\s*(?:%|percent)", re.I)
-(_N_ROW,) = patterns("stats.tables", "N_ROW")
+_N_ROW = pattern("stats.tables", "N_ROW")
 _R2_ROW = re.compile(r"^(adj(usted)?\.?\s*|pseudo[- ]?|within\s+|overall\s+)?(r2|r²|r\^2|r-squared|r squared)$", re.I)
 _SE_COL = re.compile(r"^(s\.?e\.?|se\(?b?\)?|std\.?\s*err(or)?\.?|standard error|robust se)$", re.I)
 _ESTIMATE_HEAD = re.compile(r"^(?:b|B|β|beta|γ|estimates?|coefficients?|coef\.?)$", re.I)
-(_STAT_COL,) = patterns("stats.tables", "STAT_COL")
+_STAT_COL = pattern("stats.tables", "STAT_COL")
 _CI_COL = re.compile(r"(\d{2}\s*%\s*)?\b(CI|confidence interval)\b", re.I)
-(_RATIO,) = patterns("stats.tables", "RATIO")
+_RATIO = pattern("stats.tables", "RATIO")
 
 
 class TableStat(StrictModel):

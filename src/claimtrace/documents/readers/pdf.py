@@ -40,7 +40,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import BBox, Document, ExcludedKind, SourceFormat
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.errors import InputError
-from claimtrace.lexicons import patterns
+from claimtrace.lexicons import pattern, patterns
 
 # ----------------------------------------------------------------------------------------------
 # words
@@ -533,7 +533,7 @@ class Block:
 
 
 # cue patterns: resources/lexicons/documents.readers.pdf.yaml
-(_CAPTION,) = patterns("documents.readers.pdf", "CAPTION")
+_CAPTION = pattern("documents.readers.pdf", "CAPTION")
 _NUMBERED = re.compile(r"^((\d+(\.\d+)*)\.?|[IVX]+\.|[A-H]\.(\d+\.?)*)\s+\S")
 _ABSTRACT_HEAD = re.compile(r"^\s*(abstract|summary)\s*[:.]?\s*$", re.I)
 _ABSTRACT_RUNIN = re.compile(r"^\s*(abstract|summary)\s*([.:—–-]|\s(?=[A-Z]))\s*", re.I)
@@ -612,7 +612,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
                           or _ABSTRACT_HEAD.match(text)))
 
 
-(_MATH,) = patterns("documents.readers.pdf", "MATH")
+_MATH = pattern("documents.readers.pdf", "MATH")
 _CITATION = re.compile(r"\bet\s+al\b|\b(1[89]|20)\d\d[a-z]?\b")
 _WORD = re.compile(r"[A-Za-z][a-z]{2,}[,.;:]?")
 
@@ -1280,10 +1280,10 @@ def _abstract_ends(page: int, start_page: int, chars: int, labelled: bool) -> bo
     return chars > ABSTRACT_MAX_CHARS or (page > start_page and not labelled)
 
 
-(_APPENDIX,) = patterns("documents.readers.pdf", "APPENDIX")
+_APPENDIX = pattern("documents.readers.pdf", "APPENDIX")
 _KIND_MAP: dict[str, ExcludedKind] = {"caption": "caption", "table": "table", "figure": "figure",
                                       "footnote": "footnote", "equation": "equation"}
-(_STRUCTURED_LABEL,) = patterns("documents.readers.pdf", "STRUCTURED_LABEL")
+_STRUCTURED_LABEL = pattern("documents.readers.pdf", "STRUCTURED_LABEL")
 
 
 def _new_reference(ln: Line, prev: Line) -> bool:
