@@ -68,9 +68,10 @@ def test_a_missing_pattern_is_a_key_error() -> None:
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("description: x\npatterns:\n  A:\n    flags: [CASELESS]\n    pattern: ['a']\n", "CASELESS"),
-        ("description: x\npatterns:\n  A:\n    pattern: []\n", "pattern"),
-        ("description: x\npatterns:\n  A:\n    pattern: ['a']\n    colour: red\n", "colour"),
+        ("description: x\npatterns:\n  A:\n    note: n\n    flags: [CASELESS]\n    pattern: ['a']\n", "CASELESS"),
+        ("description: x\npatterns:\n  A:\n    note: n\n    pattern: []\n", "pattern"),
+        ("description: x\npatterns:\n  A:\n    note: n\n    pattern: ['a']\n    colour: red\n", "colour"),
+        ("description: x\npatterns:\n  A:\n    pattern: ['a']\n", "note"),
         ("description: x\npatterns: [unclosed\n", "not a lexicon file"),
     ],
 )

@@ -26,11 +26,11 @@ Flag = Literal["IGNORECASE", "MULTILINE", "DOTALL", "VERBOSE", "ASCII"]
 
 
 class Cue(BaseModel):
-    """One named pattern: what it matches (``note``), its regular expression in pieces, and its flags."""
+    """One named pattern: what it matches (``note``, required), its regular expression in pieces, and its flags."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    note: str = ""
+    note: str = Field(min_length=1)
     pattern: list[str] = Field(min_length=1)
     flags: list[Flag] = Field(default_factory=list)
 
