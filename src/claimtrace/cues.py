@@ -4,7 +4,8 @@ The offline conclusion method (``claimtrace.conclude.offline``), the determinist
 parser (``claimtrace.evaluate.components``), the offline graph extractor (``claimtrace.graph.offline``) and
 the evidence shortlist score (``claimtrace.extract.statistics``) all read these. Where a reader needs a
 looser or a stricter form of a cue, both forms stand here side by side under names that say what each
-is for, so a change to the wording is made in one place.
+is for, so a change to the wording is made in one place. The plain word patterns among them are data, in
+``resources/lexicons/cues.yaml`` (read by ``claimtrace.lexicons``); the ones built from other values stay here.
 
 One rule for what a reported p says (:func:`p_significance`): ``p < a`` / ``p <= a`` / ``p = a`` with
 ``a <= alpha`` is significant; ``p > a`` / ``p >= a`` with ``a >= alpha`` and "n.s." are not; anything
@@ -14,6 +15,8 @@ else (``p < .10``) says nothing either way.
 from __future__ import annotations
 
 import re
+
+from claimtrace.lexicons import patterns
 
 # ---- negation and null results ----------------------------------------------------------------
 
@@ -34,25 +37,9 @@ NULL_STATEMENT = re.compile(
     re.I,
 )
 
-#: a null result stated next to the words it negates (the evidence-component parser's significance cue)
-NULL_RESULT = re.compile(
-    r"no (?:statistically )?significant|not (?:statistically )?significant|non-?significant"
-    r"|did not (?:significantly )?(?:differ|change|improve|increase|decrease|reduce|affect|alter)"
-    r"|no (?:\w+ )?differences?|were similar|was similar|comparable|did not reach|no effect|not differ", re.I)
-
-#: a null result that also says there is no direction ("no significant difference", "were similar")
-NO_DIFFERENCE = re.compile(
-    r"no (?:statistically )?significant (?:difference|change|effect|association|relationship|correlation)"
-    r"|did not (?:significantly )?(?:differ|change|affect|alter)|no differences?|not differ"
-    r"|were similar|was similar|comparable|no effect|not significantly different", re.I)
-
-#: a relation denied or not supported ("no support for", "independent of", "did not predict")
-RELATION_NEGATION = re.compile(
-    r"\b(?:no\s+(?:significant\s+|reliable\s+|clear\s+)?(?:differences?|effects?|relationships?|relations?|"
-    r"associations?|support|evidence|correlations?|interactions?|changes?|factors?)|"
-    r"(?:did|does|do|was|were|is|are|could|can)\s+not|n[o']t\s+(?:significantly\s+)?(?:related|associated|predict|"
-    r"differ|correlat|moderat|mediat)\w*|independent\s+of|unrelated\s+to|failed\s+to|non-?significant|"
-    r"neither\b|nor\b|no\s+longer|not\s+significant)", re.I)
+# cue patterns: resources/lexicons/cues.yaml
+NULL_RESULT, NO_DIFFERENCE, RELATION_NEGATION = patterns(
+    "cues", "NULL_RESULT", "NO_DIFFERENCE", "RELATION_NEGATION")
 
 # ---- significance --------------------------------------------------------------------------------
 
@@ -70,21 +57,8 @@ P_VALUE = re.compile(r"\bp\s*(?:-?value)?\s*(<=|>=|≤|≥|<|>|=)\s*(0?\.\d+|\d(
 #: an upper-case word such as "INJECTIONS")
 P_MENTION = re.compile(r"\b[pP]\s*(?:-?value)?\s*[<=>≤≥]\s*[0-9.]|\b[pP]\s*[<=>≤≥]\s*\.\d|\bP\s*=\s*0\.|\bn\.?s\.?\b|(?<![A-Za-z])NS\b")
 
-#: words that report a result (significance, a difference or its absence, an association, a direction)
-RESULT_WORDS = re.compile(r"\b(significant(ly)?|did not differ|no differences?|not differ|comparable|similar between|"
-                          r"statistically|was associated|were associated|increased|decreased|reduced|higher|lower)\b",
-                          re.I)
-
-#: a sentence that reports a finding as found ("we found", "results showed", "was significant"; the hypothesis
-#: ranker's result cue: a reported result is not the hypothesis)
-FINDING_REPORT = re.compile(r"\b(we found|results? (showed|revealed|indicated|suggest)|was (significant|found)|"
-                            r"were (significant|found)|(showed|revealed) (a|that|significant))\b", re.I)
-
-#: a null result in words, at word boundaries ("no reliable", "did not predict", "similar", "failed to"; the
-#: evidence ranker's cue that a sentence reports no effect)
-NULL_RESULT_WORDS = re.compile(r"\b(no (significant|reliable|clear)|not (significant|significantly|reliabl\w+)|"
-                               r"did not (differ|predict|affect|change|increase|decrease)|n\.s\.|comparable|similar|"
-                               r"were unaffected|failed to)\b", re.I)
+RESULT_WORDS, FINDING_REPORT, NULL_RESULT_WORDS = patterns(
+    "cues", "RESULT_WORDS", "FINDING_REPORT", "NULL_RESULT_WORDS")
 
 # ---- test families -------------------------------------------------------------------------------
 
@@ -114,29 +88,11 @@ TEST_FAMILIES: list[tuple[str, re.Pattern[str], re.Pattern[str] | None]] = [
 
 # ---- direction -----------------------------------------------------------------------------------
 
-#: an increase, whole words (the conclusion method, which orients them by the arm that is the subject)
-INCREASE = re.compile(
-    r"\b(?:higher|greater|more|increas(?:e|ed|es|ing)|larger|longer|rise|rose|raised|elevated|faster|exceed(?:ed|s)?|"
-    r"augment(?:ed)?|gain(?:ed)?|prolong(?:ed)?|enhanc(?:ed|ement)|boost(?:ed)?|superior|excess)\b",
-    re.I,
-)
-#: a decrease, whole words (the conclusion method)
-DECREASE = re.compile(
-    r"\b(?:lower|less|fewer|decreas(?:e|ed|es|ing)|reduc(?:e|ed|es|ing|tion|tions)|smaller|shorter|declin(?:e|ed)|"
-    r"drop(?:ped)?|slower|fell|lowered|diminish(?:ed)?|attenuat(?:ed|ion)|inferior|loss|suppress(?:ed|ion)|"
-    r"prevent(?:ed|s)?|lesser)\b",
-    re.I,
-)
+INCREASE, DECREASE = patterns("cues", "INCREASE", "DECREASE")
 #: "improved" / "improvement": a direction only when nothing plainer is said
 IMPROVE = re.compile(r"\bimprov(?:ed|ement|ements|es)\b", re.I)
 
-#: an increase, any word form, with value words ("better") and positive associations (component parser)
-INCREASE_LOOSE = re.compile(r"\b(?:increas\w*|higher|greater|more|improv\w*|elevat\w*|rais\w*|longer|larger|better|superior"
-                            r"|gain\w*|enhanc\w*|exceed\w*|positive(?:ly)? (?:associat|correlat)\w*|rise|rose|accelerat\w*)\b",
-                            re.I)
-#: a decrease, any word form, with value words ("worse") and negative associations (component parser)
-DECREASE_LOOSE = re.compile(r"\b(?:decreas\w*|lower|less|fewer|reduc\w*|declin\w*|shorter|smaller|worse|inferior|drop\w*"
-                            r"|diminish\w*|attenuat\w*|negative(?:ly)? (?:associat|correlat)\w*|fell|fall|decline)\b", re.I)
+INCREASE_LOOSE, DECREASE_LOOSE = patterns("cues", "INCREASE_LOOSE", "DECREASE_LOOSE")
 
 
 def p_significance(comparator: str | None, p: float | None, alpha: float = 0.05) -> bool | None:
@@ -201,4 +157,15 @@ STOP_WORDS = frozenset([
     "from", "group", "groups", "in", "is", "its", "level", "levels", "mean", "number", "of", "on", "only",
     "or", "participants", "patients", "per", "rate", "rates", "subjects", "than", "that", "the", "their",
     "these", "this", "those", "to", "total", "versus", "vs", "was", "were", "which", "who", "with"
+])
+
+#: the stop words of the trace and evidence rankers' word overlap (``extract.trace_ranker.content_words``, which
+#: reads words of four letters or more, so it needs no short function words; ``extract.evidence_ranker.stems``
+#: cuts the same words to five letters). A list apart from ``STOP_WORDS`` (it keeps "group", "mean", "rate" ...,
+#: which a trial matcher drops) because the shipped ranker weights were trained on features made with it: one
+#: list for both means retraining both rankers on it.
+RANKER_STOP_WORDS = frozenset([
+    "that", "this", "with", "were", "from", "than", "their", "there", "these", "those", "which", "when", "have",
+    "been", "more", "less", "also", "into", "such", "each", "between", "across", "after", "before", "other", "both",
+    "only", "over", "under", "they", "them", "then", "what",
 ])

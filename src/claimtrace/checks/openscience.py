@@ -27,6 +27,7 @@ from claimtrace.checks.base import (
     sentence_location,
 )
 from claimtrace.documents.model import AbstractSection, Document, ExcludedBlock, Paragraph, Sentence
+from claimtrace.lexicons import pattern, patterns
 
 _S = r"\s?"  # a space PDF text may put inside a link
 _SCHEME = rf"(?:https?{_S}:{_S}/{_S}/{_S})?(?:www{_S}\.{_S})?"
@@ -263,35 +264,10 @@ TOPICS: dict[str, re.Pattern[str]] = {
 #: every phrase of a topic's pattern holds one of its words (lower case): a quick filter before it
 _TOPIC_WORDS = {"data": ("data",), "code": ("code", "script", "syntax"), "materials": ("material", "stimul", "questionnaire"),
                 "preregistration": ("regist", "aspredicted")}
-_SHARED = re.compile(
-    r"\b(?:(?:made\s+|are\s+|is\s+|be\s+|been\s+)?(?:publicly\s+|openly\s+|freely\s+)?(?:available|accessible)"
-    r"|can\s+be\s+(?:accessed|found|downloaded|obtained|viewed|retrieved)|(?:are|is|were|was|been|be)\s+"
-    r"(?:posted|deposited|archived|shared|uploaded|stored)|(?:open\s+science\s+framework|osf|github|zenodo"
-    r"|figshare|dataverse|researchbox|repository))\b", re.I)
-_REQUEST = re.compile(r"\b(?:up)?on\s+(?:reasonable\s+)?request\b|\bfrom\s+the\s+(?:corresponding|first|last)\s+author"
-                      r"|\brequests?\s+(?:for\s+)?(?:access\s+to\s+)?(?:the\s+)?(?:data|code|materials|scripts)"
-                      r"|\b(?:can|may|could)\s+be\s+requested\b", re.I)
-_NEGATIVE = re.compile(
-    r"\b(?:(?:are|is|were|was|have|has|will|could|can)\s*(?:not|n[o’']t)\s+(?:\w+\s+){0,3}?"
-    r"(?:available|shared|share|posted|made|be\s+made|pre-?\s?registered|registered|accessible|deposited|public)"
-    r"|not\s+(?:publicly\s+)?available|unavailable|cannot\s+be\s+(?:shared|made|posted)|no\s+(?:pre-?\s?registration"
-    r"|data|code|materials)\s+(?:are|is|were|was|exists?|available)|not\s+(?:pre-?\s?registered))\b", re.I)
-_PREREG_POS = re.compile(r"\b(?:was|were|been|is|are)\s+(?:\w+\s+)?pre-?\s?registered|pre-?\s?registered\s+(?:at|on|with"
-                         r"|in|via|prior|before)|pre-?\s?registration\s+(?:\w+\s+){0,3}?(?:is|are|can\s+be)\s+(?:publicly\s+)?(?:available|found|accessed|viewed)"
-                         r"|aspredicted|registered\s+report", re.I)
-
-
-_OWN = re.compile(r"\b(?:we|our|this|the\s+(?:present|current)|these|both|all)\b|\b(?:the\s+)?(?:study|studies"
-                  r"|experiments?|analys[ie]s|hypothes[ie]s|design)\s+(?:\d+\s+)?(?:was|were|is|are|had|has)\b", re.I)
-_REGISTRY = re.compile(r"osf|open\s+science\s+framework|aspredicted|clinicaltrials|prospero|registry|https?:", re.I)
-_HYPOTHETICAL = re.compile(r"^(?:when|if|unless|whether)\b|\b(?:should|could|would|might|may)\s+(?:\w+\s+)?"
-                           r"(?:be\s+)?pre-?\s?regist|\b(?:if|when|unless)\s+(?:\w+\s+){0,4}?(?:are|is|were|was)\s+"
-                           r"(?:not\s+)?pre-?\s?regist", re.I)
-
-
-_SHARING = re.compile(r"\b(?:public(?:ly)?|shared?|posted|made\s+available|repositor(?:y|ies)|permissions?|consent"
-                      r"|ethic(?:s|al)|privacy|confidential(?:ity)?|proprietary|open\s+practices|request|deposited"
-                      r"|third[-\s]party|restrictions?|licen[cs]e)\b", re.I)
+# cue patterns: resources/lexicons/checks.openscience.yaml
+_SHARED, _REQUEST, _NEGATIVE, _PREREG_POS, _OWN, _REGISTRY, _HYPOTHETICAL, _SHARING = patterns(
+    "checks.openscience", "SHARED", "REQUEST", "NEGATIVE", "PREREG_POS", "OWN", "REGISTRY", "HYPOTHETICAL",
+    "SHARING")
 
 
 @dataclass(frozen=True)
@@ -302,9 +278,7 @@ class Statement:
     status: str
 
 
-# a negative that qualifies some analyses, not the study: "in further exploratory (not preregistered) analyses"
-_PART_NOT_PREREG = re.compile(r"\b(?:not|non)[\s-]?pre-?\s?registered\)?\s+(?:\w+\s+)?(?:analys[ie]s|tests?|"
-                              r"comparisons?|hypothes[ie]s|measures?|outcomes?|models?|questions?)\b", re.I)
+_PART_NOT_PREREG = pattern("checks.openscience", "PART_NOT_PREREG")
 
 
 #: the words of the availability test in ``read_statements`` (lower-case substrings of its alternatives)

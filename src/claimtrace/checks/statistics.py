@@ -26,6 +26,7 @@ from claimtrace.checks.base import (
 )
 from claimtrace.cues import TEST_FAMILIES
 from claimtrace.documents.model import _FIGURE_LABEL, AbstractSection, Document, Paragraph, Sentence
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.stats import mentions_one_tailed
 from claimtrace.stats.model import EFFECT_SIZES, DocumentStat, EffectSize
 
@@ -129,10 +130,8 @@ class _PerResultCheck(NamedCheck):
 # consistency and decision errors
 #: df of the widest t reference allowed for a coefficient with an SE and no df (as ``stats.tables.UNKNOWN_DF``)
 UNKNOWN_DF = 20
-_ADJUSTED = re.compile(r"Bonferroni|Holm|Tukey|[SŠ]id[aá]k|Scheff[eé]|Benjamini|false\s+discovery|FDR|"
-                       r"(?:corrected|adjusted)\s+(?:for\s+)?(?:multiple|p|\w+\s+comparisons)|"
-                       r"(?:multiple[- ]comparisons?|multiplicity)\s+(?:correction|adjustment)|"
-                       r"[Bb]onferroni-?\s?corrected|p\s*(?:values?\s*)?(?:were|are)\s+(?:corrected|adjusted)", re.I)
+# cue patterns: resources/lexicons/checks.statistics.yaml
+_ADJUSTED = pattern("checks.statistics", "ADJUSTED")
 
 
 _ADJUST_WORDS = ("bonferroni", "holm", "tukey", "sidak", "šidák", "scheff", "benjamini", "discovery", "fdr", "correct",
@@ -194,13 +193,7 @@ def _test_p_range(q: DocumentStat) -> tuple[float, float] | None:
     return min(ps[0], ps[1]), max(ps[0], ps[1])
 
 
-# a p its sentence says comes from resampling: "Bootstrapped pairwise t tests revealed ...", "Applying a
-# bootstrapping procedure (1,000 resamples ...) ..., b = -0.161, SE = 0.085, ..., p = .029", "bootstrapped
-# t(2358) = 6.24", "a permutation test"; a bootstrapped CI alone ("bootstrapped 95% CI") says nothing of the p
-_RESAMPLED = re.compile(
-    r"\bbootstrap\w*\s+(?:[\w-]+\s+){0,2}?(?:t[- ]?tests?|tests?|procedures?|analys[ie]s|regressions?|p[- ]?values?|"
-    r"mediation|models?|comparisons?|correlations?|(?:t|r|F|z|b|β)(?![\w-]))"
-    r"|\b(?:permutation|randomi[sz]ation)\s+(?:[\w-]+\s+)?(?:tests?|analys[ie]s|procedures?)", re.I)
+_RESAMPLED = pattern("checks.statistics", "RESAMPLED")
 
 
 def _excuse(r: DocumentStat, paragraph: str, paper_adjusts: bool, before: DocumentStat | None,
@@ -324,7 +317,7 @@ class ConsistencyCheck(NamedCheck, id="consistency", title="Statistical consiste
 
 # ---------------------------------------------------------------------------------------------
 # imprecise p-values
-_LEGEND_SENTENCE = re.compile(r"asterisks?|daggers?|symbols?\s+(?:indicate|denote|mark)|\bi\.e\.,?\s*p\s*[<=]", re.I)
+_LEGEND_SENTENCE = pattern("checks.statistics", "LEGEND_SENTENCE")
 _LEGEND_WORDS = ("asterisk", "dagger", "symbol", "i.e.")
 # a p bound right next to another with only spaces between: a plot's legend or scale ("p > .05 p < .05 p < .025"),
 # not a result
@@ -380,17 +373,7 @@ class ImprecisePCheck(_PerResultCheck, id="imprecise_p", title="Imprecise p-valu
 
 # ---------------------------------------------------------------------------------------------
 # marginal-significance wording
-_MARGINAL_RE = re.compile(
-    r"\b(?:marginal(?:ly)?[\s-]+(?:statistically\s+)?significan\w*"
-    r"|borderline[\s-]+(?:statistically\s+)?significan\w*"
-    r"|(?:nearly|almost|near|approaching)[\s-]+(?:statistical[\s-]+)?significan\w*"
-    r"|approach(?:ed|es|ing)?\s+(?:conventional\s+|statistical\s+|traditional\s+)?(?:levels?\s+of\s+)?significance"
-    r"|(?:a|the)\s+(?:non-?significant\s+|statistical\s+|weak\s+|slight\s+)?trends?\s+(?:towards?|for)\s+"
-    r"(?:significance|a\s+significant|an?\s+(?:effect|difference|interaction|increase|decrease|association))"
-    r"|trend(?:ed|ing)?\s+(?:towards?\s+)?(?:statistical\s+)?significance"
-    r"|fell\s+(?:just\s+)?short\s+of\s+(?:statistical\s+)?significance"
-    r"|(?:close|closer)\s+to\s+(?:statistical\s+)?significance)",
-    re.I)
+_MARGINAL_RE = pattern("checks.statistics", "MARGINAL_RE")
 
 
 # every phrase of _MARGINAL_RE holds one of these (lower case)
@@ -440,9 +423,7 @@ class MarginalCheck(NamedCheck, id="marginal", title="Marginal-significance word
 
 # ---------------------------------------------------------------------------------------------
 # t and F tests without an effect size
-_EFFECT_WORD = re.compile(
-    r"(?<![A-Za-z])(?:η|eta|ω|omega|Cohen|Hedges|d\s?_?(?:z|av|rm)?\s*[=<>]|g\s*[=<>]|R\s?2|r\s*[=<>]|f\s?2?\s*[=<>]"
-    r"|effect\s+size|ES\s*=|b\s*=|B\s*=|β|OR\s*=|odds\s+ratio)", re.I)
+_EFFECT_WORD = pattern("checks.statistics", "EFFECT_WORD")
 
 
 class EffectSizeMissingCheck(NamedCheck, id="effect_size_missing",
@@ -475,10 +456,7 @@ class EffectSizeMissingCheck(NamedCheck, id="effect_size_missing",
 
 # ---------------------------------------------------------------------------------------------
 # effect sizes that do not fit their test
-_PAIRED = re.compile(r"\b(?:paired|within[- ]subjects?|within[- ]participants?|repeated[- ]measures?|one[- ]sample|"
-                     r"dependent[- ]samples?)", re.I)
-_INDEPENDENT = re.compile(r"\b(?:independent[- ]samples?|between[- ]subjects?|between[- ]participants?|two[- ]sample|"
-                          r"Welch|unpaired)", re.I)
+_PAIRED, _INDEPENDENT = patterns("checks.statistics", "PAIRED", "INDEPENDENT")
 
 
 def _design(sentence: str) -> str | None:
@@ -556,7 +534,7 @@ _WORD_NUM = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "se
              "ten": 10}
 _M_SD_N = re.compile(
     r"\bM\s*=\s*(?P<m>\d*\.\d+|\d+)\s*,\s*SD\s*=\s*(?P<sd>\d*\.\d+|\d+)(?:\s*,\s*n\s*=\s*(?P<n>\d+))?")
-_SUM_SCALE = re.compile(r"\bsum(?:med)?\b|\btotal\s+score|\baverag|\bmean\s+of\s+the\s+items|\bsummed", re.I)
+_SUM_SCALE = pattern("checks.statistics", "SUM_SCALE")
 
 
 def _items(sentence: str) -> int | None:
@@ -622,8 +600,7 @@ class GrimCheck(NamedCheck, id="grim", title="GRIM and GRIMMER (means and SDs of
 
 # ---------------------------------------------------------------------------------------------
 # df that cannot fit the stated N
-_MULTILEVEL = re.compile(r"mixed|multilevel|multi-level|hierarchical|trials?\b|observations|Satterthwaite|Kenward|"
-                         r"random|nested|items?\b|responses|growth|longitudinal|GEE|generali[sz]ed", re.I)
+_MULTILEVEL = pattern("checks.statistics", "MULTILEVEL")
 
 
 class DfSampleCheck(_PerResultCheck, id="df_vs_n", title="df that cannot fit the stated N"):
@@ -652,12 +629,7 @@ class DfSampleCheck(_PerResultCheck, id="df_vs_n", title="df that cannot fit the
 
 # ---------------------------------------------------------------------------------------------
 # a p with no test statistic
-_TEST_WORDS = re.compile(r"\b(?:t[- ]tests?|ANOVAs?|analys[ie]s\s+of\s+variance|regressions?|correlat\w+|"
-                         r"chi-?square|χ2|tests?\b|differ\w*\s+significantly|significant(?:ly)?\s+(?:differ|effect|"
-                         r"interaction|main\s+effect|correlat|associat|predict))", re.I)
-_NO_STAT_OK = re.compile(r"exact\s+test|permutation|bootstrap|Monte\s+Carlo|Bayes|Table|Fig(?:ure|\.)|"
-                         r"supplement|\bS\d|corrected|Bonferroni|Holm|FDR|false\s+discovery|adjust|alpha|α|"
-                         r"threshold|criterion|cutoff|cut-off", re.I)
+_TEST_WORDS, _NO_STAT_OK = patterns("checks.statistics", "TEST_WORDS", "NO_STAT_OK")
 # a statistic of a test the engine does not name, right before the p: "dip = 0.023, p = .018"
 # ("z = --0.19, p = 0.849": GROBID writes a PDF's minus as "--")
 _STAT_BEFORE = re.compile(r"[A-Za-z][\w'’ ]{0,20}\s*[=:]\s*(?:--|[-−])?\d*\.?\d+\s*[,;]\s*$")
@@ -689,10 +661,7 @@ class PWithoutTestCheck(_PerResultCheck, id="p_without_test", title="p-values wi
 
 # ---------------------------------------------------------------------------------------------
 # power analyses
-_POWER_TRIGGER = re.compile(
-    r"power\s+analys[ie]s|power\s+calculation|G\s?\*\s?Power|sensitivity\s+power\s+analys[ie]s"
-    r"|\d{2}(?:\.\d+)?\s?%\s+(?:statistical\s+)?power|power\s+(?:of|=|at)\s+(?:0?\.\d+|\d{2}\s?%)(?!\d|\s*±)"
-    r"|1\s*[-−–]\s*β\s*=|\bpwr\b|\bsimr\b|\bSuperpower\b|\bWebPower\b|\bPANGEA\b|\bMorePower\b", re.I)
+_POWER_TRIGGER = pattern("checks.statistics", "POWER_TRIGGER")
 # every phrase of _POWER_TRIGGER holds one of these (lower case); "β" only in "1 − β ="
 _POWER_WORDS = ("power", "pwr", "simr", "β", "pangea")
 _ONE_MINUS_BETA = re.compile(r"1\s*[-−–]\s*β\s*=", re.I)
@@ -769,8 +738,7 @@ _POWER_ES_RAW = re.compile(
     r"(?:and|vs\.?|v\.?|versus|to|compared\s+with)\s+(?P<f2>\d+(?:\.\d+)?)\s?%(?!\s*(?:statistical\s+)?power)", re.I)
 # Cohen's conventions listed ("small, medium, and large effects"): a definition, not the planned size
 _POWER_ES_CONVENTIONS = re.compile(r"small\W+(?:\w+\W+){0,3}?medium\W+(?:\w+\W+){0,3}?large", re.I)
-# "this sample size would yield ...": the N is the one the sentence before states
-_POWER_N_BACK = re.compile(r"\b(?:this|that|these|such\s+a)\s+(?:sample|number\s+of\s+participants)\b", re.I)
+_POWER_N_BACK = pattern("checks.statistics", "POWER_N_BACK")
 # metrics bounded by 1: a larger value is a percentage or another quantity ("R2 = 52.6"), not the planned size
 _POWER_ES_BOUNDED = re.compile(r"^(?:r|ρ|R\s?2|η\s*p?\s*2|ηp2|partial\s+η2|η2)$", re.I)
 _VAL = r"(?:0?\.\d+|\d{1,2}(?:\.\d+)?\s?%)"  # a rate as a decimal or a percentage
@@ -840,10 +808,7 @@ _TEST_RESULT = re.compile(r"\b[Ftχ]\s*2?\s*\(\s*\d|\bp\s*[<=>]\s*0?\.\d")
 # a parameter list whose power is printed "p" or "β": "(d = 0.45, α = .05, p = .95)", "(α = .05, β = 0.80)" (right
 # after α, .50 or more: no planned p, nor a type II error rate of .80)
 _POWER_AS_P = re.compile(r"(?:α|alpha)\s*=\s*0?\.\d+\s*,\s*(?:p|β|beta)\s*=\s*(?P<v>0?\.[5-9]\d*)(?!\d)", re.I)
-# a paper about statistical power (researchers' intuitions, a survey of power): its power words are its subject
-_POWER_SUBJECT = re.compile(r"statistical(?:ly)?\s+(?:power|underpowered)|underpowered|power\s+analys[ie]s"
-                            r"|\bsample[- ]sizes?\b|power\s+of\s+(?:their|the|psychological|published)?\s*(?:studies|"
-                            r"research|designs|experiments|tests)", re.I)
+_POWER_SUBJECT = pattern("checks.statistics", "POWER_SUBJECT")
 
 
 def _about_power(doc: Document) -> bool:
@@ -851,12 +816,9 @@ def _about_power(doc: Document) -> bool:
     return len(_POWER_SUBJECT.findall(f"{doc.title or ''}\n{doc.abstract_text}")) >= 2
 
 
-_ELSEWHERE = re.compile(r"[Ss]upplement|preregistration|OSF|osf\.io|[Aa]ppendix|online\s+material", re.I)
+_ELSEWHERE = pattern("checks.statistics", "ELSEWHERE")
 _OTHER_STUDY = re.compile(r"\boriginal\s+(?:study|studies|experiment|research)\b", re.I)
-# the trigger sentence is about other studies' samples: "These studies used large samples (... 90% power ...)"
-_OTHER_TRIGGER = re.compile(r"\b(?:these|those|such)\s+(?:studies|samples|experiments|trials)\b", re.I)
-_OWN_STUDY = re.compile(r"detect|sample\s+size|participants|recruit|(?<![A-Za-z])N\s*=|per\s+(?:group|condition|cell)"
-                        r"|subjects|we\s+(?:aimed|planned|needed|collected|determined)", re.I)
+_OTHER_TRIGGER, _OWN_STUDY = patterns("checks.statistics", "OTHER_TRIGGER", "OWN_STUDY")
 
 
 # a field's trace: a broad, recall-oriented detector of any way the field can be written, run on the power analysis's
@@ -896,12 +858,7 @@ def field_traces(text: str) -> set[str]:
     return {k for k, rx in _TRACES.items() if rx.search(text)}
 
 
-# a sentence that only points to a power analysis elsewhere ("see Methods", "as described above"): no record of its own
-_POWER_POINTER = re.compile(r"\bsee\s+(?:the\s+)?(?:Methods?|above|below|Section|Statistical|Sample)"
-                            r"|\bas\s+(?:described|detailed|reported|stated|outlined|explained|mentioned)\s+"
-                            r"(?:above|below|earlier|previously|before|in\s+(?:the\s+)?(?:Methods?|Section|Statistical))"
-                            r"|\b(?:described|detailed|reported)\s+in\s+(?:the\s+)?(?:Methods?|Statistical\s+analysis)",
-                            re.I)
+_POWER_POINTER = pattern("checks.statistics", "POWER_POINTER")
 # a section that discusses power rather than reporting this study's analysis
 _DISCUSSION = re.compile(r"discussion|limitation|conclusion|strengths", re.I)
 

@@ -32,6 +32,7 @@ from claimtrace.cues import (
     STOP_WORDS,
     p_significance,
 )
+from claimtrace.lexicons import patterns
 from claimtrace.stats import StatResult, analyze
 from claimtrace.stats.model import RATIO_TESTS
 
@@ -44,12 +45,8 @@ _STOP = STOP_WORDS | frozenset([
 ])
 _GENERIC_CONTROL = ("placebo", "control", "controls", "usual", "standard", "sham", "conventional", "no treatment")
 
-_REF = re.compile(r"\b(?:than|compared\s+(?:with|to)|in\s+comparison\s+(?:with|to)|versus|vs\.?|relative\s+to|"
-                  r"over|against|as\s+opposed\s+to)\s+\(?(?:[\w/+-]+\s+){0,3}$",
-                  re.I)
-_RATIO_WORDS = re.compile(r"\b(?:odds|hazard|risk|rate)\s+ratio|\b(?:OR|RR|HR|IRR|aOR|aHR)\b")
-_WITHIN = re.compile(r"\b(?:both|all|each|the\s+two)\s+(?:groups?|arms?|treatments?)\b|\bfrom\s+(?:the\s+)?baseline\b|"
-                     r"\bwithin[- ](?:groups?|subjects?)\b|\bcompared\s+(?:with|to)\s+(?:the\s+)?(?:baseline|pre-?\w+)", re.I)
+# cue patterns: resources/lexicons/conclude.offline.yaml
+_REF, _RATIO_WORDS, _WITHIN = patterns("conclude.offline", "REF", "RATIO_WORDS", "WITHIN")
 _BETWEEN = re.compile(r"\bbetween[- ](?:the\s+)?(?:two\s+)?(?:groups?|arms?|treatments?)\b|\bbetween\b.{0,60}\band\b", re.I)
 
 
@@ -168,11 +165,7 @@ def _stat_significance(results: Sequence[StatResult], text: str) -> tuple[bool |
     return sig, ests, how
 
 
-_GENERIC_I = re.compile(r"\b(?:intervention|experimental|study|active|verum|treatment|treated)\s+(?:group|arm|patients|"
-                        r"subjects|participants|condition)s?\b", re.I)
-_GENERIC_C = re.compile(r"\b(?:control|placebo|comparison|sham|usual[- ]care|reference)\s*(?:group|arm|patients|"
-                        r"subjects|participants|condition)?s?\b", re.I)
-_MAGNITUDE = re.compile(r"\b(?:greater|more|larger|higher|bigger|less|smaller|lower|lesser|fewer)\b", re.I)
+_GENERIC_I, _GENERIC_C, _MAGNITUDE = patterns("conclude.offline", "GENERIC_I", "GENERIC_C", "MAGNITUDE")
 _CHANGE = re.compile(r"\b(?:(?P<up>increases?|increments?|gains?|rises?|elevations?|improvements?)|"
                      r"(?P<down>decreases?|reductions?|losses|loss|declines?|drops?|falls?))\b", re.I)
 

@@ -15,25 +15,15 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
+from claimtrace.lexicons import pattern, patterns
 
 if TYPE_CHECKING:
     from claimtrace.documents.model import Document
 
 HYPOTHESIS_WEIGHTS = WEIGHTS_DIR / "hypotheses.json"
 
-EXPLICIT = re.compile(
-    r"\b(we (hypothesi[sz]ed?|predict(ed)?|expect(ed)?|anticipated|reasoned|propose[d]?|posit(ed)?|conjectured?)|"
-    r"(it|this) (was|is) (hypothesi[sz]ed|predicted|expected)|(our|this|main|central|primary|first|second|working) "
-    r"((key|main|central|primary|principal|core|critical|specific|overall) )?(hypothesis|hypotheses|prediction)|hypothes[ie]s (was|were|is|are)|(was|were) hypothesi[sz]ed|"
-    r"(consistent|in line|in accordance) with (our|the) (hypothes[ie]s|predictions?|expectations?)|"
-    r"to test (the|our|this|whether)|tested (the|whether)|we (tested|examined|investigated) whether)\b", re.I)
-AIM = re.compile(
-    r"\b(we (set out|sought|aimed|wanted|intended|decided) to|(the|our|this|main|primary) (aims?|objectives?|purpose|goal)"
-    r" (of (this|the present|our) (study|trial|work|research|paper) )?(was|were|is|are) to|this (study|trial|work|paper) "
-    r"(was designed|aims|aimed|sought|examines|examined|investigates|investigated|tests|tested|compares|compared)|"
-    r"(in|with) (this|the present|the current) (study|trial|paper|work|report|analysis),? we\b|"
-    r"(the|this) (present|current) (study|trial|work|paper) (was designed|aims?|aimed|sought|(further )?investigated|"
-    r"examined|tested|evaluated|assessed|compared)|in this paper we present)", re.I)
+# cue patterns: resources/lexicons/extract.hypothesis_classifier.yaml
+EXPLICIT, AIM = patterns("extract.hypothesis_classifier", "EXPLICIT", "AIM")
 # Wider aim phrasings for the cue and the prior (not a feature of the trained model, whose ``aim_cue``
 # keeps the narrower AIM it was trained with): "the primary aims of the process evaluation were to",
 # "our objective in this study was to", "a study was set up to compare", "we therefore conducted a
@@ -57,8 +47,7 @@ AIM_WIDE = re.compile(
     r"studied|conducted|performed|undertook|designed)\b)",
     re.I)
 LABEL = re.compile(r"\b(H\d[a-z]?|Hypothesis \d+[a-z]?)\b")
-HEDGE = re.compile(r"\b(may|might|could|possibly|potentially|likely|unlikely|suggests?|suggesting|"
-                   r"presumably|putative|whether|appears? to|seems? to|is thought|are thought)\b", re.I)
+HEDGE = pattern("extract.hypothesis_classifier", "HEDGE")
 RESULT_STAT = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b[tFr]\s*\(\s*\d|\bχ2|\bchi2|95%\s*CI)", re.I)
 
 #: every match of EXPLICIT holds one of these (lower-cased): an ASCII sentence without any cannot match it
@@ -172,8 +161,7 @@ HYP_SECTION_PRIOR = {"introduction": 0.3, "methods": -0.2, "results": -0.6, "dis
                      "conclusion": -0.6, "other": 0.0}
 #: bonus of an explicit cue (``hypothesis_cues``) on top of the classifier's probability
 CUE_BONUS = {"explicit": 1.0, "aim": 0.8, "label": 0.5}
-#: a section titled for the hypotheses or aims ("Hypotheses", "Aims of the study", "The present study")
-HYP_HEADING = re.compile(r"hypothes|predictions?|aims?\b|objectives?|present (study|research)", re.I)
+HYP_HEADING = pattern("extract.hypothesis_classifier", "HYP_HEADING")
 HEADING_PRIOR = 0.3
 INTRO_LAST_PRIOR = 0.3  # the aims/hypotheses usually close the introduction
 W_CLS = 0.6  # weight of the classifier's probability

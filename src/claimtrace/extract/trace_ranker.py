@@ -41,6 +41,7 @@ import numpy as np
 
 from claimtrace.cues import FINDING_REPORT
 from claimtrace.cues import NULL_RESULT_WORDS as NULL_RESULT  # noqa: F401  (evidence_ranker imports it from here)
+from claimtrace.cues import RANKER_STOP_WORDS as _STOP
 from claimtrace.documents.studies import study_named
 from claimtrace.extract.textclf import WEIGHTS_DIR
 
@@ -66,7 +67,6 @@ EXPLORATORY = re.compile(r"\b(exploratory|supplementa\w+|robustness|sensitivity 
 INTERACTION = re.compile(r"\b(interact\w*|moderat\w+|depend(ed|s|ing)? on|buffer\w*|stronger|weaker|"
                          r"more pronounced|attenuat\w+|amplif\w+)\b", re.I)
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
-_STOP = frozenset(["that", "this", "with", "were", "from", "than", "their", "there", "these", "those", "which", "when", "have", "been", "more", "less", "also", "into", "such", "each", "between", "across", "after", "before", "other", "both", "only", "over", "under", "they", "them", "then", "what", "than"])
 
 STRONG_PREDICTION = re.compile(
     r"\b((we|I) (had )?(predicted|hypothesi[sz]ed|expected|anticipated)|(our|the|a|one) (key |main |central |primary |"

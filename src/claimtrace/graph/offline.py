@@ -17,19 +17,12 @@ from dataclasses import dataclass
 from claimtrace.cues import NS_ABBREV, RELATION_NEGATION, p_significance
 from claimtrace.documents import split_sentences
 from claimtrace.graph.model import EmpiricalGraph, RelationType, Status, find_mention, name_key
+from claimtrace.lexicons import patterns
 from claimtrace.stats import parse
 
 # ---- status cues ----------------------------------------------------------------------------
-_HYPO = re.compile(
-    r"\b(?:hypothesi[sz]ed|hypothesis|hypotheses|we\s+(?:predict|expect|propose|argue|test)\w*|(?:is|are|was|were)\s+"
-    r"expected|expect(?:ed)?\s+that|purpose|aims?\b|aimed|objective|goal|to\s+(?:determine|examine|test|investigate|"
-    r"explore|assess|evaluate)\s+(?:whether|if|how)|will\b|would\b|may\b|might\b|could\b|should\b|propose[sd]?|"
-    r"theor(?:y|ized|ised)|for\s+the\s+induction|to\s+describe\s+a\s+technique|designed\s+to)", re.I)
-_VALID = re.compile(
-    r"\b(?:results?\s+(?:show|showed|shows|indicated?|suggested?|demonstrated?|revealed?|confirmed?)|"
-    r"(?:we\s+)?found|significant(?:ly)?|demonstrated|revealed|showed|indicated|predicted|was\s+associated|"
-    r"were\s+associated|related|correlated|moderated|mediated|interact(?:ed)?|higher|lower|better|worse|"
-    r"increased|decreased|reduced|improved|positive(?:ly)?|negative(?:ly)?)\b", re.I)
+# cue patterns: resources/lexicons/graph.offline.yaml
+_HYPO, _VALID = patterns("graph.offline", "HYPO", "VALID")
 
 
 def p_values(text: str) -> list[tuple[str, float]]:
@@ -62,32 +55,8 @@ def clause_status(clause: str, alpha: float = 0.05) -> Status:
 
 
 # ---- noun phrases ---------------------------------------------------------------------------
-_LEFT_CUT = re.compile(
-    r"(?:[,;:()\[\]]|\b(?:that|whether|which|who|whom|because|if|when|while|whereas|although|though|but|"
-    r"showed|show|shows|indicated|indicate|suggested|suggest|revealed|found|find|demonstrated|examined|"
-    r"examine|tested|test|investigated|whereby|how|then|thus|hence|also|further|finally|moreover|"
-    r"furthermore|however|additionally)\b)", re.I)
-_RIGHT_CUT = re.compile(
-    r"(?:[,;:.()\[\]]|\s-\s|\b(?:that|which|who|whom|because|when|while|whereas|although|though|but|than|"
-    r"among|after|during|over|across|at|by|as|via|through|in\s+(?:the|a|an|both|all|each|this|these|"
-    r"their|our)|within|for\s+(?:the|a|an)|was|were|is|are|has|have|had|did|does|do|to\s+(?:influence|"
-    r"predict|affect|determine|explain)|even|only|beyond|controlling|independently|and\s+that|but\s+found|"
-    r"and\s+(?:found|showed|was|were))\b)", re.I)
-_LEAD_NOISE = re.compile(
-    r"^(?:(?:the|a|an|both|either|each|all|these|those|this|its|their|our|his|her|more|less|higher|lower|"
-    r"greater|positive|negative|significant|significantly|strong|strongly|weak|subsequent|overall|"
-    r"undesirable|differential|potential|possible|direct|indirect|also|only|and|or|of|to|in|on|with|"
-    r"we|results?|study|analyses|analysis|findings?|(?:no\s+)?(?:support|evidence)\s+for)\s+)+", re.I)
-_TRAIL_NOISE = re.compile(
-    r"(?:\s+(?:influences?|effects?|relationships?|relations?|associations?|links?|scores?\s+were|"
-    r"levels?\s+of|were|was|is|are|and|or|of|to|the|a|an|both|respectively|significantly|also|"
-    r"will|would|may|might|could|should|can|must|did|does|do|not))+$", re.I)
-_STOP_NP = re.compile(
-    r"^(?:it|they|we|this|that|these|those|them|results?|study|studies|participants?|subjects?|findings?|"
-    r"analyses|analysis|data|sample|authors?|article|paper|research|purpose|aim|effects?|relationships?|"
-    r"role|one|two|three|others?|(?:\w+\s+)?conditions?|groups?|variables?|measures?|factors?|"
-    r"predictors?|outcomes?|differences?|significant|\d+)$", re.I)
-_COORD = re.compile(r"\s*,\s*(?:and|or)\s+|\s*,\s*|\s+(?:and|or|as\s+well\s+as)\s+", re.I)
+_LEFT_CUT, _RIGHT_CUT, _LEAD_NOISE, _TRAIL_NOISE, _STOP_NP, _COORD = patterns(
+    "graph.offline", "LEFT_CUT", "RIGHT_CUT", "LEAD_NOISE", "TRAIL_NOISE", "STOP_NP", "COORD")
 
 
 def _clean_np(text: str) -> str:

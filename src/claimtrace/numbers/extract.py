@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.numbers import derive, ranker
 from claimtrace.numbers.effects import binary_effects, continuous_effects
 from claimtrace.numbers.forms import (
@@ -287,14 +288,9 @@ def _arm_columns(t: Table, ico: Ico) -> tuple[list[int], list[int]]:
 
 
 _NEGATED = re.compile(r"^\s*(?:no|non|without|not)\b", re.I)
-_GENERIC_INTERVENTION = re.compile(r"^(?!.*\bno\s+(?:intervention|treatment)).*\b(treatment|treated|intervention|"
-                                   r"experimental|study group|active|verum)\b", re.I)
-_GENERIC_COMPARATOR = re.compile(r"\b(control|placebo|usual care|standard care|sham|comparison|"
-                                 r"no intervention|no treatment|untreated)\b", re.I)
-
-
-_NOT_ARM = re.compile(r"^\s*(?:p\b|p[- ]?values?|sig|total|overall|all\b|difference|diff\.?|95\s*%|ci\b|"
-                      r"confidence|odds|risk|relative|hazard|rr\b|or\b|hr\b|effect|change|statistic|t\b|χ|chi)", re.I)
+# cue patterns: resources/lexicons/numbers.extract.yaml
+_GENERIC_INTERVENTION, _GENERIC_COMPARATOR, _NOT_ARM = patterns(
+    "numbers.extract", "GENERIC_INTERVENTION", "GENERIC_COMPARATOR", "NOT_ARM")
 
 
 def _other_arm(t: Table, taken: list[int]) -> list[int]:
@@ -332,8 +328,7 @@ def _role_column(heads: dict[int, str], taken: list[int], role: re.Pattern[str],
     return got if len(got) == 1 else []
 
 
-_EFFECT_COL = re.compile(r"\b(?:differences?|effect (?:of|size)|odds ratio|risk ratio|hazard ratio|relative risk|"
-                         r"p[- ]?values?)\b|^\s*(?:p|ci|95\s*%\s*ci|or|rr|hr|md|smd)\s*$", re.I)
+_EFFECT_COL = pattern("numbers.extract", "EFFECT_COL")
 
 
 def _row_cells(t: Table, row: TableRow) -> dict[int, TableCell]:
@@ -438,11 +433,7 @@ def _table_candidates(tables: list[Table], ico: Ico, *, wide: bool = False) -> l
     return out
 
 
-#: a row label that is a time point alone: "Visit 5", "Week 12", "120 min", "Pre", "Baseline", "12–18", "Day 7"
-_TIME_ROW = re.compile(r"\s*(?:(?:at\s+)?(?:(?:pre|post)[- ]?(?:operative(?:ly)?|treatment|test|intervention|op)|week|wk|"
-                       r"month|day|year|visit|time|session|follow[- ]?up|post|pre|baseline|end(?: of \w+)?|final|t)\s*"
-                       r"[-–]?\s*\d*(?:\s*[-–]\s*\d+)?|\d+(?:\.\d+)?(?:\s*[-–]\s*\d+(?:\.\d+)?)?\s*(?:min(?:utes?)?|h|hrs?|"
-                       r"hours?|days?|d|weeks?|wks?|months?|mo|years?|yrs?)?(?:\s+(?:post\w*|after\s+\w+))?)\s*", re.I)
+_TIME_ROW = pattern("numbers.extract", "TIME_ROW")
 
 
 def _names_row_time(outcome: Terms, label: str) -> bool:
@@ -496,11 +487,7 @@ def _two_arm_columns(t: Table) -> tuple[list[int], list[int]]:
     return a, b
 
 
-#: a caption whose subject is the baseline ("Baseline characteristics", "... at baseline", "Demographics"), not one
-#: that uses a baseline variable as a factor ("exacerbations according to baseline disease severity")
-_BASELINE_CAPTION = re.compile(r"^\W*(?:table\s*\d+\W*)?baseline\b|\b(?:at|before|pre-?)\s*baseline\b|"
-                               r"\bbaseline\s+(?:\w+\s+){0,2}(?:characteristics|data|values|demographics|features|"
-                               r"variables|measurements|parameters|status)\b|demograph", re.I)
+_BASELINE_CAPTION = pattern("numbers.extract", "BASELINE_CAPTION")
 
 
 def _transposed_candidates(tables: list[Table], ico: Ico) -> list[Candidate]:
@@ -768,9 +755,7 @@ def _read_arm(cells: list[tuple[str, str]], context: str, row_label: str, *, cou
     return out if (out.events is not None or out.mean is not None or out.percent is not None) else None
 
 
-_OVERALL = re.compile(r"\b(overall|total|all (?:patients|participants|subjects)|whole sample|combined)\b", re.I)
-_TIME = re.compile(r"\b(?:(?:pre|post)[- ]?(?:operative(?:ly)?|treatment|test|intervention|op)|week|wk|month|day|year|"
-                   r"visit|follow[- ]?up|post|pre|baseline|end|final)s?\b\W*\d*", re.I)
+_OVERALL, _TIME = patterns("numbers.extract", "OVERALL", "TIME")
 
 
 def _names_time(outcome: Terms, header: str) -> bool:
@@ -1152,9 +1137,7 @@ def _fill_group_sizes(doc: Document, ico: Ico, arms: dict[str, Arm], context: li
         _parallel_sizes(doc.sentences("all"), ico, arms, context)
 
 
-#: one arm's size as "a group of 19 (patients)" / "group comprising 40": the arm named before or after it
-_GROUP_OF = re.compile(r"\b(?:group|arm|cohort) (?:of|comprising|consisting of|including) (\d{1,5})\b(?![.,]\d| ?%| ?(?:years?|"
-                       r"months?|weeks?|days?|hours?|mg|kg|g|ml|mm|cm)\b)", re.I)
+_GROUP_OF = pattern("numbers.extract", "GROUP_OF")
 
 
 #: one size for every group: "two groups of 30 each", "30 patients in each group", "n = 30 per group"
@@ -1167,8 +1150,7 @@ _EQUAL = re.compile(r"\b(?:two|three|four|\d) (?:equal )?groups of (?P<a>\d{1,5}
                     re.I)
 
 
-_ONE_ARM_SIZE = re.compile(r"(?<![\d.,/])\d{1,5} (?:in|per|for|to|on) (?:the |each )?(?:[a-z-]+ )?(?:group|arm)s?\b|"
-                           r"(?<![\d.,/])\d{1,5} (?:in|to|on) (?:the )?(?:control|placebo|intervention|treatment)\b", re.I)
+_ONE_ARM_SIZE = pattern("numbers.extract", "ONE_ARM_SIZE")
 
 
 def _parallel_sizes(sentences: list, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
@@ -1204,10 +1186,7 @@ def _equal_sizes(sentences: list, arms: dict[str, Arm], context: list[str]) -> N
             return
 
 
-_SIZE_ROW = re.compile(r"^\s*(?:(?:total\s+)?(?:number|no\.?)\s+of\s+(?:patients|subjects|participants|cases|children|"
-                       r"women|men)(?:\s+(?:treated|randomi[sz]ed|analy[sz]ed|enrolled|included|evaluated|exposed))?|"
-                       r"n|sample size|patients,?\s*n|(?:patients|subjects|participants)\s*\(n\)|"
-                       r"(?:total\s+)?randomi[sz]ed\s*\(n\))\s*$", re.I)
+_SIZE_ROW = pattern("numbers.extract", "SIZE_ROW")
 
 
 def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> None:
@@ -1234,7 +1213,7 @@ def _size_row(t: Table, ico: Ico, arms: dict[str, Arm], context: list[str]) -> N
             return
 
 
-_ALLOCATION = re.compile(r"randomi[sz]|allocated|assigned|enrolled|included|analy[sz]ed|completed", re.I)
+_ALLOCATION = pattern("numbers.extract", "ALLOCATION")
 #: an integer that counts people, followed closely by words (an arm's name): "251 intervention", "30 in the X group"
 _COUNT_BEFORE = re.compile(r"(?<![\d.,/-])\b(\d{1,5}|" + COUNT_WORD + r")(?![\d.,/%-])\s+(?:(?:patients|participants|subjects|women|men|children|"
                            r"were|was|to|in|into|on|the|received|receiving|allocated|assigned|randomi[sz]ed)\s+){0,4}")

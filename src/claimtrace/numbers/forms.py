@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.stats.groups import GroupNumbers
 
 
@@ -110,9 +111,8 @@ _COMMON_ABBREVIATIONS = {"AE": "adverse event", "SAE": "serious adverse event",
                          "VAS": "visual analogue scale", "LOS": "length of stay"}
 
 
-#: what lies between "from X" and "to Y": at most two unit words ("mm Hg", "mL/min/1.73 m2")
-_FROM_TO = re.compile(r"\s*(?:(?!(?:in|at|on|for|and|of|the|with|group|arm)\b)[a-zA-Z/²³·μ%.0-9-]{1,16}\s*){0,2}"
-                      r"(?:,\s*)?to\s*", re.I)
+# cue patterns: resources/lexicons/numbers.forms.yaml
+_FROM_TO = pattern("numbers.forms", "FROM_TO")
 
 
 def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:
@@ -132,19 +132,8 @@ def drop_baselines(text: str, reads: list[GroupNumbers]) -> list[GroupNumbers]:
 
 
 _NUM = re.compile(r"(?<![\w.,/·-])[-−]?\d+(?:[.·]\d+)?(?![\d.·]*\s*(?:%|/|[-–]\s*\d|:\d))(?![-–]?[A-Za-z])")
-_NOT_VALUE_BEFORE = re.compile(r"(?:[=<>≤≥:]|\b(?:p|t|F|df|r|n|N|week|weeks|wk|day|days|month|months|year|years|"
-                               r"visit|stage|grade|phase|type|group|hour|hours|h|min|time|dose|session|cycle|"
-                               r"aged?|CI|OR|RR|HR|β|version|table|fig(?:ure)?|step)\.?)\s*$", re.I)
-_STATS = re.compile(r"\b[pP](?:[- ]?values?)?\s*(?:of|was|were|is)?\s*[<>=≤≥]?\s*0?\.\d+|\b[pP]\s*[<>=≤≥]\s*[\d.]+|\b(?:t|F|χ2|z|r)\s*(?:\([^)]*\))?\s*=\s*[-\d.]+|"
-                    r"\b95\s*%\s*(?:CI|confidence interval)[^;,)]*", re.I)
-
-
-_NOT_VALUE_AFTER = re.compile(r"^\s*(?:-?fold\b|times\b|mg\b|µg\b|μg\b|mcg\b|IU\b|mg/kg|g/day|"
-                              r"(?:\w+\s+)?(?:patients|participants|subjects|children|women|men|people|persons|"
-                              r"individuals|volunteers|cases|eyes|rats|mice|animals|schools|practices|centres|"
-                              r"centers|sites|studies|trials)\b)", re.I)
-_DIFFERENCE = re.compile(r"\b(?:difference|reduction|increase|decrease|improvement|change)s?\s*(?:\w+\s*){0,2}"
-                         r"(?:of|was|were|is|=|:)?\s*[£$€]?\s*$", re.I)  # "an estimated reduction of 4.3": between arms
+_NOT_VALUE_BEFORE, _STATS, _NOT_VALUE_AFTER, _DIFFERENCE = patterns(
+    "numbers.forms", "NOT_VALUE_BEFORE", "STATS", "NOT_VALUE_AFTER", "DIFFERENCE")
 _TIME_SPAN = re.compile(r"^\s*(?:days?|weeks?|months?|years?|hours?|h|minutes?|min)\b", re.I)
 _PREP = re.compile(r"\b(?:for|at|after|within|over|during|by|until)\s*$", re.I)  # "for 3 days": a time, not a value
 _MEDIAN = re.compile(r"\bmedians?\b", re.I)

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import Field
 
 from claimtrace.documents.model import Document, StrictModel, Table, TableCell
+from claimtrace.lexicons import pattern, patterns
 from claimtrace.schema_version import SCHEMA_VERSION
 from claimtrace.stats.check import compute_p
 
@@ -35,27 +36,20 @@ _CELL = re.compile(
     rf"(?:(?P<open>[(\[])\s*(?P<second>{_NUM})\s*(?:(?:[,;]|\s[-–−]\s|[–−]|(?<=\d)-|\bto\b)\s*(?P<third>{_NUM}))?\s*[)\]])?"
     rf"\s*{_STARS}\s*$")
 _PAREN_ONLY = re.compile(rf"^\s*[(\[]\s*(?P<second>{_NUM})\s*(?:(?:[,;]|\s[-–−]\s|[–−]|(?<=\d)-|\bto\b)\s*(?P<third>{_NUM}))?\s*[)\]]\s*{_STARS}\s*$")
-_REGRESSION_CUE = re.compile(
-    r"regress|coefficient|estimate|standard errors?|\bS\.?E\.?\b|\bB\b|\bb\b|β|\bbeta\b|odds ratio|hazard ratio|"
-    r"\bOR\b|\bHR\b|\bIRR\b|\bmodel\s*\d|\bmodels?\b|logit|probit|\bOLS\b|marginal effect|fixed effects?|"
-    r"robust|clustered", re.I)
-_DESCRIPTIVE = re.compile(r"\b(descriptive|characteristics|demographics?|baseline|mean|means|sd|s\.d\.|standard deviations?|"
-                         r"medians?|iqr|percent|correlations?|intercorrelations?|n \(%\))\b", re.I)
+# cue patterns: resources/lexicons/stats.tables.yaml
+_REGRESSION_CUE, _DESCRIPTIVE = patterns("stats.tables", "REGRESSION_CUE", "DESCRIPTIVE")
 _DESCRIPTIVE_COL = re.compile(r"^(m|mean|means|sd|s\.d\.|median|iqr|%|n|range|min|max)\b", re.I)
-# a row of descriptives: "Mean age in years at Time 1 (SD)", "Age, M (SD)", "Median income" (not "mean centered")
-_DESCRIPTIVE_ROW = re.compile(r"(?i:\b(?:mean|means|average|median|standard\s+deviations?)\b(?![- ]?cent))"
-                              r"|\b(?:M|SD|Mdn|IQR)\b|\((?:M,\s*)?SD\)|\(%\)|\bn\s*\(%\)")
-_T_IN_PARENS = re.compile(r"\b(t|z)[- ]?(statistics?|values?|ratios?|scores?)?\s+(are\s+)?(shown\s+|reported\s+|given\s+)?in\s+(parenthes|bracket)", re.I)
+_DESCRIPTIVE_ROW, _T_IN_PARENS = patterns("stats.tables", "DESCRIPTIVE_ROW", "T_IN_PARENS")
 _SE_IN_PARENS = re.compile(r"standard errors?|\bS\.?E\.?s?\b", re.I)
 _LEGEND = re.compile(r"(?P<sym>[*†‡§#+]{1,4}|\^?[a-c](?=\s*p))\s*(?:=\s*)?[pP]\s*(?P<cmp>[<≤])\s*(?P<thr>0?\.\d+|\d+(?:\.\d+)?\s*%)")
 _LEGEND_LEVEL = re.compile(r"(?P<sym>[*†‡§#+]{1,4})\s*(?:significant\s+at\s+(?:the\s+)?)?(?P<thr>\d+(?:\.\d+)?)\s*(?:%|percent)", re.I)
-_N_ROW = re.compile(r"^(n|observations|obs\.?|no\.? of (obs\.?|observations)|number of (obs\.?|observations|participants|subjects)|sample size|n \(.*\))$", re.I)
+_N_ROW = pattern("stats.tables", "N_ROW")
 _R2_ROW = re.compile(r"^(adj(usted)?\.?\s*|pseudo[- ]?|within\s+|overall\s+)?(r2|r²|r\^2|r-squared|r squared)$", re.I)
 _SE_COL = re.compile(r"^(s\.?e\.?|se\(?b?\)?|std\.?\s*err(or)?\.?|standard error|robust se)$", re.I)
 _ESTIMATE_HEAD = re.compile(r"^(?:b|B|β|beta|γ|estimates?|coefficients?|coef\.?)$", re.I)
-_STAT_COL = re.compile(r"^(t|z|t[- ]?(value|stat(istic)?)|z[- ]?(value|stat(istic)?)|wald)$", re.I)
+_STAT_COL = pattern("stats.tables", "STAT_COL")
 _CI_COL = re.compile(r"(\d{2}\s*%\s*)?\b(CI|confidence interval)\b", re.I)
-_RATIO = re.compile(r"\b(OR|HR|RR|IRR|odds ratios?|hazard ratios?|risk ratios?|exp\s*\(?b\)?)\b", re.I)
+_RATIO = pattern("stats.tables", "RATIO")
 
 
 class TableStat(StrictModel):

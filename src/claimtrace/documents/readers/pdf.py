@@ -40,6 +40,7 @@ from claimtrace.documents.builder import DocumentBuilder, clean_text
 from claimtrace.documents.model import BBox, Document, ExcludedKind, SourceFormat
 from claimtrace.documents.sections import excluded_heading, section_kind
 from claimtrace.errors import InputError
+from claimtrace.lexicons import pattern, patterns
 
 # ----------------------------------------------------------------------------------------------
 # words
@@ -531,8 +532,8 @@ class Block:
         return c.most_common(1)[0][0]
 
 
-_CAPTION = re.compile(r"^(fig\.?|figure|table|tab\.|scheme|chart|plate|supplementary\s+(figure|table))\s*"
-                      r"[A-Z]?\d+[A-Za-z]?\s*[.:|—–-]", re.I)
+# cue patterns: resources/lexicons/documents.readers.pdf.yaml
+_CAPTION = pattern("documents.readers.pdf", "CAPTION")
 _NUMBERED = re.compile(r"^((\d+(\.\d+)*)\.?|[IVX]+\.|[A-H]\.(\d+\.?)*)\s+\S")
 _ABSTRACT_HEAD = re.compile(r"^\s*(abstract|summary)\s*[:.]?\s*$", re.I)
 _ABSTRACT_RUNIN = re.compile(r"^\s*(abstract|summary)\s*([.:—–-]|\s(?=[A-Z]))\s*", re.I)
@@ -611,7 +612,7 @@ def _heading_like(ln: Line, body_size: float) -> bool:
                           or _ABSTRACT_HEAD.match(text)))
 
 
-_MATH = re.compile(r"[=<>≤≥∑∏∫∈∉⊂⊆∀∃→←↦≈≃∝±×·‖∥√∞∂∇]|\b(max|min|arg\s?max|arg\s?min|log|exp|softmax)\b")
+_MATH = pattern("documents.readers.pdf", "MATH")
 _CITATION = re.compile(r"\bet\s+al\b|\b(1[89]|20)\d\d[a-z]?\b")
 _WORD = re.compile(r"[A-Za-z][a-z]{2,}[,.;:]?")
 
@@ -1181,13 +1182,7 @@ def _set_apart(cand: list[Block], after: Block | None, body_size: float) -> bool
     return x0 > after.lines[0].col_x0 + 0.8 * body_size and x1 < after.lines[0].col_x1 - 0.8 * body_size
 
 
-_NOT_NAME = re.compile(
-    r"\b(universit\w*|department|institute|school|college|laborator\w*|cent(er|re)|faculty|hospital|science\w*|"
-    r"psycholog\w*|journal|association|society|research|article|press|review|proceedings|commentary|corrigendum|"
-    r"received|accepted|published|author\w*|correspond\w*|email|e-mail|doi|vol|abstract|keywords?|preprint|"
-    r"copyright|rights|license|street|road|avenue|running|head|note)\b", re.I)
-_NAME = re.compile(r"^(?:[A-Z][a-zà-öø-ÿ'’-]+|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z][a-z]*[A-Z][a-zà-öø-ÿ]+|van|von|de|der|da|del|"
-                   r"la|le|di|du|ten|ter)$")
+_NOT_NAME, _NAME = patterns("documents.readers.pdf", "NOT_NAME", "NAME")
 
 
 def _authors(blocks: list[Block], texts: list[str], title: str | None) -> list[str]:
@@ -1285,14 +1280,10 @@ def _abstract_ends(page: int, start_page: int, chars: int, labelled: bool) -> bo
     return chars > ABSTRACT_MAX_CHARS or (page > start_page and not labelled)
 
 
-# appendices after the reference list are body again ("A Appendix A - Baseline Details", "Appendix B")
-_APPENDIX = re.compile(r"^\s*(appendix|appendices|supplementary|supplemental|[A-H](\.\d+)*\.?\s+[A-Z])", re.I)
+_APPENDIX = pattern("documents.readers.pdf", "APPENDIX")
 _KIND_MAP: dict[str, ExcludedKind] = {"caption": "caption", "table": "table", "figure": "figure",
                                       "footnote": "footnote", "equation": "equation"}
-_STRUCTURED_LABEL = re.compile(
-    r"^(BACKGROUND|OBJECTIVES?|AIMS?|PURPOSE|INTRODUCTION|METHODS?|METHODOLOGY|DESIGN|SETTING|PARTICIPANTS|"
-    r"INTERVENTIONS?|MEASUREMENTS|RESULTS?|FINDINGS|CONCLUSIONS?|INTERPRETATION|SIGNIFICANCE|CONTEXT)\s*[:.]\s*",
-    re.I)
+_STRUCTURED_LABEL = pattern("documents.readers.pdf", "STRUCTURED_LABEL")
 
 
 def _new_reference(ln: Line, prev: Line) -> bool:
