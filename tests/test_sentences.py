@@ -55,6 +55,10 @@ CASES = [
     ('He said "it works." Then left.', ['He said "it works."', "Then left."]),
     ("Apples, pears, etc. were sold. Collected apples, etc. The rest was not.",
      ["Apples, pears, etc. were sold.", "Collected apples, etc.", "The rest was not."]),
+    # a bulleted list GROBID merged into one paragraph: each item is a sentence, the bullet opens it
+    ("• Hypothesis 1: X should rise (e.g., Y). • • Hypothesis 2: Z should fall. • H3: W too",
+     ["• Hypothesis 1: X should rise (e.g., Y).", "• • Hypothesis 2: Z should fall.", "• H3: W too"]),
+    ("We coded: • Age • Sex. Next (• not here).", ["We coded:", "• Age", "• Sex.", "Next (• not here)."]),
 ]
 
 
@@ -76,6 +80,14 @@ def test_offsets_are_exact_ordered_and_trimmed(text: str) -> None:
     # nothing but whitespace is lost between sentences
     covered = "".join(text[a:b] for a, b in spans)
     assert re.sub(r"\s", "", covered) == re.sub(r"\s", "", text)
+
+
+def test_a_real_bulleted_hypothesis_list_splits_into_its_items() -> None:
+    # GROBID merged "• • Hypothesis 3: ... • • Hypothesis 4: ..." into one paragraph: one sentence per hypothesis
+    doc = load_document(shared_path("documents", "psychsci", "0956797616671712.xml"))
+    items = [s.text for s in doc.sentences("body") if re.match(r"[•\s]*Hypothesis \d:", s.text)]
+    assert [re.search(r"Hypothesis (\d)", t).group(1) for t in items] == ["1", "2", "3", "4"]  # type: ignore[union-attr]
+    assert all(t.count("Hypothesis") == 1 for t in items)
 
 
 def test_real_articles_have_no_enumerator_or_abbreviation_fragments() -> None:

@@ -6,7 +6,9 @@ bracketed citations: a period inside brackets never ends a sentence, and a bound
 whitespace followed by a plausible sentence start. Abbreviations that often end a sentence too
 ("et al.", "etc.", "U.S.", units such as "12 mo.") end one when a typical sentence opener follows.
 Two splits without whitespace are recognised: a superscript citation glued to the period
-("... previously.1,2 The next") and a missing space ("... the end.Another sentence").
+("... previously.1,2 The next") and a missing space ("... the end.Another sentence"). A list bullet ("•") before a
+capital starts a sentence, with or without a period before it: GROBID merges a bulleted list ("• Hypothesis 1: ...
+• Hypothesis 2: ...") into one paragraph, and each item is a statement of its own.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)")
 _GLUED_CITATION = re.compile(r"(?<=[A-Za-z)\]])[.](?:\d{1,3}(?:[,–-]\d{1,3})*)(?=\s+[A-Z])")
 # a missing space: "the end.Another" (a word of 2+ lower-case letters, then a capitalised word)
 _NO_SPACE = re.compile(r"[.!?](?=[A-Z][a-z]{2,}\s)")
-_START = re.compile(r"\s+[\"'“‘(\[]?[A-Z0-9ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ]")
+_BULLETS = "•▪●◦‣∙"
+_START = re.compile(rf"\s+(?:[{_BULLETS}]\s*)*[\"'“‘(\[]?[A-Z0-9ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩ]")
+# a list bullet after a word, before a capital: the previous item ends (no period needed), the bullet opens the next
+_BULLET = re.compile(rf"(?<=[^\s{_BULLETS}])\s+(?=(?:[{_BULLETS}]\s*)+[\"'“‘(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)\.$")
 _NEXT_WORD = re.compile(r"\s*[\"'“‘(\[]?([A-Za-z]+)")
 _ENUMERATOR = re.compile(r"(?:^|:)\s*\(?(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,5})[.)]\s*$")
@@ -83,7 +88,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
                 if ch in _CLOSE and depth > 0:
                     depth -= 1
             pos = end
-        if kind != "cite" and _is_abbreviation(text, dot, text[dot:end], next_start):
+        if kind not in ("cite", "bullet") and _is_abbreviation(text, dot, text[dot:end], next_start):
             continue
         if _ENUMERATOR.search(text[max(start, end - _ENUM_TAIL) : end]) and (
                 end - _ENUM_TAIL <= start or ":" in text[end - _ENUM_TAIL : dot]):
@@ -112,6 +117,9 @@ def _candidates(text: str) -> list[tuple[int, int, int, str]]:
             d = m.start()
             if d >= 2 and text[d - 1].islower() and text[d - 2].islower():
                 out.append((d, d + 1, d + 1, "nospace"))
+    if any(b in text for b in _BULLETS):
+        for m in _BULLET.finditer(text):
+            out.append((m.start(), m.start(), m.end(), "bullet"))
     out.sort()
     return out
 
