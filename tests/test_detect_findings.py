@@ -179,6 +179,9 @@ def test_prior_work_methods_and_limitations_are_never_discussion_findings() -> N
     assert discussion_non_result("We tested for age-cohort interactions, none were statistically significant.") is None
     assert discussion_non_result("Future studies may tease apart the neurons, but here we show that depth helps.") is None
     assert discussion_non_result("Our design did not allow a precise determination of causality.") is not None
+    assert discussion_non_result("What is people's automatic tendency in a tempting situation?") is not None
+    assert discussion_non_result("Participants may not have fully appreciated the benefits of cheating.") is not None
+    assert discussion_non_result("Only hedonic behavior reduced risk, which might reflect weak ties.") is None
     doc = load_document(shared_path("documents", "psychsci") / "0956797613520608.xml")  # extra traces
     cands = detect_findings(doc)
     chosen = [c for c in cands if c.chosen]
