@@ -299,8 +299,8 @@ PRECISION_DATA = REPO / "bench" / "data" / "detect-precision" / "judgments.jsonl
 
 def precision(out: Path) -> None:
     """The finding precision proxy: per judged sample (``bench/data/detect-precision/judgments.jsonl``: a random 40 of
-    main's and of this branch's emitted findings over the 80 papers, and every finding this branch leaves out or
-    adds), the share judged a result statement of the paper, with a Wilson interval, and the findings each emits now
+    main's and of this branch's emitted findings over the 80 papers, every finding this branch leaves out or adds,
+    and the fourth-best Discussion sentence that keeping the 4 best would add), the share judged a result statement of the paper, with a Wilson interval, and the findings each emits now
     (this tree's ``detect_findings``; main's 253 were counted the same way on main 505a564)."""
     from claimtrace.documents import load_document
     from claimtrace.extract.findings import detect_findings
