@@ -121,6 +121,8 @@ def main() -> None:
     ap.add_argument("--report", action="store_true", help="print the page docs/results/detect-findings.md")
     ap.add_argument("--traces", action="store_true", help="the whole traces, detected beside given findings, per paper "
                     "(-> bench/results/traces_detect_vs_given.json unless --out is given)")
+    ap.add_argument("--precision", action="store_true", help="the finding precision proxy from the judgments in "
+                    "bench/data/detect-precision (-> bench/results/detect_findings_precision.json)")
     ap.add_argument("--pdf-twins", action="store_true", help="the Psychological Science PDFs of pdf-twins instead "
                     "(-> bench/results/detect_pdf_twins.json unless --out is given)")
     args = ap.parse_args()
@@ -129,6 +131,9 @@ def main() -> None:
         return
     if args.traces:
         detect_vs_given(Path(args.out) if args.out != str(RESULTS / "traces_detect_extra.json") else TRACES_RESULT)
+        return
+    if args.precision:
+        precision(RESULTS / "detect_findings_precision.json")
         return
     if args.pdf_twins:
         pdf_twins(Path(args.out) if args.out != str(RESULTS / "traces_detect_extra.json") else RESULTS / "detect_pdf_twins.json")
@@ -289,6 +294,41 @@ def detect_vs_given(out: Path) -> None:
     print(f"-> {out}", file=sys.stderr)
 
 
+PRECISION_DATA = REPO / "bench" / "data" / "detect-precision" / "judgments.jsonl"
+
+
+def precision(out: Path) -> None:
+    """The finding precision proxy: per judged sample (``bench/data/detect-precision/judgments.jsonl``: a random 40 of
+    main's and of this branch's emitted findings over the 80 papers, every finding this branch leaves out or adds,
+    and the fourth-best Discussion sentence that keeping the 4 best would add), the share judged a result statement of the paper, with a Wilson interval, and the findings each emits now
+    (this tree's ``detect_findings``; main's 253 were counted the same way on main 505a564)."""
+    from claimtrace.documents import load_document
+    from claimtrace.extract.findings import detect_findings
+
+    rows = [json.loads(x) for x in PRECISION_DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
+    ev = scorer()
+    gold = ev.load_gold(str(GOLD))
+    papers = [g["paper"] for g in gold if split_of(g["paper"]) == "dev"] + \
+        [g["paper"] for g in extra_gold({g["paper"] for g in gold})]
+    branch = sum(sum(c.chosen for c in detect_findings(load_document(DOCS / p))) for p in papers)
+    samples = []
+    for name in dict.fromkeys(r["sample"] for r in rows):
+        rs = [r for r in rows if r["sample"] == name]
+        k = sum(r["result_statement"] for r in rs)
+        samples.append({"sample": name, "variant": rs[0]["variant"], "n": len(rs), "yes": k, "share": round(k / len(rs), 3),
+                        "ci95": wilson(k, len(rs)),
+                        **{f"{src}_{x}": (sum(r["result_statement"] for r in rs if r["source"] == src) if x == "yes"
+                                          else sum(1 for r in rs if r["source"] == src))
+                           for src in ("abstract", "discussion") for x in ("yes", "n")}})
+    result = {"schema_version": "1", "what": " ".join((precision.__doc__ or "").split()) + " Judge: "
+              + rows[0]["annotator"] + ". A result statement reports or concludes from this paper's own result; "
+              "background, method, aim, prior work, limitation, speculation, a question or figure text is not one.",
+              "annotator": rows[0]["annotator"], "samples": samples,
+              "emitted": {"main": 253, "branch": branch, "papers": len(papers)}, "data": str(PRECISION_DATA.relative_to(REPO))}
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(json.dumps(samples, indent=1), branch, f"-> {out}", file=sys.stderr)
+
+
 def pdf_twins(out: Path) -> None:
     """The Psychological Science articles of ``documents/pdf-twins`` read from the PDF by claimtrace's reader and from
     GROBID's TEI: the abstract checks each fails, where the findings come from, and (a dev-part gold paper only) the
@@ -393,11 +433,18 @@ def report_lines() -> list[str]:
            "these papers. Intervals: 95% Wilson (on the rounded count for cross-validated shares), paired bootstrap for "
            "differences.", "",
            "## Finding hit", "", "| code | dev part | extra traces | all | result file |", "|---|---|---|---|---|"]
-    for label, res in (("main (aac4b49): 3 Discussion findings, no title or salience features", before),
-                       ("this branch: title and salience features, 3 best + more at p >= 0.5", cv)):
+    for label, res in (("main (505a564): title and salience features, 3 best + more at p >= 0.5", before),
+                       ("this branch: prior work, methods, limitations, speculation, questions left out of the "
+                        "Discussion choice (`discussion_non_result`)", cv)):
         out.append(f"| {label} | " + " | ".join(share(res[p]["learned_cv"]["hits"], res[p]["learned_cv"]["n"],
                                                        res[p]["learned_cv"]["ci95"]) for p in ("dev", "extra", "all"))
                    + f" | `bench/results/{'discussion_findings_cv_before.json' if res is before else 'discussion_findings_cv.json'}` |")
+    nofilter = RESULTS / "discussion_findings_cv_nofilter.json"
+    if nofilter.is_file():
+        nf = load(nofilter.name)
+        out.append("| this branch without `discussion_non_result` (`--no-filter` ablation) | " + " | ".join(
+            share(nf[p]["learned_cv"]["hits"], nf[p]["learned_cv"]["n"], nf[p]["learned_cv"]["ci95"])
+            for p in ("dev", "extra", "all")) + " | `bench/results/discussion_findings_cv_nofilter.json` |")
     out.append("| this branch, hand-set Discussion weights (no fitting) | " + " | ".join(
         share(cv[p]["hand"]["hits"], cv[p]["hand"]["n"], cv[p]["hand"]["ci95"]) for p in ("dev", "extra", "all"))
         + " | `bench/results/discussion_findings_cv.json` |")
@@ -443,7 +490,25 @@ def report_lines() -> list[str]:
                 f"| the 3 best | {k['3'] / nd:.3f} ({k['3']:g}/{nd}) | 3 |",
                 f"| shipped: 3 best + more at p >= {cv['keep_p']} | {kept['hits'] / nd:.3f} ({kept['hits']:g}/{nd}) | "
                 f"{kept['mean_findings']:.2f} |",
+                f"| the 4 best | {k['4'] / nd:.3f} ({k['4']:g}/{nd}) | 4 (fewer where the pool is smaller) |",
                 f"| the 5 best | {k['5'] / nd:.3f} ({k['5']:g}/{nd}) | 5 (fewer where the pool is smaller) |"]
+        if "excluded" in cv:
+            x = cv["excluded"]
+            out += ["", f"`discussion_non_result` leaves {x['gold']} of the {x['gold_n']} gold finding sentences and "
+                    f"{x['other']} of the {x['other_n']} other pool sentences out of the choice (the hit at k counts "
+                    "the sentences left in; the checks were written while reading these pools: in-sample)."]
+    prec = RESULTS / "detect_findings_precision.json"
+    if prec.is_file():
+        pr = load(prec.name)
+        out += ["", "## Finding precision proxy: how many emitted findings are result statements", "", pr["what"], "",
+                "| sample | variant | result statements | abstract | Discussion |", "|---|---|---|---|---|"]
+        for r in pr["samples"]:
+            out.append(f"| {r['sample']} | {r['variant']} | {share(r['yes'], r['n'], r['ci95'])} | "
+                       f"{r['abstract_yes']}/{r['abstract_n']} | {r['discussion_yes']}/{r['discussion_n']} |")
+        out += ["", f"Findings emitted over the 80 papers: main {pr['emitted']['main']}, this branch "
+                f"{pr['emitted']['branch']} (traces per paper {pr['emitted']['main'] / 80:.2f} and "
+                f"{pr['emitted']['branch'] / 80:.2f})."]
+
     out += ["", "## Where the gold finding is, and the cross-validated hit there", "",
             "| gold finding in | papers | cross-validated hit |", "|---|---|---|"]
     for k, v in d["by_gold_place"].items():

@@ -15,6 +15,7 @@ from claimtrace.extract.findings import (
     caption_text,
     detect_findings,
     discussion_choice,
+    discussion_non_result,
     discussion_pool,
     discussion_scores,
     figure_text,
@@ -92,6 +93,8 @@ def test_axis_titles_set_letter_by_letter_are_figure_text() -> None:
     assert figure_text("Proportion of Average Earnings 0 10 20 30 40 50 60")
     assert not figure_text("We found a persistent bias against she pronouns, t(58) = 2.41, p = .019, in 2 of 3 studies.")
     assert not figure_text("Conditions (a), (b) and (c) differed: a b c were labelled.")
+    assert figure_text("Spatial Condition Divergent-goal Single-goal Words/Trial ab da ea gl gr le mi pr st zo Word Item")
+    assert not figure_text("It is so as to be of use in it that we did it.")  # seven short words, then a longer one
 
 
 def test_abstract_checks_tell_an_introduction_from_a_real_abstract() -> None:
@@ -166,3 +169,29 @@ def test_an_introduction_block_gives_between_three_and_five_discussion_findings(
     assert all(c.score >= DISCUSSION_KEEP_P for c in extra)
     assert len(chosen) == 3 + len(extra)
     assert len([c for c in detect_findings(doc, max_findings=2) if c.chosen]) == 2  # the caller's cap holds
+
+
+def test_prior_work_methods_and_limitations_are_never_discussion_findings() -> None:
+    assert discussion_non_result("This is consistent with the findings of Saygin et al. (2004), who reported that "
+                                 "patients were impaired.") is not None  # prior work
+    assert discussion_non_result("Our result is consistent with that of Saygin et al. (2004).") is None  # this study
+    assert discussion_non_result("Participants were asked to wear a virtual-reality headset.") is not None  # method
+    assert discussion_non_result("We tested for age-cohort interactions, none were statistically significant.") is None
+    assert discussion_non_result("Future studies may tease apart the neurons, but here we show that depth helps.") is None
+    assert discussion_non_result("Our design did not allow a precise determination of causality.") is not None
+    assert discussion_non_result("What is people's automatic tendency in a tempting situation?") is not None
+    assert discussion_non_result("Participants may not have fully appreciated the benefits of cheating.") is not None
+    assert discussion_non_result("Only hedonic behavior reduced risk, which might reflect weak ties.") is None
+    doc = load_document(shared_path("documents", "psychsci") / "0956797613520608.xml")  # extra traces
+    cands = detect_findings(doc)
+    chosen = [c for c in cands if c.chosen]
+    assert chosen and all(c.source == "discussion" and discussion_non_result(c.text) is None for c in chosen)
+    left = [c for c in cands if not c.chosen and discussion_non_result(c.text)]
+    assert left and all("not chosen: " + (discussion_non_result(c.text) or "?") in c.reason for c in left)
+
+
+def test_an_abstract_result_worded_as_an_ability_is_chosen() -> None:
+    doc = load_document(shared_path("documents", "psychsci") / "0956797621996660.xml")  # extra traces
+    chosen = [c.text for c in detect_findings(doc) if c.chosen]
+    assert any("were able to guide their search" in t for t in chosen)
+    assert not any(t.startswith("Can you efficiently look") for t in chosen)  # the opening question is no finding

@@ -40,6 +40,7 @@ from claimtrace.extract.findings import (  # noqa: E402
     detect_findings,
     discussion_choice,
     discussion_features,
+    discussion_non_result,
     discussion_pool,
     score_sentences,
     strip_page_stamps,
@@ -90,7 +91,11 @@ def papers() -> list[dict[str, Any]]:
                      for i, (t, (_, r, f)) in enumerate(zip(texts, pool, strict=True))]
             labels = [int(ev.same_statement(g["finding"], t)) for t in texts]
             hand = [hand_score(t, probs[i], i, max(n, 1)) for i, t in enumerate(texts)]
+            excluded = [discussion_non_result(t) is not None for t in texts]
+            if all(excluded):  # detect_findings then excludes none
+                excluded = [False] * n
             rec.update(pool=bool(feats), feats=feats, labels=labels, hand=hand, ids=[s.id for s, _, _ in pool],
+                       excluded=excluded,
                        ranks=[r for _, r, _ in pool], hit=any(ev.same_statement(g["finding"], c.text) for c in chosen))
             out.append(rec)
     return out
@@ -115,9 +120,11 @@ def fit(recs: list[dict[str, Any]], names: list[str]) -> Any:
     return sc, lr
 
 
-def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, list[tuple[list[int], list[int]]]]:
+def cross_validate(pool: list[dict[str, Any]], names: list[str],
+                   filtered: bool = True) -> dict[str, list[tuple[list[int], list[int]]]]:
     """For each pool paper, once per repeat (shuffled folds), the ranking of its sentences by a scorer fit without it
-    and the ranks ``discussion_choice`` keeps from it (what ``detect_findings`` would choose)."""
+    (without the sentences ``discussion_non_result`` excludes, unless ``filtered`` is False) and the ranks
+    ``discussion_choice`` keeps from it (what ``detect_findings`` would choose)."""
     import numpy as np
     from sklearn.model_selection import KFold
 
@@ -128,7 +135,8 @@ def cross_validate(pool: list[dict[str, Any]], names: list[str]) -> dict[str, li
             for i in te:
                 r = pool[i]
                 s = lr.decision_function(sc.transform(np.array([[f[k] for k in names] for f in r["feats"]])))
-                ranking = top(list(s), len(s))
+                # the ranking among the sentences detect_findings may choose (discussion_non_result left out)
+                ranking = [j for j in top(list(s), len(s)) if not (filtered and r["excluded"][j])]
                 probs = [1.0 / (1.0 + math.exp(-max(min(float(s[j]), 40.0), -40.0))) for j in ranking]
                 picks[r["paper"]].append((ranking, [ranking[k] for k in discussion_choice(probs, MAX_FINDINGS)]))
     return picks
@@ -155,6 +163,8 @@ def main() -> None:
                     "DISCUSSION_PARAGRAPHS (the weights are then not written, only --result)")
     ap.add_argument("--drop", default="", help="an ablation: features left out, comma-separated (the weights are then "
                     "not written, only --result)")
+    ap.add_argument("--no-filter", action="store_true", help="an ablation: choose among all pool sentences, "
+                    "discussion_non_result not applied (the weights are then not written, only --result)")
     args = ap.parse_args()
     import claimtrace.extract.findings as findings
 
@@ -167,7 +177,7 @@ def main() -> None:
     pool = [r for r in recs if r["pool"]]
     drop = {k for k in args.drop.split(",") if k}
     names = [k for k in pool[0]["feats"][0] if k not in drop]
-    picks = cross_validate(pool, names)
+    picks = cross_validate(pool, names, filtered=not args.no_filter)
     rows = []
     for r in recs:
         row = {k: r[k] for k in ("part", "paper", "gold_source", "abstract_problem", "source", "pool")}
@@ -192,6 +202,12 @@ def main() -> None:
         f"({FOLDS} folds x {REPEATS} shuffles; cv_hit is the share of repeats that hit), beside the hand-set weights",
         "top": DISCUSSION_TOP, "keep_p": DISCUSSION_KEEP_P, "max_findings": MAX_FINDINGS, "C": C, "folds": FOLDS,
         "repeats": REPEATS, "discussion_paragraphs": findings.DISCUSSION_PARAGRAPHS,
+"filtered": not args.no_filter,
+        # what discussion_non_result leaves out of the choice: gold finding sentences and others
+        "excluded": {"gold": sum(x and y for r in pool for x, y in zip(r["excluded"], r["labels"], strict=True)),
+                     "gold_n": sum(sum(r["labels"]) for r in pool),
+                     "other": sum(x and not y for r in pool for x, y in zip(r["excluded"], r["labels"], strict=True)),
+                     "other_n": sum(len(r["labels"]) - sum(r["labels"]) for r in pool)},
         "features": names, "annotator": "LLM agent (Claude, 2026-12-01 dev; 2026-12-02 extra), not checked by a person"}
     for part in ("dev", "extra", "all"):
         rs = [r for r in rows if part in ("all", r["part"])]
@@ -221,7 +237,7 @@ def main() -> None:
              "meta": {"trained_on": "dev part of psychsci-dev.jsonl and bench/data/traces-extra, papers read from the "
                       "Discussion", "papers": len(pool), "sentences": sum(len(r["labels"]) for r in pool),
                       "positives": sum(sum(r["labels"]) for r in pool), "C": C}}
-    if (args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS) and not drop:
+    if (args.paragraphs is None or args.paragraphs == DISCUSSION_PARAGRAPHS) and not drop and not args.no_filter:
         args.out.write_text(json.dumps(model, indent=1) + "\n")
     result["provenance"] = run.finish()
     args.result.write_text(json.dumps(result, indent=1) + "\n")
