@@ -124,6 +124,8 @@ STEPS: list[Step] = [
                                                "--before", "bench/results/discussion_findings_cv.json"],
          ["discussion_findings_cv_paragraphs3.json"]),
     Step("detect-pdf-twins", ["bench/traces_detect_extra.py", "--pdf-twins"], ["detect_pdf_twins.json"]),
+    Step("detect-precision", ["bench/traces_detect_extra.py", "--precision"], ["detect_findings_precision.json"]),
+    Step("traces-fresh", ["bench/traces_fresh.py"], ["traces_fresh.json"]),
     Step("traces-psychsci-detect-dev", ["bench/traces_psychsci.py", "--detect", "--dev-only", "--label",
                                         "detect4 branch, dev only", "--out",
                                         "bench/results/traces_psychsci_detect_dev.json"],
