@@ -640,6 +640,12 @@ def _evidence_experiments(p: Page, d: dict[str, Any]) -> None:
             continue
         p.add(f"| {p.s(name)} | {p.v(v['lambda'], 'g')} | {', '.join(p.v(h, 'd') for h in v['hits_per_repeat'])} | "
               f"{p.v(v['span_hit_repeated'])} | {p.diff(v['diff_minus_shipped_ci95'])} |")
+    mc = d.get("miss_classes")
+    if mc:
+        p.add("", f"What tells the gold paragraph from the one picked, per held-out miss ({p.s(mc['of'])}; read by "
+              f"{p.s(mc['annotator'])}):", "", "| class | misses |", "|---|---|")
+        for c, k in sorted(mc["counts"].items(), key=lambda x: -x[1]):
+            p.add(f"| {p.s(c)} | {p.v(k, 'd')} |")
     p.add("", "Result file: `bench/results/evidence_ranker_experiments.json`.", "")
 
 
