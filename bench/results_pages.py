@@ -643,7 +643,10 @@ def _evidence_experiments(p: Page, d: dict[str, Any]) -> None:
     mc = d.get("miss_classes")
     if mc:
         p.add("", f"What tells the gold paragraph from the one picked, per held-out miss ({p.s(mc['of'])}; read by "
-              f"{p.s(mc['annotator'])}):", "", "| class | misses |", "|---|---|")
+              f"{p.s(mc['annotator'])}; the classes are defined at `MISS_CLASSES` in the script: `contrast` the gold reports "
+              "the finding's own dependent variable, analysis or level and the pick another test of the same Results; "
+              "`role` the pick is a follow-up, secondary, exploratory, robustness or manipulation-check analysis; "
+              "`study` pick or gold in a study other than the finding's):", "", "| class | misses |", "|---|---|")
         for c, k in sorted(mc["counts"].items(), key=lambda x: -x[1]):
             p.add(f"| {p.s(c)} | {p.v(k, 'd')} |")
     p.add("", "Result file: `bench/results/evidence_ranker_experiments.json`.", "")
