@@ -640,6 +640,15 @@ def _evidence_experiments(p: Page, d: dict[str, Any]) -> None:
             continue
         p.add(f"| {p.s(name)} | {p.v(v['lambda'], 'g')} | {', '.join(p.v(h, 'd') for h in v['hits_per_repeat'])} | "
               f"{p.v(v['span_hit_repeated'])} | {p.diff(v['diff_minus_shipped_ci95'])} |")
+    mc = d.get("miss_classes")
+    if mc:
+        p.add("", f"What tells the gold paragraph from the one picked, per held-out miss ({p.s(mc['of'])}; read by "
+              f"{p.s(mc['annotator'])}; the classes are defined at `MISS_CLASSES` in the script: `contrast` the gold reports "
+              "the finding's own dependent variable, analysis or level and the pick another test of the same Results; "
+              "`role` the pick is a follow-up, secondary, exploratory, robustness or manipulation-check analysis; "
+              "`study` pick or gold in a study other than the finding's):", "", "| class | misses |", "|---|---|")
+        for c, k in sorted(mc["counts"].items(), key=lambda x: -x[1]):
+            p.add(f"| {p.s(c)} | {p.v(k, 'd')} |")
     p.add("", "Result file: `bench/results/evidence_ranker_experiments.json`.", "")
 
 
