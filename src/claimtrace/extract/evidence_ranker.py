@@ -51,6 +51,7 @@ from claimtrace.extract.trace_ranker import (
     content_words,
     same_study,
 )
+from claimtrace.lexicons import pattern, patterns
 
 EVIDENCE_WEIGHTS = WEIGHTS_DIR / "evidence_ranker.json"
 
@@ -61,37 +62,20 @@ EV_FEATURES = ("base", "sim", "stat", "prior", "checked", "same_study", "later_s
                "omnibus", "finding_numbers", "many_tests", "contrast_match", "names_other_study", "unasked_interaction",
                "word_result", "figure_ref", "first_test_in_study")
 
-#: an omnibus or main test (the test of a finding's contrast) rather than its decomposition
-OMNIBUS = re.compile(r"\b(main effects?|significant (main |overall )?effects? of|ANOVA|analys[ie]s of variance|"
-                     r"(two|three|four)-way|mixed[- ]effects? (model|regression)|overall|omnibus|(model|regression|"
-                     r"analysis) (showed|revealed|indicated|confirmed))\b", re.I)
+# cue patterns: resources/lexicons/extract.evidence_ranker.yaml
+OMNIBUS = pattern("extract.evidence_ranker", "OMNIBUS")
 #: a contrast of two factors ("A x B", "between A and B", "interaction of A with B")
 _CONTRAST = re.compile(r"\b(interaction|×|x)\b", re.I)
 _INTERACTION_WORD = re.compile(r"\binteraction\b", re.I)
 _SIGNIFICAN = re.compile(r"\bsignifican", re.I)
 _NUMBER = re.compile(r"(?<![\w.])-?\d*\.\d+|\b\d+(?:\.\d+)?%")
-#: words of a sentence that reports a finding without a statistic ("a significant interaction ...", "was higher in")
-FINDING_WORDS = re.compile(r"\b(significant(ly)?|reliabl[ey]|effects?|interact\w*|differ\w*|predict(ed|s|ive)|higher|"
-                           r"lower|greater|smaller|larger|fewer|stronger|weaker|more likely|less likely|associated|"
-                           r"correlat\w+|related|increase[sd]?|decrease[sd]?|reduc\w+|improv\w+|supported|"
-                           r"replicat\w+)\b", re.I)
+FINDING_WORDS = pattern("extract.evidence_ranker", "FINDING_WORDS")
 #: a reference to a table or figure (where a result stated in words keeps its numbers)
 FIGURE_REF = re.compile(r"\b(Tables?|Figs?\.?|Figures?)\s*S?\d", re.I)
-#: a plan, a condition or a design rather than a result ("we inferred support if ...", "to test whether ...")
-_NOT_A_RESULT = re.compile(r"\b(if|whether|would|should|will|to (test|examine|assess|compare|investigate)|we (used|ran|"
-                           r"fit|fitted|computed|conducted|tested))\b", re.I)
+_NOT_A_RESULT = pattern("extract.evidence_ranker", "NOT_A_RESULT")
 WORD_MIN_CHARS = 40
-#: a mediation or path analysis (an indirect effect: a test of a mechanism, not of the finding's contrast)
-MEDIATION = re.compile(r"\b(mediat\w+|indirect effects?|(a|b|c)[- ]paths?|paths? (a|b|c)\b|path model|ACME|ADE|Sobel|"
-                       r"PROCESS macro|bootstrapped (confidence interval for the )?indirect|cross-lagged)\b", re.I)
-#: a secondary analysis named by its lead-in ("Of note, an identical ANOVA on ...", "We also found ...", "In addition")
-SECONDARY = re.compile(r"^\W*(of note|notably|additionally|in addition|further(more)?|moreover|also|similarly|"
-                       r"likewise|in a (second|further|separate|subsequent) (step|analysis|model))\b|\b(we|they) also\b|"
-                       r"\b(further|additional|secondary|separate|identical|subsequent)( \w+)? analys[ie]s\b|\b(was|were) also\b|"
-                       r"\balso (significant|found|observed|revealed|showed)\b|\bthe same (analysis|pattern|model)\b", re.I)
-#: a simple effect or slope (the decomposition of an interaction at one level of a factor)
-SIMPLE_EFFECT = re.compile(r"\b(simple[- ](main )?effects?|simple slopes?|at (each|both|all) levels?|for each (group|"
-                           r"condition|level)|separately (for|in)|(within|in) (each|the) (group|condition)s?)\b", re.I)
+MEDIATION, SECONDARY, SIMPLE_EFFECT = patterns(
+    "extract.evidence_ranker", "MEDIATION", "SECONDARY", "SIMPLE_EFFECT")
 _TEST_STAT = re.compile(r"\b([tFrzbβχ]|chi2|χ2|OR|B)\s*(?:\([^)]*\))?\s*[=<>]\s*-?\s*\d*\.?\d", re.I)
 
 

@@ -42,25 +42,13 @@ from claimtrace.cues import STOP_WORDS
 from claimtrace.documents.model import Document, Paragraph, Sentence
 from claimtrace.errors import InputError
 from claimtrace.extract.textclf import WEIGHTS_DIR, LinearTextModel
+from claimtrace.lexicons import pattern, patterns
 
 FINDINGS_WEIGHTS = WEIGHTS_DIR / "findings.json"
 
-RESULT_CUES = re.compile(
-    r"\b(we (found|show|showed|observed|demonstrate[ds]?|report)|(was|were) (found|observed|associated)|"
-    r"(show|showed|shown|demonstrate[ds]?|reveal(s|ed)?|indicate[ds]?|suggest(s|ed)?|confirm(s|ed)?)( that)?|"
-    r"significant(ly)?|associated with|correlat\w+|increase[ds]?|decrease[ds]?|reduc\w+|improv\w+|"
-    r"higher|lower|greater|fewer|more likely|less likely|no (significant )?(difference|effect|association)|"
-    r"did not|was not|were not|led to|resulted in|predict\w*|outperform\w*|effective|inhibit\w*|enhance\w*)\b",
-    re.I,
-)
-CONCLUSION_CUES = re.compile(r"\b(thus|therefore|taken together|in conclusion|overall|these (results|findings|data)|"
-                             r"our (results|findings|data)|this (study|work) (shows|demonstrates|suggests))\b", re.I)
-METHOD_CUES = re.compile(r"\b(we (used|collected|performed|conducted|analy[sz]ed|measured|recruited|examined|"
-                         r"investigated|assessed|compared|developed|propose|present)|(was|were) (randomi[sz]ed|"
-                         r"assigned|enrolled|recruited|measured|collected|performed|analy[sz]ed)|aim(ed)? (was |is )?to|"
-                         r"objective|purpose|to (investigate|determine|examine|assess|evaluate|test|explore))\b", re.I)
-BACKGROUND_CUES = re.compile(r"\b(is (a|an|one)|are (a|an)|remains? (unclear|unknown|poorly)|poorly understood|"
-                             r"little is known|however|has been|have been|is thought|are thought|believed)\b", re.I)
+# cue patterns: resources/lexicons/extract.findings.yaml
+RESULT_CUES, CONCLUSION_CUES, METHOD_CUES, BACKGROUND_CUES = patterns(
+    "extract.findings", "RESULT_CUES", "CONCLUSION_CUES", "METHOD_CUES", "BACKGROUND_CUES")
 #: a page stamp GROBID leaves in the text of SAGE PDFs: "557697P SSXXX10." (article number, P, SS, XXX10.)
 PAGE_STAMP = re.compile(r"\s*\b\d{5,7}P ?SSXXX10\.(?:1177/\S*)?")
 #: formats whose abstract the publisher tagged (trusted); a TEI/PDF/text abstract is a reader's guess
@@ -81,29 +69,8 @@ RESULT_REPORT = re.compile(
     r"reliable|significant|robust|reversed)|as (hypothesi[sz]ed|predicted|expected)|abolished|eliminated|reversed|"
     r"attenuated|impaired|enhanced|favou?r(ed|s)?|there (was|were) (a |an |no )?(\w+ ){0,2}(significant|reliable|robust)|"
     r"explained|(and|we|I) (also |then )?(found|observed)|(?!rather\b|other\b)\w+er than)\b", re.I)
-#: a result stated with a change or comparison verb rather than a result verb ("contour manipulations directly shift
-#: judgments", "children adapted their voices", "performance fluctuated at 6 Hz", "adversity interacted with ...",
-#: "speakers perceived disagreeing listeners as worse listeners"): in an abstract's results block only
-CHANGE_REPORT = re.compile(
-    r"\b(shift(s|ed)?|adapt(s|ed)|fluctuat(es|ed)|interact(s|ed) with|modulat(es|ed)|boost(s|ed)|broke|"
-    r"improv(es|ed)|reduc(es|ed)|impair(s|ed)|facilitat(es|ed)|elicit(s|ed)|caus(es|ed)|led to|leads to|"
-    r"(altered|changed|affected|influenced|biased|shaped|predicted)|perceived [^.;]{1,60} as (worse|better|more|less)|"
-    r"(more|less) likely|worse|better|(was|were) (also )?(able|unable) to|succeeded in|failed to)\b", re.I)
-#: an explicit report of this paper's result, kept even beside background words ("we found ..., which have been ...")
-OWN_RESULT = re.compile(r"\b((we|I) (found|observed|showed|demonstrated|detected)|(our|these|the) (results|analyses|data) "
-                        r"(showed|revealed|indicated|demonstrated))\b", re.I)
-#: a method, design or sample sentence that opens an abstract's results block after it
-METHOD_REPORT = re.compile(
-    r"(\b(we|I) (then |also |first |next )?(used|collected|performed|conducted|analy[sz]ed|measured|recruited|examined|"
-    r"investigated|assessed|compared|developed|presented|present|tested|asked|manipulated|exposed|administered|"
-    r"surveyed|followed|tracked|ran|designed|combined|leveraged|applied)\b|\b(was|were) (randomi[sz]ed|assigned|"
-    r"enrolled|recruited|measured|collected|exposed|asked|instructed|presented|shown)\b|\bmanipulated\b|"
-    r"\b(participants|adults|children|students|individuals) \(N\s*=|\bN\s*=\s*\d)", re.I)
-#: a statement that is not this paper's result: hedged, a question, prior work or background
-NOT_A_RESULT = re.compile(r"(\b(may|might|could|would|should|whether)\b|\?\s*$|\b(has been|have been|previous(ly)?|"
-                          r"prior (work|research|studies)|past research|literature|(is|are|remains?) (un)?known|"
-                          r"theory|theories|hypothes[ie]s|predict(ed|s)? that|expected)\b)", re.I)
-STAT_CUES = re.compile(r"(\bp\s*[<=>≤]\s*0?\.\d|\b(CI|OR|HR|RR)\b|\d+(\.\d+)?\s*%|\br\s*=\s*-?0?\.\d)", re.I)
+CHANGE_REPORT, OWN_RESULT, METHOD_REPORT, NOT_A_RESULT, STAT_CUES = patterns(
+    "extract.findings", "CHANGE_REPORT", "OWN_RESULT", "METHOD_REPORT", "NOT_A_RESULT", "STAT_CUES")
 
 # structured-abstract labels: a fixed prior on the logit (the training abstracts are unstructured)
 SECTION_PRIOR: dict[str, float] = {
@@ -213,11 +180,7 @@ MAX_ABSTRACT_CHARS = 2600
 MIN_ABSTRACT_WORDS = 60
 
 
-#: a correction or retraction notice that GROBID took for the abstract ("We regret having omitted reference in our
-#: article to ...", "In the original article, Table 2 was ..."): a notice speaks of the article, an abstract of a study
-NOTICE = re.compile(r"\b(we regret|errat(um|a)\b|corrigend(um|a)|retraction|(is|was|has been|have been) retracted|"
-                    r"correction to|in the (original|published|online) (article|version|paper)|"
-                    r"(was|were) (incorrectly|mistakenly|erroneously) (reported|printed|listed|stated))", re.I)
+NOTICE = pattern("extract.findings", "NOTICE")
 #: the checks ``abstract_checks`` runs, in the order ``abstract_problem`` reports them
 ABSTRACT_CHECKS = ("notice", "cut", "citations", "too_long", "too_short", "no_result", "first_paragraph")
 
@@ -276,18 +239,8 @@ def discussion_choice(ranked_scores: list[float], max_findings: int) -> list[int
     return [k for k, p in enumerate(ranked_scores[:max_findings]) if k < DISCUSSION_TOP or p >= DISCUSSION_KEEP_P]
 
 
-#: a sentence that speaks of this study ("we", "our", "here", "the present study"): a citation beside it is a
-#: comparison of this study's result with prior work, not prior work alone
-THIS_STUDY = re.compile(r"\b(we|our|us|here|present|current|this (study|experiment|research|work|article|paper))\b", re.I)
-#: a limitation, caution or future-work sentence ("it did not allow a precise determination of causality")
-LIMITATION = re.compile(r"\b(limitations?|future (work|research|studies)|did not allow|cannot (determine|rule out|say|"
-                        r"state)|caution)\b", re.I)
-#: a speculation on what a result means or why it failed ("participants may not have fully appreciated ...")
-SPECULATION = re.compile(r"\b(may|might|could) (not )?(have|be|reflect|explain|account|rely|depend|stem|arise|"
-                         r"contribute)\b", re.I)
-#: an aim statement ("Our goal was to distinguish among these hypotheses")
-AIM = re.compile(r"\b(our|the|this|a) (main |primary )?(aim|goal|objective|purpose)s?( of [^.;]{1,60})? (was|were|is|are) to\b",
-                 re.I)
+THIS_STUDY, LIMITATION, SPECULATION, AIM = patterns(
+    "extract.findings", "THIS_STUDY", "LIMITATION", "SPECULATION", "AIM")
 _HERE_WE = re.compile(r"\bhere,? (we|I)\b", re.I)
 
 
@@ -397,16 +350,7 @@ def detect_findings(doc: Document, *, threshold: float | None = None, max_findin
     return cands
 
 
-#: a Discussion sentence that restates the paper's own result ("Overall, the results of the present experiments
-#: indicate that ...", "We showed here ...", "Our results showed ...")
-RESTATED_RESULT = re.compile(
-    r"\b((we|I) (have )?(found|find|observed|showed|show|demonstrated|report(ed)?|provided? evidence)|"
-    r"(results|findings|data|experiments|studies|analyses)\b[^.;]{0,60}\b(show(ed|n)?|indicated?|revealed?|"
-    r"demonstrated?|suggested?|provided?|supported?|confirmed?)|as (predicted|hypothesi[sz]ed|expected))\b", re.I)
-#: a Discussion sentence that is not a result: a limitation, future work, speculation, prior work
-NOT_RESTATED = re.compile(r"\b(limitations?|future (work|research|studies)|should|could|might|may|speculate|"
-                          r"prior (studies|work|research)|previous(ly)?|literature|we (suggest|propose|speculate|believe|"
-                          r"encourage|urge))\b", re.I)
+RESTATED_RESULT, NOT_RESTATED = patterns("extract.findings", "RESTATED_RESULT", "NOT_RESTATED")
 #: the learned Discussion-sentence scorer: a logistic regression over ``discussion_features`` (trained by
 #: ``training/train_discussion_findings.py`` on the dev part of the gold traces and the extra traces whose finding
 #: the annotators took from the Discussion, with paper-grouped cross-validation; its metrics are in the file)
@@ -414,11 +358,7 @@ DISCUSSION_WEIGHTS = WEIGHTS_DIR / "discussion_findings.json"
 _QUESTION = re.compile(r"\?\s*$")
 
 
-#: a word that marks the sentence as the main or a central result ("Most importantly, ...", "Critically, ...",
-#: "the key finding", "Unexpectedly, ...")
-SALIENT = re.compile(r"\b(most (important(ly)?|central|striking(ly)?|notabl[ey])|importantly|critical(ly)?|crucial(ly)?|"
-                     r"central|key|main|primary|principal|unexpected(ly)?|notabl[ey]|strikingly|in (sum|short|summary)|"
-                     r"to summari[sz]e)\b", re.I)
+SALIENT = pattern("extract.findings", "SALIENT")
 #: words too common to tie a sentence to the title
 _STOP = STOP_WORDS | frozenset(["it", "our", "we", "not", "when", "how", "why", "what", "whose", "into", "over", "under",
                                 "more", "less", "does", "do", "can", "but", "via", "across", "between", "both"])
@@ -565,10 +505,7 @@ def figure_text(text: str) -> bool:
     return bool(_FIGURE_TICKS.search(text) or _SPACED_LETTERS.search(text))
 
 
-#: a figure legend's sentence that GROBID left in a paragraph ("Error bars indicate 95% confidence intervals.",
-#: "Data are from only the preelection periods.", a panel title such as "The experimental setup.")
-_CAPTION = re.compile(r"^(error bars|data (are|were) from|(the )?(solid|dashed|dotted|gr[ae]y) (lines?|bars?|dots?)|"
-                      r"note[.:]|fig(ure)?\.? ?\d)|\berror bars (indicate|represent|show|denote|are)\b", re.I)
+_CAPTION = pattern("extract.findings", "CAPTION")
 #: a "sentence" of fewer words than this is a panel title or a label, not a statement
 MIN_POOL_WORDS = 4
 

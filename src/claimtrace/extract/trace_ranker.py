@@ -44,60 +44,23 @@ from claimtrace.cues import NULL_RESULT_WORDS as NULL_RESULT  # noqa: F401  (evi
 from claimtrace.cues import RANKER_STOP_WORDS as _STOP
 from claimtrace.documents.studies import study_named
 from claimtrace.extract.textclf import WEIGHTS_DIR
+from claimtrace.lexicons import patterns
 
 RANKER_WEIGHTS = WEIGHTS_DIR / "trace_ranker.json"
 
-PREDICTION = re.compile(
-    r"\b(predict(ed|s|ion|ions)?\b|hypothesi[sz](ed|es)?|hypothes[ie]s|expect(ed|s|ation|ations)?\b|anticipated?|"
-    r"preregistered|pre-registered|should (be|show|lead|result|increase|decrease|reduce|improve|differ|predict|"
-    r"have|make|elicit|produce|affect|influence|enhance|impair)|would (be|show|lead|result|increase|decrease|reduce|"
-    r"improve|differ|predict|have|make|elicit|produce|affect|influence|enhance|impair)|"
-    r"H\d[a-z]?\b|if\b[^.]{3,120}\bthen\b)", re.I)
-AIM_OR_QUESTION = re.compile(
-    r"\b(we (examined|investigated|explored|tested|asked|studied|assessed|sought|aimed|set out)|(the|our) "
-    r"(aims?|goals?|purpose|objectives?|question)|(this|the present|the current) (study|research|work|paper|"
-    r"experiment)s?|whether|to (examine|investigate|explore|test|assess))\b", re.I)
+# cue patterns: resources/lexicons/extract.trace_ranker.yaml
+PREDICTION, AIM_OR_QUESTION = patterns("extract.trace_ranker", "PREDICTION", "AIM_OR_QUESTION")
 DESCRIPTIVE = re.compile(r"\b(M|Mdn|SD|SE)\s*=", re.I)
-FOLLOW_UP = re.compile(r"\b(follow-?up|post hoc|post-hoc|pairwise|simple[- ]effects?|simple slopes?|Bonferroni|"
-                       r"Tukey|Holm|planned (comparisons?|contrasts?)|separately|decompos\w+|broken down)\b", re.I)
-MANIPULATION = re.compile(r"\b(manipulation checks?|attention checks?|successful(ly)? (induc|manipulat)\w*|"
-                          r"pretest|pilot|check (question|item)s?|randomi[sz]ation check|baseline differences?)\b", re.I)
-EXPLORATORY = re.compile(r"\b(exploratory|supplementa\w+|robustness|sensitivity analys\w+|control analys\w+|"
-                         r"additional analys\w+|covariates?|reliabilit\w+|Cronbach|interrater|intraclass|ICC)\b", re.I)
-INTERACTION = re.compile(r"\b(interact\w*|moderat\w+|depend(ed|s|ing)? on|buffer\w*|stronger|weaker|"
-                         r"more pronounced|attenuat\w+|amplif\w+)\b", re.I)
+FOLLOW_UP, MANIPULATION, EXPLORATORY, INTERACTION = patterns(
+    "extract.trace_ranker", "FOLLOW_UP", "MANIPULATION", "EXPLORATORY", "INTERACTION")
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
 
-STRONG_PREDICTION = re.compile(
-    r"\b((we|I) (had )?(predicted|hypothesi[sz]ed|expected|anticipated)|(our|the|a|one) (key |main |central |primary |"
-    r"first |second |specific |preregistered )?(prediction|hypothesis|expectation) (was|is|that)|(key|main|central|primary) "
-    r"predictions?|(it|this) (was|is) (predicted|hypothesi[sz]ed|expected)|H\d[a-z]?\b)", re.I)
-MODAL_PREDICTION = re.compile(r"\b(will|would|should) (also |therefore |thus |then |not )?(be|show|lead|result|"
-                              r"increase|decrease|reduce|improve|differ|predict|have|make|elicit|produce|affect|enhance|"
-                              r"impair|benefit|vary|emerge|dampen|exhibit|display|experience|perform|prefer|choose)\b|"
-                              r"\b(predicts?|expect) (that|an?|the)\b", re.I)
-METHOD_WORDS = re.compile(r"\b(we (used|performed|estimated|computed|ran|fit|fitted|conducted|calculated|coded|included|"
-                          r"recruited|collected|measured)|regression|mixed-effects|model(s|ed)? (was|were)|analys[ie]s (was|were)|"
-                          r"participants (were|completed)|specifications?)\b", re.I)
+STRONG_PREDICTION, MODAL_PREDICTION, METHOD_WORDS = patterns(
+    "extract.trace_ranker", "STRONG_PREDICTION", "MODAL_PREDICTION", "METHOD_WORDS")
 CITATION = re.compile(r"\(([A-Z][^()]{0,80}?\d{4}[a-z]?)\)|\bet al\.|\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
-KEY_CUE = re.compile(r"\b(most importantly|importantly|critically|crucially|key|main effect|primary|confirmatory|"
-                     r"preregistered|as (predicted|hypothesi[sz]ed|expected)|consistent with (our|the) (prediction|hypothes))",
-                     re.I)
-#: a sentence that looks back on an expectation ("we expected ...", "as predicted", "contrary to our hypothesis"):
-#: in a Discussion it restates the hypothesis after the fact; the statement itself sits in the introduction, the start
-#: of the method or a study's own section (the annotation brief of the gold traces)
-LOOKBACK = re.compile(
-    r"\b((we|I) (had )?(originally |initially |also )?(predicted|hypothesi[sz]ed|expected|anticipated|proposed)|"
-    r"as (we )?(had been |was |were )?(predicted|hypothesi[sz]ed|expected|anticipated)|"
-    r"(contrary to|in line with|consistent with|confirm\w*|support\w*|against) (our|the|this|these|that|its) "
-    r"(initial |original |main |first |second |central |a priori )?(predictions?|hypothes[ie]s|expectations?)|"
-    r"(our|the) (predictions?|hypothes[ie]s|expectations?) (was|were) (confirmed|supported|not))\b", re.I)
+KEY_CUE, LOOKBACK = patterns("extract.trace_ranker", "KEY_CUE", "LOOKBACK")
 LOOKBACK_KINDS = frozenset({"discussion", "conclusion"})
-BALANCE = re.compile(r"\b(at baseline|prior to the (intervention|manipulation)|did not differ|comparable|similar number|"
-                     r"randomi[sz]ation|demographic)\b", re.I)
-
-NEGATED = re.compile(r"\b(no|not|neither|nor|did not|was not|were not|without|unaffected|comparable|similar|"
-                     r"abolished|absence)\b", re.I)
+BALANCE, NEGATED = patterns("extract.trace_ranker", "BALANCE", "NEGATED")
 
 HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", "result", "stat",
                 "later_study", "names_study", "intro", "overlap", "strong_prediction", "modal_prediction",
@@ -108,11 +71,7 @@ HYP_FEATURES = ("base", "sim", "cls", "cue", "prior", "prediction", "aim_only", 
                 # the tie of the sentence's paragraph to the finding
                 "para_tie", "para_tie_rank")
 
-#: words of a behavioural or social-science study versus a clinical trial (the domain gate of the learned rankers)
-BEHAVIOURAL = re.compile(r"\b(participants?|experiments?|respondents?|children|adults|students|conditions?|stimuli|"
-                         r"tasks?)\b", re.I)
-CLINICAL = re.compile(r"\b(patients?|placebo|randomi[sz]ed|trials?|doses?|mg|clinical|treatment|therapy|adverse|"
-                      r"hospital)\b", re.I)
+BEHAVIOURAL, CLINICAL = patterns("extract.trace_ranker", "BEHAVIOURAL", "CLINICAL")
 #: the learned rankers apply when at least this share of the domain words are behavioural ones (dev part of the
 #: psychsci gold: 38 of 40 papers at or above 0.5; Evidence Inference validation articles: 60 of 75 below it)
 MIN_BEHAVIOURAL_SHARE = 0.5
@@ -129,17 +88,7 @@ def social_science(text: str) -> bool:
     return behavioural_share(text) >= MIN_BEHAVIOURAL_SHARE
 
 
-#: a sentence about testing an expectation, not its statement ("To test this hypothesis, we ...", "To strengthen the
-#: primary hypothesis ..., we also conducted supplementary analyses"); "we tested the hypothesis that ..." states it
-TEST_META = re.compile(
-    r"\b((to|we) (test|tested|examine|examined|evaluate|evaluated|assess|assessed|strengthen) (this|these|the|our|both|"
-    r"each)( [\w-]+){0,2} (hypothes[ie]s|predictions?|possibilit(y|ies)|accounts?|ideas?|models?)\b(?! that)|"
-    r"(tests?|testing) of (this|these|our|both|each) ([\w-]+ )?(hypothes[ie]s|predictions?)\b(?! that)|"
-    r"(based|grounded|built) (our|the|this|these) (hypothes[ie]s|predictions?)(, [\w ]{1,20},)? on|"
-    r"supplementa\w+ analys\w+)", re.I)
-#: a modal of advice or caution, not an expectation ("we should be careful", "it should be noted")
-NORMATIVE_MODAL = re.compile(r"\b(should|must) (be (careful|cautious|noted|mindful|aware)|note|keep in mind|consider|"
-                             r"not be (taken|interpreted|overinterpreted))\b", re.I)
+TEST_META, NORMATIVE_MODAL = patterns("extract.trace_ranker", "TEST_META", "NORMATIVE_MODAL")
 
 
 def not_a_statement(text: str) -> bool:
