@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from typing import Any
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.numbers import derive, ranker
@@ -89,17 +90,19 @@ class Ico:
         return self
 
 
-def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str) -> NumbersResult:
-    """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
+def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str, *,
+                    weights: dict[str, Any] | None = None) -> NumbersResult:
+    """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline); ``weights``
+    replaces the shipped ranker's (cross-validation fits one per fold)."""
     running = f"{doc.abstract_text}\n{doc.body_text}"
     abbrevs = doc_abbreviations(running)
     ico = Ico.of(intervention, comparator, outcome, abbrevs).with_labels(running)
     tables = doc.tables
-    best = _ranked(doc, ico) if ranker.WEIGHTS.exists() else _ruled(doc, ico, outcome)
+    best = _ranked(doc, ico, weights) if weights or ranker.WEIGHTS.exists() else _ruled(doc, ico, outcome)
     parts = outcome_parts(outcome)
     if best is None and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
         first = Ico.of(intervention, comparator, parts[0], abbrevs).with_labels(running)
-        best = _ranked(doc, first) if ranker.WEIGHTS.exists() else _ruled(doc, first, parts[0])
+        best = _ranked(doc, first, weights) if weights or ranker.WEIGHTS.exists() else _ruled(doc, first, parts[0])
     caption_only = best is not None and best.origin == "caption"
     arms = {"intervention": Arm(label=intervention), "comparator": Arm(label=comparator)}
     flags: list[str] = []
@@ -119,7 +122,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     best_table = best.context[0].split(".")[0] if best is not None and best.context else None
     _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
-    if _pool(doc, arms, intervention, comparator, outcome, outcome_type, notes):
+    if _pool(doc, arms, intervention, comparator, outcome, outcome_type, notes, weights):
         flags.append("pooled_arm")
     if best is not None and outcome_type == "continuous":
         _se_check(doc, best, arms, flags, notes)
@@ -130,10 +133,10 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     return res
 
 
-def _ranked(doc: Document, ico: Ico) -> Candidate | None:
+def _ranked(doc: Document, ico: Ico, weights: dict[str, Any] | None = None) -> Candidate | None:
     """The candidate the learned ranker chooses among every generator's (:mod:`claimtrace.numbers.ranker`), or
     None where it abstains."""
-    return ranker.choose(doc, ico, ranker.candidates(doc, ico))
+    return ranker.choose(doc, ico, ranker.candidates(doc, ico), weights)
 
 
 def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
@@ -151,7 +154,7 @@ def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
 
 
 def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: str, outcome: str,
-          outcome_type: str, notes: list[str]) -> bool:
+          outcome_type: str, notes: list[str], weights: dict[str, Any] | None = None) -> bool:
     """An arm that pools several groups ("group 2 and group 3", "metformin or pioglitazone"): its events and
     group size are the sums of its groups' (each group read as an arm of its own), its mean and SD are not
     reported (a pooled mean needs more than the groups' means); nothing is summed unless every group is read."""
@@ -162,7 +165,7 @@ def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: st
             continue
         pooled = True
         arm = arms[name]
-        subs = [extract_numbers(doc, part, other, outcome).arms["intervention"] for part in parts]
+        subs = [extract_numbers(doc, part, other, outcome, weights=weights).arms["intervention"] for part in parts]
         sizes = [a.group_size.value for a in subs if a.group_size is not None]
         events = [a.events.value for a in subs if a.events is not None]
         arm.mean = arm.sd = arm.events = arm.group_size = None
