@@ -71,6 +71,7 @@ class Ico:
     outcome: Terms
     abbrevs: dict[str, str] = field(default_factory=dict)  # abbreviations the paper defines in its text
     labels: dict[str, re.Pattern[str]] = field(default_factory=dict)  # arm -> where a sentence names its label
+    shared: Terms | None = None  # the words both arms' descriptions hold ("bimatoprost" of "bimatoprost PF")
 
     @classmethod
     def of(cls, intervention: str, comparator: str, outcome: str, abbrevs: dict[str, str] | None = None) -> Ico:
@@ -82,7 +83,9 @@ class Ico:
         parts = outcome_parts(outcome)
         if len(parts) > 1 and (first := words(parts[0])) and first not in o.aliases:
             o.aliases.append(first)  # an outcome that lists several is named by its first too ("heart rate, ...")
-        return cls(distinctive(i, c), distinctive(c, i), o, dict(abbrevs or {}))
+        both = [w for w in (i.aliases or [[]])[0] if w.isalpha() and len(w) > 2 and w in (c.aliases or [[]])[0]]
+        return cls(distinctive(i, c), distinctive(c, i), o, dict(abbrevs or {}),
+                   shared=Terms(" ".join(both), [both]) if both else None)
 
     def with_labels(self, text: str) -> Ico:
         """The same terms, with the group labels the paper's text gives the arms (:func:`group_labels`)."""
@@ -1254,6 +1257,14 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     mine, theirs = mentions(terms, text), mentions(other, text)
     if mine and theirs:
         return mine, theirs
+    if bool(mine) != bool(theirs) and ico.shared is not None:
+        # arms that differ by a mark ("bimatoprost PF" / "bimatoprost"): the unmarked arm is named by the shared
+        # words alone, where they do not open or close the marked arm's phrase
+        bare = [p for p in mentions(ico.shared, text)
+                if not any(abs(q - p) <= 25 and not _PHRASE_BREAK.search(text[min(p, q):max(p, q)])
+                           for q in mine or theirs)]
+        if bare:
+            return (mine, bare) if mine else (bare, theirs)
     roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
     if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
         role = [m.start() for m in roles[arm].finditer(text)]
@@ -1271,9 +1282,11 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
 def _own_phrases(text: str, mine: list[int], theirs: list[int]) -> list[int]:
     """An arm's mentions less those that open the other arm's name: arms that share a word ("bimatoprost PF"
     and "bimatoprost"), where the shared word is followed in the same phrase by the other arm's own word."""
-    keep = [p for p in mine if not any(0 < q - p <= 25 and not re.search(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b",
-                                                                          text[p:q]) for q in theirs)]
+    keep = [p for p in mine if not any(0 < q - p <= 25 and not _PHRASE_BREAK.search(text[p:q]) for q in theirs)]
     return keep or mine
+
+
+_PHRASE_BREAK = re.compile(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b")
 
 
 _GROUP_PHRASE = re.compile(r"\b(?:[A-Za-z][\w-]*\s+){1,2}(?:group|arm)\b", re.I)
