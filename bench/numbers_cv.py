@@ -99,7 +99,10 @@ def paired(a: list[bool], b: list[bool], groups: list[str], reps: int = 4000) ->
     diffs = [float(x) - float(y) for x, y in zip(a, b, strict=True)]
     return {"difference": round(sum(diffs) / len(diffs), 4),
             "ci95_paired_trials_resampled": [round(stats[int(0.025 * reps)], 4), round(stats[int(0.975 * reps)], 4)],
-            "gained": sum(1 for d in diffs if d > 0), "lost": sum(1 for d in diffs if d < 0)}
+            "gained": sum(1 for d in diffs if d > 0), "lost": sum(1 for d in diffs if d < 0),
+            # in how many trials: a rule whose gains sit in one or two trials was likely written for them
+            "trials_gained": len({g for d, g in zip(diffs, groups, strict=True) if d > 0}),
+            "trials_lost": len({g for d, g in zip(diffs, groups, strict=True) if d < 0})}
 
 
 def _share(oks: list[bool]) -> dict[str, Any]:
@@ -157,10 +160,14 @@ def pipeline(items: list[dict[str, Any]], names: list[str], c: float) -> dict[st
         if trial not in folds:
             train = [x for x in items if x["trial"] != trial]
             folds[trial] = fit_weights(train, names, c)
-        one = {}
+        one: dict[str, Any] = {}
         for tag, w in (("in_sample", w_all), ("out_of_trial", folds[trial])):
             res = extract_numbers(doc, gold["intervention"], gold["comparator"], gold["outcome"], weights=w)
             one[tag] = score_item(gold, res)
+            if tag == "out_of_trial":
+                one["sizes"] = [(size_source(res.arms[a].group_size), one[tag]["correct"][f"{a}_group_size"])
+                                for a in ("intervention", "comparator")
+                                if str(gold.get(f"{a}_group_size") or "").strip()]
         scored.append({"set": name, "id": gold["id"], "trial": trial, "type": gold["outcome_type"], **one})
     out: dict[str, Any] = {"rows": [{"set": r["set"], "id": r["id"], "trial": r["trial"], "type": r["type"],
                                      "in_sample": bool(r["in_sample"]["all_correct"]),
@@ -178,9 +185,28 @@ def pipeline(items: list[dict[str, Any]], names: list[str], c: float) -> dict[st
             inside, oot = [ok(r, "in_sample") for r in rs], [ok(r, "out_of_trial") for r in rs]
             part[what] = {"in_sample": _share(inside), "out_of_trial": _share(oot),
                           "in_minus_out": paired(inside, oot, groups)}
+        by_source: dict[str, list[int]] = {}
+        for r in rs:
+            for src, right in r["sizes"]:
+                by_source.setdefault(src, [0, 0])[0 if right else 1] += 1
+        part["group_size_by_source"] = {src: {"right": k, "wrong": w} for src, (k, w) in sorted(by_source.items())}
         out[f"{key[0]}/{key[1]}"] = part
         print(key, json.dumps(part["all_fields"]), file=sys.stderr)
     return out
+
+
+def size_source(v: Any) -> str:
+    """Where an arm's group size was read: a column header, a table cell (the chosen row or an n-row), a
+    caption or footnote, a sentence, derived, or not found."""
+    if v is None:
+        return "not found"
+    if v.source == "derived":
+        return "derived"
+    if v.source == "text":
+        return "sentence"
+    if v.row is None:
+        return "caption or footnote"
+    return "column header" if v.row == 1 and v.text and not v.text.strip().isdigit() else "table cell"
 
 
 def attach_baseline(result: dict[str, Any], base: dict[str, Any]) -> None:
@@ -216,25 +242,34 @@ def lines() -> list[str]:
                 "| gold / type | field | in sample | out of trial | in − out (paired 95%) |", "|---|---|---|---|---|"]
         for key, part in r["pipeline"].items():
             for what, m in part.items():
-                if not isinstance(m, dict):
+                if not isinstance(m, dict) or what == "group_size_by_source":
                     continue
                 i, o, d = m["in_sample"], m["out_of_trial"], m["in_minus_out"]
                 ci = d["ci95_paired_trials_resampled"]
                 out.append(f"| {key} | {what.replace('_', ' ')} | {i['share']:.3f} ({i['k']}/{i['n']}) | "
                            f"{o['share']:.3f} ({o['k']}/{o['n']}; {o['ci95_wilson'][0]:.2f}–{o['ci95_wilson'][1]:.2f}) | "
                            f"{d['difference']:+.3f} [{ci[0]:+.3f}, {ci[1]:+.3f}] |")
+        sizes = [(key, src, m) for key, part in r["pipeline"].items()
+                 for src, m in part.get("group_size_by_source", {}).items()]
+        if sizes:
+            out += ["", "Group sizes out of trial, by where they were read (arms whose reference gives one):", "",
+                    "| gold / type | source | right | wrong |", "|---|---|---|---|"]
+            out += [f"| {key} | {src} | {m['right']} | {m['wrong']} |" for key, src, m in sizes]
         mech = r.get("mechanisms")
         if mech:
-            out += ["", "Main numbers (events or means, both arms), each ranker feature or generator dropped:", "",
-                    "| setting | in sample | out of trial | gap | out of trial vs shipped (paired 95%) | ceiling |",
-                    "|---|---|---|---|---|---|"]
+            out += ["", "Main numbers (events or means, both arms), each ranker feature or generator dropped "
+                    "(items gained / lost against the shipped setting out of trial, and in how many trials):", "",
+                    "| setting | in sample | out of trial | gap | out of trial vs shipped (paired 95%) | gained / lost "
+                    "(trials) | ceiling |", "|---|---|---|---|---|---|---|"]
             for tag, m in mech.items():
                 v = m["out_of_trial_vs_shipped"]
                 vs = (f"{v['difference']:+.3f} [{v['ci95_paired_trials_resampled'][0]:+.3f}, "
                       f"{v['ci95_paired_trials_resampled'][1]:+.3f}]") if v else "—"
+                gl = (f"{v['gained']} / {v['lost']} ({v.get('trials_gained', '?')} / {v.get('trials_lost', '?')})"
+                      if v else "—")
                 out.append(f"| {tag} | {m['in_sample']['share']:.3f} | {m['out_of_trial']['share']:.3f} "
                            f"({m['out_of_trial']['k']}/{m['out_of_trial']['n']}) | {m['gap_in_minus_out']:+.3f} | "
-                           f"{vs} | {m['ceiling']['share']:.3f} |")
+                           f"{vs} | {gl} | {m['ceiling']['share']:.3f} |")
         out.append("")
     return out
 

@@ -157,10 +157,11 @@ def lines() -> list[str]:
     out += _dev_lines(res)
     out += _ranker_lines(res)
     from numbers_candidates import lines as candidate_lines
+    from numbers_cv import lines as cv_lines
     from numbers_ranker_misses import lines as miss_lines
     from numbers_ranker_variants import lines as variant_lines
 
-    return out + candidate_lines() + miss_lines() + variant_lines()
+    return out + cv_lines() + candidate_lines() + miss_lines() + variant_lines()
 
 
 def _dev_lines(res: Path) -> list[str]:
