@@ -282,6 +282,7 @@ def main() -> None:
     ap.add_argument("--label", default="this tree")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--no-pipeline", action="store_true", help="the mechanisms alone (fast)")
+    ap.add_argument("--no-mechanisms", action="store_true", help="the pipeline alone")
     ap.add_argument("--baseline", type=Path, help="another run's result file: paired differences to its rows")
     ap.add_argument("--pair-only", action="store_true",
                     help="only add the paired difference to --baseline to the existing --out file")
@@ -302,7 +303,7 @@ def main() -> None:
                                 REPO / "bench" / "data" / "numbers-ei" / "gold.json") if p.exists()])
     result: dict[str, Any] = {"schema_version": "1", "label": args.label, "features": names, "C": c,
                               "items": len(items), "trials": len({it["trial"] for it in items}),
-                              "mechanisms": mechanisms(items, names, c)}
+                              "mechanisms": {} if args.no_mechanisms else mechanisms(items, names, c)}
     if not args.no_pipeline:
         result["pipeline"] = pipeline(items, names, c)
         result["rows"] = result["pipeline"].pop("rows")  # development items only (the next run's --baseline)
