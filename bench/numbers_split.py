@@ -173,7 +173,9 @@ def _dev_lines(res: Path) -> list[str]:
     out = ["", "### Development part alone, paired with the extractor before", "",
            f"`python bench/numbers_split.py --dev-only` → `bench/results/numbers_split_dev.json` ({r['extractor']}; "
            "no untouched item read): all fields exact with a Wilson 95% interval, and the paired difference to "
-           f"{r['baseline']} on the same items (bootstrap resampling trials, 95%).", "",
+           f"{r['baseline']} on the same items (bootstrap resampling trials, 95%). The development rows of "
+           "main aac4b49 (before numbers6) stay in `bench/results/numbers_split_dev_main.json`, for "
+           "`--baseline`.", "",
            "| gold | type | all fields exact (k/n, trials) | Wilson 95% | difference (gained / lost) | paired 95% |",
            "|---|---|---|---|---|---|"]
     for name, kinds in r["sets"].items():
