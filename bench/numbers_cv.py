@@ -288,9 +288,11 @@ def main() -> None:
                     help="only add the paired difference to --baseline to the existing --out file")
     args = ap.parse_args()
     if args.pair_only:
-        result = json.loads(args.out.read_text())
-        attach_baseline(result, json.loads(args.baseline.read_text()))
-        args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        if args.baseline is None or not args.out.exists():
+            ap.error("--pair-only needs --baseline and an existing --out file")
+        done = json.loads(args.out.read_text())
+        attach_baseline(done, json.loads(args.baseline.read_text()))
+        args.out.write_text(json.dumps(done, indent=1) + "\n", encoding="utf-8")
         return
     if args.cached and T.CACHE.exists():
         items = pickle.loads(T.CACHE.read_bytes())
