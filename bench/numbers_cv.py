@@ -21,6 +21,11 @@ optimistic; the untouched part stays the headline (``bench/numbers_split.py``).
     python bench/numbers_cv.py                 # -> bench/results/numbers_cv.json
     python bench/numbers_cv.py --cached        # reuse the trainer's candidate cache (/tmp)
     python bench/numbers_cv.py --label "..." --out bench/results/numbers_cv_x.json --weights W.json
+    python bench/numbers_cv.py --pair-only --out bench/results/numbers_cv.json \
+        --baseline bench/results/numbers_cv_main.json   # paired difference to another run's rows
+    # the baseline, main 505a564's extractor (with the weights keyword, commit 279fdf8):
+    git archive 279fdf8 src | tar -x -C /tmp/base && PYTHONPATH=/tmp/base/src python bench/numbers_cv.py \
+        --label "main 505a564" --out bench/results/numbers_cv_main.json
 """
 
 from __future__ import annotations
