@@ -157,10 +157,11 @@ def lines() -> list[str]:
     out += _dev_lines(res)
     out += _ranker_lines(res)
     from numbers_candidates import lines as candidate_lines
+    from numbers_cv import lines as cv_lines
     from numbers_ranker_misses import lines as miss_lines
     from numbers_ranker_variants import lines as variant_lines
 
-    return out + candidate_lines() + miss_lines() + variant_lines()
+    return out + cv_lines() + candidate_lines() + miss_lines() + variant_lines()
 
 
 def _dev_lines(res: Path) -> list[str]:
@@ -172,7 +173,9 @@ def _dev_lines(res: Path) -> list[str]:
     out = ["", "### Development part alone, paired with the extractor before", "",
            f"`python bench/numbers_split.py --dev-only` → `bench/results/numbers_split_dev.json` ({r['extractor']}; "
            "no untouched item read): all fields exact with a Wilson 95% interval, and the paired difference to "
-           f"{r['baseline']} on the same items (bootstrap resampling trials, 95%).", "",
+           f"{r['baseline']} on the same items (bootstrap resampling trials, 95%). The development rows of "
+           "main aac4b49 (before numbers6) stay in `bench/results/numbers_split_dev_main.json`, for "
+           "`--baseline`.", "",
            "| gold | type | all fields exact (k/n, trials) | Wilson 95% | difference (gained / lost) | paired 95% |",
            "|---|---|---|---|---|---|"]
     for name, kinds in r["sets"].items():

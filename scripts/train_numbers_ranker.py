@@ -208,6 +208,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cached", action="store_true", help="reuse the candidate features of the last run")
     ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--keep-features", action="store_true",
+                    help="refit the features of the current weights file (no forward selection): the setting that "
+                         "bench/numbers_cv.py measured")
     args = ap.parse_args()
     if args.cached and CACHE.exists():
         items = pickle.loads(CACHE.read_bytes())
@@ -217,10 +220,10 @@ def main() -> None:
     all_names = sorted({n for it in items for f in it["feats"] for n in f})
     # forward selection of features (one at a time, while the grouped-CV accuracy rises by more than one item
     # in 300), at a middle regularisation; then the regularisation and the threshold for the chosen features
-    names: list[str] = []
+    names: list[str] = json.loads(OUT.read_text())["features"] if args.keep_features else []
     cur = -1.0
-    steps = []
-    while True:
+    steps: list[dict[str, Any]] = [{"kept": list(names)}] if names else []
+    while not args.keep_features:
         tried = sorted(((_cv_best(items, [*names, n], 0.3)[0], n) for n in all_names if n not in names), reverse=True)
         if not tried or tried[0][0] <= cur + 0.003:
             break

@@ -33,3 +33,29 @@ def test_percentages_of_a_measure_are_offered_as_means_too() -> None:
         (15.5, 10.9)]
     assert all(c.kind == "continuous" for c in means)
     assert any(c.kind == "binary" and "_percent" in c.values["intervention"] for c in cands)  # the share as well
+
+
+def test_unmarked_arm_named_by_the_shared_words_alone() -> None:
+    # the comparator's own word (its brand, "Lumigan") is not in the text: "bimatoprost" without "PF" names it
+    res = extract_numbers(load_document(DOC), "bimatoprost 0.03% preservative-free (PF)", "bimatoprost 0.03% (Lumigan)",
+                          "adverse events")
+    i, c = res.arms["intervention"], res.arms["comparator"]
+    assert (i.events.value, i.group_size.value) == (122, 301)  # type: ignore[union-attr]
+    assert (c.events.value, c.group_size.value) == (130, 295)  # type: ignore[union-attr]
+    # arms that share no word are not helped: a comparator named nowhere gives no numbers
+    res = extract_numbers(load_document(DOC), "bimatoprost 0.03% preservative-free (PF)", "latanoprost (Xalatan)",
+                          "adverse events")
+    assert res.arms["comparator"].events is None
+
+
+def test_outcome_feature_reads_the_papers_abbreviations() -> None:
+    # "AEs" names "adverse events" for the generators; the ranker's outcome feature reads it the same way
+    doc = load_document(DOC)
+    text = f"{doc.abstract_text}\n{doc.body_text}"
+    ico = Ico.of("bimatoprost 0.03% preservative-free (PF)", "bimatoprost 0.03% (Lumigan)", "adverse events",
+                 doc_abbreviations(text)).with_labels(text)
+    cands = [c for c in ranker.candidates(doc, ico) if c.origin == "sentence"]
+    assert cands
+    rows = ranker.features(doc, ico, cands)
+    assert max(r["outcome"] for r in rows) == 1.0
+    assert Ico.of("x", "y", "adverse events").outcome.score("AEs were reported") == 0.0  # unexpanded, no match

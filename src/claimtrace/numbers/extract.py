@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
+from typing import Any
 
 from claimtrace.documents.model import Document, Table, TableCell, TableRow
 from claimtrace.lexicons import pattern, patterns
@@ -71,6 +72,7 @@ class Ico:
     outcome: Terms
     abbrevs: dict[str, str] = field(default_factory=dict)  # abbreviations the paper defines in its text
     labels: dict[str, re.Pattern[str]] = field(default_factory=dict)  # arm -> where a sentence names its label
+    shared: Terms | None = None  # the words both arms' descriptions hold ("bimatoprost" of "bimatoprost PF")
 
     @classmethod
     def of(cls, intervention: str, comparator: str, outcome: str, abbrevs: dict[str, str] | None = None) -> Ico:
@@ -82,7 +84,9 @@ class Ico:
         parts = outcome_parts(outcome)
         if len(parts) > 1 and (first := words(parts[0])) and first not in o.aliases:
             o.aliases.append(first)  # an outcome that lists several is named by its first too ("heart rate, ...")
-        return cls(distinctive(i, c), distinctive(c, i), o, dict(abbrevs or {}))
+        both = [w for w in (i.aliases or [[]])[0] if w.isalpha() and len(w) > 2 and w in (c.aliases or [[]])[0]]
+        return cls(distinctive(i, c), distinctive(c, i), o, dict(abbrevs or {}),
+                   shared=Terms(" ".join(both), [both]) if both else None)
 
     def with_labels(self, text: str) -> Ico:
         """The same terms, with the group labels the paper's text gives the arms (:func:`group_labels`)."""
@@ -90,17 +94,19 @@ class Ico:
         return self
 
 
-def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str) -> NumbersResult:
-    """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline)."""
+def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: str, *,
+                    weights: dict[str, Any] | None = None) -> NumbersResult:
+    """Per-arm numbers, outcome type, effect sizes and flags for one ICO in one paper (offline); ``weights``
+    replaces the shipped ranker's (cross-validation fits one per fold)."""
     running = f"{doc.abstract_text}\n{doc.body_text}"
     abbrevs = doc_abbreviations(running)
     ico = Ico.of(intervention, comparator, outcome, abbrevs).with_labels(running)
     tables = doc.tables
-    best = _ranked(doc, ico) if ranker.WEIGHTS.exists() else _ruled(doc, ico, outcome)
+    best = _ranked(doc, ico, weights) if weights or ranker.WEIGHTS.exists() else _ruled(doc, ico, outcome)
     parts = outcome_parts(outcome)
     if best is None and len(parts) > 1:  # an ICO that lists outcomes ("TST and sleep efficiency"): the first named
         first = Ico.of(intervention, comparator, parts[0], abbrevs).with_labels(running)
-        best = _ranked(doc, first) if ranker.WEIGHTS.exists() else _ruled(doc, first, parts[0])
+        best = _ranked(doc, first, weights) if weights or ranker.WEIGHTS.exists() else _ruled(doc, first, parts[0])
     caption_only = best is not None and best.origin == "caption"
     arms = {"intervention": Arm(label=intervention), "comparator": Arm(label=comparator)}
     flags: list[str] = []
@@ -120,7 +126,7 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     best_table = best.context[0].split(".")[0] if best is not None and best.context else None
     _fill_group_sizes(doc, ico, arms, context, tables, best_table)
     _derive(arms, best, flags, notes)
-    if _pool(doc, arms, intervention, comparator, outcome, outcome_type, notes):
+    if _pool(doc, arms, intervention, comparator, outcome, outcome_type, notes, weights):
         flags.append("pooled_arm")
     if best is not None and outcome_type == "continuous":
         _se_check(doc, best, arms, flags, notes)
@@ -131,10 +137,10 @@ def extract_numbers(doc: Document, intervention: str, comparator: str, outcome: 
     return res
 
 
-def _ranked(doc: Document, ico: Ico) -> Candidate | None:
+def _ranked(doc: Document, ico: Ico, weights: dict[str, Any] | None = None) -> Candidate | None:
     """The candidate the learned ranker chooses among every generator's (:mod:`claimtrace.numbers.ranker`), or
     None where it abstains."""
-    return ranker.choose(doc, ico, ranker.candidates(doc, ico))
+    return ranker.choose(doc, ico, ranker.candidates(doc, ico), weights)
 
 
 def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
@@ -152,7 +158,7 @@ def _ruled(doc: Document, ico: Ico, outcome: str) -> Candidate | None:
 
 
 def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: str, outcome: str,
-          outcome_type: str, notes: list[str]) -> bool:
+          outcome_type: str, notes: list[str], weights: dict[str, Any] | None = None) -> bool:
     """An arm that pools several groups ("group 2 and group 3", "metformin or pioglitazone"): its events and
     group size are the sums of its groups' (each group read as an arm of its own), its mean and SD are not
     reported (a pooled mean needs more than the groups' means); nothing is summed unless every group is read."""
@@ -163,7 +169,7 @@ def _pool(doc: Document, arms: dict[str, Arm], intervention: str, comparator: st
             continue
         pooled = True
         arm = arms[name]
-        subs = [extract_numbers(doc, part, other, outcome).arms["intervention"] for part in parts]
+        subs = [extract_numbers(doc, part, other, outcome, weights=weights).arms["intervention"] for part in parts]
         sizes = [a.group_size.value for a in subs if a.group_size is not None]
         events = [a.events.value for a in subs if a.events is not None]
         arm.mean = arm.sd = arm.events = arm.group_size = None
@@ -1230,6 +1236,14 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
     mine, theirs = mentions(terms, text), mentions(other, text)
     if mine and theirs:
         return mine, theirs
+    if bool(mine) != bool(theirs) and ico.shared is not None:
+        # arms that differ by a mark ("bimatoprost PF" / "bimatoprost"): the unmarked arm is named by the shared
+        # words alone, where they do not open or close the marked arm's phrase
+        bare = [p for p in mentions(ico.shared, text)
+                if not any(abs(q - p) <= 25 and not _PHRASE_BREAK.search(text[min(p, q):max(p, q)])
+                           for q in mine or theirs)]
+        if bare:
+            return (mine, bare) if mine else (bare, theirs)
     roles = {"intervention": _ROLE_I, "comparator": _ROLE_C}
     if theirs:  # "the treatment group (n = 30) ... the placebo group (n = 22)": this arm by its role
         role = [m.start() for m in roles[arm].finditer(text)]
@@ -1247,9 +1261,11 @@ def _arm_mentions(ico: Ico, arm: str, text: str) -> tuple[list[int], list[int]]:
 def _own_phrases(text: str, mine: list[int], theirs: list[int]) -> list[int]:
     """An arm's mentions less those that open the other arm's name: arms that share a word ("bimatoprost PF"
     and "bimatoprost"), where the shared word is followed in the same phrase by the other arm's own word."""
-    keep = [p for p in mine if not any(0 < q - p <= 25 and not re.search(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b",
-                                                                          text[p:q]) for q in theirs)]
+    keep = [p for p in mine if not any(0 < q - p <= 25 and not _PHRASE_BREAK.search(text[p:q]) for q in theirs)]
     return keep or mine
+
+
+_PHRASE_BREAK = re.compile(r"[,;()]|\b(?:and|or|vs|versus|than|with)\b")
 
 
 _GROUP_PHRASE = re.compile(r"\b(?:[A-Za-z][\w-]*\s+){1,2}(?:group|arm)\b", re.I)

@@ -108,6 +108,8 @@ def _has(c: Any, f: str) -> float:
 
 def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]]:
     """The ranker's features of each candidate of one ICO (names as in the weights file)."""
+    from claimtrace.numbers.extract import expand
+
     outcome = ico.outcome.phrase
     binary_o, cont_o = bool(BINARY_CUES.search(outcome)), bool(CONTINUOUS_CUES.search(outcome))
     change_o = bool(_CHANGE.search(outcome))
@@ -117,7 +119,8 @@ def features(doc: Document, ico: Any, cands: list[Any]) -> list[dict[str, float]
     for c in cands:
         where = _where(doc, c, table_rows)
         m = c.meta
-        o_score = ico.outcome.score(where)
+        # the paper's abbreviations read as the generators read them ("AEs" names "adverse events")
+        o_score = ico.outcome.score(expand(where, ico.abbrevs))
         ws = [w for w in words(where) if not w.replace(".", "").isdigit()]
         precision = (sum(1 for w in ws if w[:5] in {x[:5] for x in words(outcome)}) / len(ws)) if ws else 0.0
         f: dict[str, float] = {f"origin_{o}": float(c.origin == o) for o in ORIGINS}
