@@ -34,7 +34,7 @@ from provenance import Run
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-LOADER = REPO / "bench" / "data" / "traces-fresh" / "load.py"
+LOADER = REPO / "bench" / "data" / "traces-fresh" / "load_fresh.py"
 RESULTS = REPO / "bench" / "results"
 OUT = RESULTS / "traces_fresh.json"
 READERS = ("tei", "pdf")
@@ -44,7 +44,7 @@ ANNOTATOR = "LLM agent (Claude, 2026-12-02), not checked by a person"
 
 @functools.cache
 def loader() -> Any:
-    """``bench/data/traces-fresh/load.py`` as a module (loaded once)."""
+    """``bench/data/traces-fresh/load_fresh.py`` as a module (loaded once)."""
     spec = importlib.util.spec_from_file_location("ct_traces_fresh", LOADER)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)

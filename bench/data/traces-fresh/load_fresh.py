@@ -6,8 +6,8 @@ paper's GROBID TEI (``documents/pdf-twins/NAME.tei.xml``) by ``../shared/data/tr
 the annotator read. ``load_fresh`` rebuilds the verbatim records (the keys of ``psychsci-dev.jsonl``) and checks
 every string's sha1. The format and helpers are those of ``bench/data/traces-extra/load.py``.
 
-    python bench/data/traces-fresh/load.py --check                  # load everything, print counts
-    python bench/data/traces-fresh/load.py --build VERBATIM.jsonl   # verbatim annotations -> offsets file
+    python bench/data/traces-fresh/load_fresh.py --check                  # load everything, print counts
+    python bench/data/traces-fresh/load_fresh.py --build VERBATIM.jsonl   # verbatim annotations -> offsets file
 """
 
 from __future__ import annotations
