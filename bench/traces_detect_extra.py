@@ -305,6 +305,7 @@ def precision(out: Path) -> None:
     from claimtrace.documents import load_document
     from claimtrace.extract.findings import detect_findings
 
+    run = Run(data=[GOLD, DOCS, PRECISION_DATA])
     rows = [json.loads(x) for x in PRECISION_DATA.read_text(encoding="utf-8").splitlines() if x.strip()]
     ev = scorer()
     gold = ev.load_gold(str(GOLD))
@@ -324,7 +325,7 @@ def precision(out: Path) -> None:
               + rows[0]["annotator"] + ". A result statement reports or concludes from this paper's own result; "
               "background, method, aim, prior work, limitation, speculation, a question or figure text is not one.",
               "annotator": rows[0]["annotator"], "samples": samples,
-              "emitted": {"main": 253, "branch": branch, "papers": len(papers)}, "data": str(PRECISION_DATA.relative_to(REPO))}
+              "emitted": {"main": 253, "branch": branch, "papers": len(papers)}, "data": str(PRECISION_DATA.relative_to(REPO)), "provenance": run.finish()}
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(json.dumps(samples, indent=1), branch, f"-> {out}", file=sys.stderr)
 

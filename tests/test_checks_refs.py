@@ -335,7 +335,8 @@ def test_an_undated_entry_cited_with_n_d_is_cited() -> None:
     assert not [m for m in _uncited("09567976231185129") if "Average monthly wage" in m]
 
 
-def _uncited(name: str) -> list[tuple[str, str]]:
+def _twin_uncited(name: str) -> list[tuple[str, str]]:
+    """reference-uncited rows (severity, message) of a pdf-twins file."""
     doc = load_document(shared_path("documents", "pdf-twins", name))
     return [(r.severity, r.message) for r in run_checks(CheckContext(doc, []), only=["reference-uncited"])]
 
@@ -345,14 +346,14 @@ def test_a_download_stamp_is_no_uncited_entry() -> None:
     increases attractiveness L. M. DeBruine 2089 Proc. R. Soc. Lond. B (2004) Downloaded from ..."): no reference."""
     doc = load_document(shared_path("documents", "pdf-twins", "debruine-sex.tei.xml"))
     assert any("Downloaded from" in r.raw for r in doc.references)
-    assert not [m for s, m in _uncited("debruine-sex.tei.xml") if "Debruine (2004)" in m]
+    assert not [m for s, m in _twin_uncited("debruine-sex.tei.xml") if "Debruine (2004)" in m]
 
 
 def test_numbered_tei_entries_not_linked_are_info() -> None:
     """eyecolor's TEI (numbered): GROBID tagged some superscripts ("6, 7" in the abstract, which the reader skips)
     and none of "1", "2,3", "osf.io/he4ty21": an entry not linked is info, not a warning. An author-year TEI keeps
     its warning: incest cites "Lieberman et al., 2007, 2002" and lists 2003."""
-    rows = _uncited("eyecolor.tei.xml")
+    rows = _twin_uncited("eyecolor.tei.xml")
     assert rows and {s for s, _m in rows} == {"info"}
     assert any("Laeng et al. (2007)" in m for _s, m in rows)
-    assert [s for s, m in _uncited("incest.tei.xml") if "Lieberman" in m] == ["warn"]
+    assert [s for s, m in _twin_uncited("incest.tei.xml") if "Lieberman" in m] == ["warn"]
