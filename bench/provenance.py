@@ -70,15 +70,20 @@ def _rel(p: Path) -> str:
     return str(p)
 
 
-def shared_tool(name: str) -> Any:
-    """A scorer of ``../shared/tools`` (``ei_eval``, ``evidencebench_eval``, ...), loaded as a module from its file."""
+def module_from_file(path: Path, name: str | None = None) -> Any:
+    """A Python file that is no package module (a shared scorer, a data loader), imported as a module."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(name, SHARED / "tools" / f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def shared_tool(name: str) -> Any:
+    """A scorer of ``../shared/tools`` (``ei_eval``, ``evidencebench_eval``, ...), loaded as a module from its file."""
+    return module_from_file(SHARED / "tools" / f"{name}.py", name)
 
 
 def git_commit() -> str | None:

@@ -19,7 +19,6 @@ written (ids and positions only).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
@@ -28,7 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from provenance import Run
+from provenance import Run, module_from_file
 from traces_psychsci import DOCS, GOLD, SHARED, scorer, split_of, wilson
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,10 +39,7 @@ TRACES_RESULT = RESULTS / "traces_detect_vs_given.json"
 
 def extra_gold(seen: set[str]) -> list[dict[str, Any]]:
     """The extra traces (papers outside the 60 gold ones) that have a finding."""
-    spec = importlib.util.spec_from_file_location("traces_extra_load", EXTRA_LOADER)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = module_from_file(EXTRA_LOADER, "traces_extra_load")
     return [g for g in mod.load_extra(SHARED) if g["paper"] not in seen and g["finding"]]
 
 

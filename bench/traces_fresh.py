@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
 import json
 import os
 import subprocess
@@ -30,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import traces_psychsci as tp
-from provenance import Run
+from provenance import Run, module_from_file
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -45,11 +44,7 @@ ANNOTATOR = "LLM agent (Claude, 2026-12-02), not checked by a person"
 @functools.cache
 def loader() -> Any:
     """``bench/data/traces-fresh/load_fresh.py`` as a module (loaded once)."""
-    spec = importlib.util.spec_from_file_location("ct_traces_fresh", LOADER)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_from_file(LOADER, "ct_traces_fresh")
 
 
 def doc_path(paper: str, reader: str) -> Path:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -28,7 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from provenance import Run
+from provenance import Run, module_from_file
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -57,11 +56,7 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float] | None:
 
 def load_tool(path: Path) -> Any:
     """A shared scorer script (``shared/tools/*.py``) imported as a module."""
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return module_from_file(path)
 
 
 def scorer() -> Any:
